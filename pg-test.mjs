@@ -1,0 +1,14 @@
+import { PGlite } from '@electric-sql/pglite';
+let t=Date.now();
+const db = new PGlite();
+await db.waitReady;
+console.log('ready', Date.now()-t);
+console.log((await db.query('select version()')).rows);
+await db.exec(`create table "v$agent_exec_stat"(a int); create table t(id int, j text, ts timestamptz, n numeric); insert into t values (1,'{"conversation_id":"abc"}', now(), 1.5),(2,null,null,2);`);
+console.log((await db.query(`select json_value(j, '$.conversation_id') as cid, count(*) over () as total, sum(id) over () s, avg(id) over () av, ts from t order by id offset $1 rows fetch next $2 rows only`, [0, 5])).rows);
+console.log((await db.query(`select percentile_cont(0.5) within group (order by id) p50, round(100 * 3 / nullif(7,0), 1) r, round(100.0 * 3 / nullif(7,0), 1) r2 from t`)).rows);
+await db.exec(`create schema dbms_ai_agent; create function dbms_ai_agent.describe_agent(p text) returns text language plpgsql as $$ begin return '{"x":1}'; end $$;`);
+console.log((await db.query(`select dbms_ai_agent.describe_agent('a') d from v$agent_exec_stat right join t on true`)).rows);
+console.log((await db.query(`select extract(day from (timestamptz '2026-01-03 01:00:00' - timestamptz '2026-01-01')) d, extract(second from interval '1.5 seconds') s`)).rows);
+t=Date.now(); const dump = await db.dumpDataDir('gzip'); console.log('dump', Date.now()-t, dump.size);
+t=Date.now(); const db2 = new PGlite({loadDataDir: dump}); await db2.waitReady; console.log('load', Date.now()-t, (await db2.query('select count(*) from t')).rows);

@@ -1,0 +1,104 @@
+import type { ViewScope } from '../config.js';
+import type { Driver } from './driver.js';
+
+/**
+ * Which views the API reads and which column names they actually have, resolved once at
+ * start-up from the data dictionary. Releases differ (the reference lists the variants), so
+ * every SQL builder asks this mapping instead of hard-wiring a name.
+ */
+export interface Catalog {
+  readonly scope: ViewScope;
+  /** The connected user: the owner of every row of a USER_ view. */
+  readonly sessionUser: string;
+  readonly agents: ViewInfo;
+  readonly execStat: ViewInfo;
+  readonly execStatCluster: ViewInfo;
+  readonly teams: ViewInfo;
+  readonly teamAttributes: ViewInfo;
+  readonly tools: ViewInfo;
+  readonly toolAttributes: ViewInfo;
+  readonly taskAttributes: ViewInfo;
+  readonly teamHistory: ViewInfo;
+  readonly taskHistory: ViewInfo;
+  readonly toolHistory: ViewInfo;
+}
+
+export interface ViewInfo {
+  /** Upper-case view name as Oracle spells it. */
+  readonly name: string;
+  /** Null when the view is missing or not granted. */
+  readonly columns: ReadonlySet<string> | null;
+  /** The privilege that makes the view readable, for the error message when it is not. */
+  readonly grant: string;
+}
+
+const scoped = (scope: ViewScope, base: string) => `${scope === 'dba' ? 'DBA' : 'USER'}_${base}`;
+
+function viewNames(scope: ViewScope) {
+  return {
+    agents: scoped(scope, 'AI_AGENTS'),
+    execStat: 'V$AGENT_EXEC_STAT',
+    execStatCluster: 'GV$AGENT_EXEC_STAT',
+    teams: scoped(scope, 'AI_AGENT_TEAMS'),
+    teamAttributes: scoped(scope, 'AI_AGENT_TEAM_ATTRIBUTES'),
+    tools: scoped(scope, 'AI_AGENT_TOOLS'),
+    toolAttributes: scoped(scope, 'AI_AGENT_TOOL_ATTRIBUTES'),
+    taskAttributes: scoped(scope, 'AI_AGENT_TASK_ATTRIBUTES'),
+    teamHistory: scoped(scope, 'AI_AGENT_TEAM_HISTORY'),
+    taskHistory: scoped(scope, 'AI_AGENT_TASK_HISTORY'),
+    toolHistory: scoped(scope, 'AI_AGENT_TOOL_HISTORY'),
+  };
+}
+
+function grantFor(view: string): string {
+  if (view.startsWith('V$') || view.startsWith('GV$'))
+    return `SELECT ON ${view.replace('$', '_$')}`;
+  if (view.startsWith('DBA_')) return `SELECT ON ${view} (or SELECT_CATALOG_ROLE)`;
+  return `EXECUTE ON DBMS_CLOUD_AI_AGENT / DBMS_AI_AGENT for the owning user`;
+}
+
+export async function discoverCatalog(
+  driver: Driver,
+  scope: ViewScope,
+  sessionUser: string,
+): Promise<Catalog> {
+  const names = viewNames(scope);
+  const found = await driver.columnsOf(Object.values(names));
+  const info = (name: string): ViewInfo => ({
+    name,
+    columns: found.get(name) ?? null,
+    grant: grantFor(name),
+  });
+  return {
+    scope,
+    sessionUser,
+    agents: info(names.agents),
+    execStat: info(names.execStat),
+    execStatCluster: info(names.execStatCluster),
+    teams: info(names.teams),
+    teamAttributes: info(names.teamAttributes),
+    tools: info(names.tools),
+    toolAttributes: info(names.toolAttributes),
+    taskAttributes: info(names.taskAttributes),
+    teamHistory: info(names.teamHistory),
+    taskHistory: info(names.taskHistory),
+    toolHistory: info(names.toolHistory),
+  };
+}
+
+export function missingViews(catalog: Catalog): ViewInfo[] {
+  return Object.values(catalog).filter(
+    (value): value is ViewInfo =>
+      typeof value === 'object' && value !== null && 'grant' in value && value.columns === null,
+  );
+}
+
+/** `COLUMN AS alias` when the view has the column, else `NULL AS alias`. */
+export function columnOrNull(view: ViewInfo, column: string, alias = column): string {
+  return view.columns?.has(column) ? `${column} AS ${alias}` : `NULL AS ${alias}`;
+}
+
+/** The first of the candidate names that the view has (known variants across releases). */
+export function firstColumn(view: ViewInfo, candidates: readonly string[]): string | null {
+  return candidates.find((c) => view.columns?.has(c)) ?? null;
+}

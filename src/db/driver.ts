@@ -1,0 +1,55 @@
+/**
+ * The one interface between repositories and a database. Both drivers run the same SQL
+ * text (see src/db/sql); what truly differs between Oracle and the embedded database is a
+ * named method here, never an `if oracle` in a repository.
+ */
+
+export interface Statement {
+  /** Stable name, used as the metrics label and in the statement registry. */
+  readonly name: string;
+  readonly text: string;
+}
+
+export type BindValue = string | number | Date | null;
+export type Binds = Readonly<Record<string, BindValue>>;
+
+/** A row whose keys are camelCase, whichever case the database returned. */
+export type Row = Readonly<Record<string, unknown>>;
+
+export interface Driver {
+  readonly kind: 'embedded' | 'oracle';
+  query(statement: Statement, binds?: Binds): Promise<Row[]>;
+  /**
+   * Runs the statement and adds an `agentDetails` column: DBMS_AI_AGENT.DESCRIBE_AGENT's
+   * JSON for each row's AGENT_NAME (null where the procedure raises), in the same round trip.
+   */
+  queryWithAgentDetails(statement: Statement, binds?: Binds): Promise<Row[]>;
+  /** Upper-case column names of each of the given views that exist and are visible. */
+  columnsOf(views: readonly string[]): Promise<Map<string, Set<string>>>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Every round trip goes through here once, so the statement counter is exact. */
+export function countStatements(driver: Driver, count: (statementName: string) => void): Driver {
+  return {
+    kind: driver.kind,
+    query(statement, binds) {
+      count(statement.name);
+      return driver.query(statement, binds);
+    },
+    queryWithAgentDetails(statement, binds) {
+      count(statement.name);
+      return driver.queryWithAgentDetails(statement, binds);
+    },
+    columnsOf(views) {
+      count('dictionary.columns');
+      return driver.columnsOf(views);
+    },
+    ping() {
+      count('ping');
+      return driver.ping();
+    },
+    close: () => driver.close(),
+  };
+}

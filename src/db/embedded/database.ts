@@ -1,0 +1,173 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PGlite } from '@electric-sql/pglite';
+import type { EmbeddedDatabaseConfig } from '../../config.js';
+import type { Binds, Driver, Row, Statement } from '../driver.js';
+import { normalizeRow } from '../rows.js';
+import { DDL } from './ddl.js';
+import { demoData } from './demo-data.js';
+import { PLSQL_EMULATION } from './plsql.js';
+
+export interface EmbeddedDatabase {
+  readonly driver: Driver;
+  /** The PGlite instance, for the simulator that writes below GraphQL. */
+  readonly pg: PGlite;
+  /** True when the data directory came from the cached snapshot. */
+  readonly fromSnapshot: boolean;
+}
+
+/**
+ * Opens PGlite with the Oracle-named views and the demo data. A cold PGlite start plus
+ * seeding takes seconds, so the seeded data directory is cached as a tarball keyed by a
+ * hash of everything that shapes it, and later starts load that snapshot.
+ */
+export async function openEmbeddedDatabase(
+  config: EmbeddedDatabaseConfig,
+): Promise<EmbeddedDatabase> {
+  const data = demoData();
+  const key = createHash('sha256')
+    .update(DDL)
+    .update(PLSQL_EMULATION)
+    .update(JSON.stringify(data))
+    .digest('hex')
+    .slice(0, 16);
+  const snapshotPath = join(config.cacheDir, `pglite-${key}.tar.gz`);
+
+  let pg: PGlite;
+  let fromSnapshot = true;
+  const snapshot = await readFile(snapshotPath).catch(() => undefined);
+  if (snapshot) {
+    pg = await PGlite.create({ loadDataDir: new Blob([snapshot]) });
+  } else {
+    fromSnapshot = false;
+    pg = await PGlite.create();
+    await seed(pg, data);
+    await saveSnapshot(pg, config.cacheDir, snapshotPath);
+  }
+  await pg.query(`SELECT set_config('agentgraph.session_user', $1, false)`, [config.sessionUser]);
+  await pg.exec(`SET TIME ZONE 'UTC'`);
+  return { driver: new EmbeddedDriver(pg, config.latencyMs), pg, fromSnapshot };
+}
+
+async function seed(pg: PGlite, data: Record<string, Record<string, unknown>[]>): Promise<void> {
+  await pg.exec(DDL);
+  await pg.exec(PLSQL_EMULATION);
+  for (const [table, rows] of Object.entries(data)) {
+    if (rows.length === 0) continue;
+    await pg.query(
+      `INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, $1)`,
+      [JSON.stringify(rows)],
+    );
+  }
+  await pg.exec('ANALYZE');
+}
+
+async function saveSnapshot(pg: PGlite, dir: string, path: string): Promise<void> {
+  try {
+    const dump = await pg.dumpDataDir('gzip');
+    await mkdir(dir, { recursive: true });
+    const temporary = `${path}.${process.pid}.tmp`;
+    await writeFile(temporary, Buffer.from(await dump.arrayBuffer()));
+    await rename(temporary, path);
+  } catch {
+    // A read-only cache directory only costs the next start its seeding time.
+  }
+}
+
+const rewritten = new Map<string, { text: string; names: string[] }>();
+
+/**
+ * `:name` binds become `$n` (a name used twice keeps one number); quoted text and `::`
+ * casts are left alone. This is the only change the embedded driver makes to SQL text.
+ */
+export function rewriteBinds(sql: string): { text: string; names: string[] } {
+  const cached = rewritten.get(sql);
+  if (cached) return cached;
+  const names: string[] = [];
+  let text = '';
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i] as string;
+    if (c === "'" || c === '"') {
+      const end = sql.indexOf(c, i + 1);
+      const stop = end === -1 ? sql.length : end + 1;
+      text += sql.slice(i, stop);
+      i = stop;
+    } else if (c === ':' && sql[i + 1] === ':') {
+      text += '::';
+      i += 2;
+    } else if (c === ':' && /[A-Za-z_]/.test(sql[i + 1] ?? '')) {
+      let j = i + 1;
+      while (j < sql.length && /\w/.test(sql[j] as string)) j++;
+      const name = sql.slice(i + 1, j);
+      let index = names.indexOf(name);
+      if (index === -1) index = names.push(name) - 1;
+      text += `$${index + 1}`;
+      i = j;
+    } else {
+      text += c;
+      i++;
+    }
+  }
+  const result = { text, names };
+  rewritten.set(sql, result);
+  return result;
+}
+
+class EmbeddedDriver implements Driver {
+  readonly kind = 'embedded' as const;
+
+  constructor(
+    private readonly pg: PGlite,
+    private readonly latencyMs: number,
+  ) {}
+
+  async query(statement: Statement, binds: Binds = {}): Promise<Row[]> {
+    return this.run(statement.text, binds);
+  }
+
+  async queryWithAgentDetails(statement: Statement, binds: Binds = {}): Promise<Row[]> {
+    return this.run(
+      `SELECT q.*, emb_describe_agent_or_null(q.agent_name) AS agent_details FROM (${statement.text}) q`,
+      binds,
+    );
+  }
+
+  async columnsOf(views: readonly string[]): Promise<Map<string, Set<string>>> {
+    const rows = await this.run(
+      `SELECT upper(table_name) AS view_name, upper(column_name) AS column_name
+       FROM information_schema.columns
+       WHERE table_schema = 'public' AND upper(table_name) = ANY (string_to_array(:views, ','))`,
+      { views: views.join(',') },
+    );
+    const columns = new Map<string, Set<string>>();
+    for (const row of rows) {
+      const view = String(row.viewName);
+      const set = columns.get(view) ?? new Set<string>();
+      set.add(String(row.columnName));
+      columns.set(view, set);
+    }
+    return columns;
+  }
+
+  async ping(): Promise<void> {
+    await this.run('SELECT 1 AS ok', {});
+  }
+
+  async close(): Promise<void> {
+    if (!this.pg.closed) await this.pg.close();
+  }
+
+  private async run(sql: string, binds: Binds): Promise<Row[]> {
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
+    const { text, names } = rewriteBinds(sql);
+    const params = names.map((name) => {
+      if (!(name in binds)) throw new Error(`missing bind :${name}`);
+      return binds[name];
+    });
+    const result = await this.pg.query<Record<string, unknown>>(text, params);
+    return result.rows.map(normalizeRow);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Row normalisation, in one place: Oracle's UPPER_CASE keys and PostgreSQL's lower_case keys
+ * become the same camelCase record, big integers become numbers. Typed readers below turn
+ * NUMBER (which PostgreSQL's numeric returns as text), CLOB, JSON and dates into JS values.
+ */
+import type { Row } from './driver.js';
+
+const camelCache = new Map<string, string>();
+
+export function camelCase(column: string): string {
+  let camel = camelCache.get(column);
+  if (camel === undefined) {
+    camel = column.toLowerCase().replace(/[_$]+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    camelCache.set(column, camel);
+  }
+  return camel;
+}
+
+export function normalizeRow(raw: Record<string, unknown>): Row {
+  const row: Record<string, unknown> = {};
+  for (const key in raw) {
+    const value = raw[key];
+    row[camelCase(key)] = typeof value === 'bigint' ? Number(value) : value;
+  }
+  return row;
+}
+
+export function num(value: unknown): number {
+  const n = numOrNull(value);
+  return n ?? 0;
+}
+
+export function numOrNull(value: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number') return value;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : null;
+}
+
+export function str(value: unknown): string {
+  return value === null || value === undefined ? '' : String(value);
+}
+
+export function strOrNull(value: unknown): string | null {
+  return value === null || value === undefined ? null : String(value);
+}
+
+export function dateOrNull(value: unknown): Date | null {
+  if (value === null || value === undefined) return null;
+  const date = value instanceof Date ? value : new Date(String(value));
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/** JSON held in a CLOB (text) or already decoded by the driver; unparsable text stays text. */
+export function jsonOrNull(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * Errors that carry a code from DESIGN.md's contract. They are plain errors so that layers
+ * below the schema can raise them without knowing GraphQL; the yoga error mask turns them
+ * into GraphQL errors with `extensions.code` and hides everything else.
+ */
+
+export type ErrorCode =
+  | 'NOT_FOUND'
+  | 'BAD_USER_INPUT'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'UPSTREAM_UNAVAILABLE'
+  | 'TIMEOUT'
+  | 'INTERNAL';
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'AppError';
+  }
+}
+
+export const notFound = (message: string) => new AppError('NOT_FOUND', message);
+
+export const badUserInput = (message: string) => new AppError('BAD_USER_INPUT', message);

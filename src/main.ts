@@ -1,0 +1,48 @@
+import pino from 'pino';
+import { ConfigError, loadConfig } from './config.js';
+import { createServer } from './server.js';
+
+const startedAt = performance.now();
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`agent-graph: ${error.message}\n`);
+  process.exit(1);
+}
+
+const logger = pino({ level: config.logLevel, base: { service: 'agent-graph' } });
+
+try {
+  const server = await createServer(config, logger);
+  const url = await server.start();
+  logger.info(
+    {
+      url: `${url}/graphql`,
+      database: config.database.kind,
+      readyMs: Math.round(performance.now() - startedAt),
+    },
+    `agent-graph ready at ${url}/graphql`,
+  );
+  let signals = 0;
+  const shutdown = (signal: string) => {
+    if (++signals > 1) process.exit(1);
+    logger.info({ signal }, 'shutting down');
+    server.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+} catch (error) {
+  logger.fatal(
+    { err: error },
+    `agent-graph could not start: ${error instanceof Error ? error.message : String(error)}`,
+  );
+  process.exit(1);
+}

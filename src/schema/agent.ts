@@ -1,0 +1,77 @@
+import { builder } from '../builder.js';
+import { notFound } from '../errors.js';
+import type { Agent, AgentParameter, CallContract } from '../model/agent.js';
+import { pageWindow, toConnection } from './pagination.js';
+
+const AgentParameterRef = builder.objectRef<AgentParameter>('AgentParameter').implement({
+  description: 'One input or output declaration of a stored agent.',
+  fields: (t) => ({
+    title: t.exposeString('title'),
+    type: t.exposeString('type', { nullable: true }),
+  }),
+});
+
+const CallContractRef = builder.objectRef<CallContract>('CallContract').implement({
+  description:
+    'The JSON input structure that EXECUTE_AGENT expects (DESCRIBE_AGENT call_contract).',
+  fields: (t) => ({
+    inputFormat: t.exposeString('inputFormat', { nullable: true }),
+    requiredKeys: t.exposeStringList('requiredKeys'),
+    nameMatches: t.exposeString('nameMatches', { nullable: true }),
+  }),
+});
+
+export const AgentRef = builder.loadableNodeRef<Agent>('Agent', {
+  id: { resolve: (agent) => agent.name },
+  load: async (names: string[], context) => {
+    const agents = await context.repositories.agents.byNames(names);
+    return agents.map((agent, i) => agent ?? notFound(`No stored agent named "${names[i]}"`));
+  },
+});
+
+AgentRef.implement({
+  description:
+    'A stored Agent Spec (DBMS_AI_AGENT): its catalog row in USER_/DBA_AI_AGENTS and its description from DESCRIBE_AGENT.',
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'AGENT_NAME.' }),
+    agentId: t.id({ description: 'AGENT_ID.', resolve: (agent) => String(agent.agentId) }),
+    owner: t.exposeString('owner', { description: 'OWNER (the session user for USER_ views).' }),
+    createTime: t.expose('createTime', { type: 'DateTime', nullable: true }),
+    description: t.exposeString('description', {
+      nullable: true,
+      description: 'The top-level component description; null when the spec has none.',
+    }),
+    inputs: t.field({ type: [AgentParameterRef], resolve: (agent) => agent.inputs }),
+    outputs: t.field({ type: [AgentParameterRef], resolve: (agent) => agent.outputs }),
+    callContract: t.field({
+      type: CallContractRef,
+      nullable: true,
+      resolve: (agent) => agent.callContract,
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  agents: t.connection(
+    {
+      type: AgentRef,
+      description: 'Stored agents, by owner and name.',
+      resolve: async (_root, args, context) => {
+        const window = pageWindow(args);
+        const page = await context.repositories.agents.page(window.offset, window.limit);
+        return toConnection(window, page);
+      },
+    },
+    {
+      name: 'AgentConnection',
+      fields: (c) => ({ totalCount: c.int({ resolve: (connection) => connection.totalCount }) }),
+    },
+  ),
+  agent: t.field({
+    type: AgentRef,
+    nullable: true,
+    description: 'One stored agent by name; NOT_FOUND when no visible agent has that name.',
+    args: { name: t.arg.string({ required: true }) },
+    resolve: (_root, { name }, context) => AgentRef.getDataloader(context).load(name),
+  }),
+}));

@@ -1,0 +1,7 @@
+import { lexicographicSortSchema } from 'graphql';
+import { builder } from '../builder.js';
+import './scalars.js';
+import './agent.js';
+import './exec-stat.js';
+
+export const schema = lexicographicSortSchema(builder.toSchema());

@@ -1,0 +1,88 @@
+import { badUserInput } from '../errors.js';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export interface PageArgs {
+  readonly first?: number | null;
+  readonly after?: string | null;
+  readonly last?: number | null;
+  readonly before?: string | null;
+}
+
+/** Which slice of an ordered list a connection asks for; `limit` fetches one extra row. */
+export interface PageWindow {
+  readonly offset: number;
+  readonly size: number;
+  readonly limit: number;
+}
+
+const PREFIX = 'offset:';
+
+export function offsetToCursor(offset: number): string {
+  return Buffer.from(`${PREFIX}${offset}`).toString('base64url');
+}
+
+function cursorToOffset(cursor: string, argument: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const offset = Number(text.slice(PREFIX.length));
+  if (!text.startsWith(PREFIX) || !Number.isSafeInteger(offset) || offset < 0) {
+    throw badUserInput(`Argument "${argument}" is not a valid cursor: ${JSON.stringify(cursor)}`);
+  }
+  return offset;
+}
+
+function checkSize(value: number | null | undefined, argument: string): void {
+  if (value != null && (value < 0 || value > MAX_PAGE_SIZE)) {
+    throw badUserInput(
+      `Argument "${argument}" must be between 0 and ${MAX_PAGE_SIZE}, got ${value}`,
+    );
+  }
+}
+
+export function pageWindow(args: PageArgs): PageWindow {
+  checkSize(args.first, 'first');
+  checkSize(args.last, 'last');
+  let start = args.after ? cursorToOffset(args.after, 'after') + 1 : 0;
+  let end = args.before ? cursorToOffset(args.before, 'before') : Number.POSITIVE_INFINITY;
+  if (args.first != null) end = Math.min(end, start + args.first);
+  if (args.last != null) {
+    if (end === Number.POSITIVE_INFINITY) {
+      throw badUserInput('Argument "last" needs "before" (or "first") to know where the page ends');
+    }
+    start = Math.max(start, end - args.last);
+  }
+  const cap = args.first == null && args.last == null ? DEFAULT_PAGE_SIZE : MAX_PAGE_SIZE;
+  const size = Math.max(0, Math.min(end - start, cap));
+  return { offset: start, size, limit: size + 1 };
+}
+
+export interface ConnectionResult<T> {
+  readonly totalCount: number;
+  readonly edges: { cursor: string; node: T }[];
+  readonly pageInfo: {
+    hasNextPage: boolean;
+    hasPreviousPage: boolean;
+    startCursor: string | null;
+    endCursor: string | null;
+  };
+}
+
+export function toConnection<T>(
+  window: PageWindow,
+  page: { items: readonly T[]; totalCount: number },
+): ConnectionResult<T> {
+  const items = page.items.slice(0, window.size);
+  const edges = items.map((node, i) => ({ cursor: offsetToCursor(window.offset + i), node }));
+  return {
+    totalCount: page.totalCount,
+    edges,
+    pageInfo: {
+      hasNextPage:
+        page.items.length > window.size || window.offset + items.length < page.totalCount,
+      hasPreviousPage: window.offset > 0,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+}
