@@ -1,16 +1,22 @@
+import type { Loaders } from './loaders.js';
 import type { AgentRepository } from './repositories/agents.js';
 import type { ExecStatRepository } from './repositories/exec-stats.js';
+import type { TeamHistoryRepository } from './repositories/team-history.js';
+import type { TeamRepository } from './repositories/teams.js';
 
 export interface Repositories {
   readonly agents: AgentRepository;
   readonly execStats: ExecStatRepository;
+  readonly teams: TeamRepository;
+  readonly history: TeamHistoryRepository;
 }
 
 /**
- * What every resolver receives. One per request (and one per subscription event), so the
- * dataloaders that Pothos keys on this object never outlive the operation they serve.
+ * What every resolver receives: one per request, so the loaders (and the dataloaders
+ * that Pothos keys on this object) never outlive the operation they serve.
  */
 export interface Context {
   readonly requestId: string;
   readonly repositories: Repositories;
+  readonly loaders: Loaders;
 }

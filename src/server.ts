@@ -13,6 +13,8 @@ import { type OpenDatabase, openDatabase } from './db/open.js';
 import { Metrics } from './metrics.js';
 import { AgentRepository } from './repositories/agents.js';
 import { ExecStatRepository } from './repositories/exec-stats.js';
+import { TeamHistoryRepository } from './repositories/team-history.js';
+import { TeamRepository } from './repositories/teams.js';
 import { schema } from './schema/index.js';
 import { type AgentGraphYoga, createAgentGraphYoga } from './yoga.js';
 
@@ -45,6 +47,8 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
   const repositories: Repositories = {
     agents: new AgentRepository(driver, catalog),
     execStats: new ExecStatRepository(driver, catalog),
+    teams: new TeamRepository(driver, catalog),
+    history: new TeamHistoryRepository(driver, catalog),
   };
   const yoga = createAgentGraphYoga({ schema, repositories, logger, metrics });
 

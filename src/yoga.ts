@@ -4,6 +4,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Context, Repositories } from './context.js';
 import { AppError, type ErrorCode } from './errors.js';
+import { createLoaders } from './loaders.js';
 import type { Metrics } from './metrics.js';
 
 export const EXAMPLE_QUERY = `# agent-graph: Oracle AI Database agents, their statistics and team history.
@@ -133,6 +134,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     context: ({ request }): Context => ({
       requestId: requestIdOf(request),
       repositories: options.repositories,
+      loaders: createLoaders(options.repositories),
     }),
     plugins: [errorMapping(options.logger, options.metrics)],
   });

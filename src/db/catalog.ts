@@ -21,6 +21,17 @@ export interface Catalog {
   readonly teamHistory: ViewInfo;
   readonly taskHistory: ViewInfo;
   readonly toolHistory: ViewInfo;
+  readonly columns: ColumnVariants;
+}
+
+/** Column names that differ between releases, resolved to the one this database has. */
+export interface ColumnVariants {
+  /** The task-history JSON column: COVERSATION_PARAM as documented, or a later spelling. */
+  readonly taskConversation: string | null;
+  /** Team catalog views name the team AGENT_TEAM_NAME (history views use TEAM_NAME). */
+  readonly teamName: string;
+  /** The generated tool id (A2A skills[].id); its column name is unconfirmed. */
+  readonly toolId: string | null;
 }
 
 export interface ViewInfo {
@@ -69,19 +80,31 @@ export async function discoverCatalog(
     columns: found.get(name) ?? null,
     grant: grantFor(name),
   });
+  const teams = info(names.teams);
+  const tools = info(names.tools);
+  const taskHistory = info(names.taskHistory);
   return {
     scope,
     sessionUser,
+    columns: {
+      taskConversation: firstColumn(taskHistory, [
+        'COVERSATION_PARAM',
+        'CONVERSATION_PARAMS',
+        'CONVERSATION_PARAM',
+      ]),
+      teamName: firstColumn(teams, ['AGENT_TEAM_NAME', 'TEAM_NAME']) ?? 'AGENT_TEAM_NAME',
+      toolId: firstColumn(tools, ['TOOL_ID', 'ID']),
+    },
     agents: info(names.agents),
     execStat: info(names.execStat),
     execStatCluster: info(names.execStatCluster),
-    teams: info(names.teams),
+    teams,
     teamAttributes: info(names.teamAttributes),
-    tools: info(names.tools),
+    tools,
     toolAttributes: info(names.toolAttributes),
     taskAttributes: info(names.taskAttributes),
     teamHistory: info(names.teamHistory),
-    taskHistory: info(names.taskHistory),
+    taskHistory,
     toolHistory: info(names.toolHistory),
   };
 }
@@ -91,6 +114,14 @@ export function missingViews(catalog: Catalog): ViewInfo[] {
     (value): value is ViewInfo =>
       typeof value === 'object' && value !== null && 'grant' in value && value.columns === null,
   );
+}
+
+/** The view's owner column when it has one (DBA_ forms), else null (USER_ forms). */
+export function ownerColumn(
+  view: ViewInfo,
+  candidates: readonly string[] = ['OWNER'],
+): string | null {
+  return firstColumn(view, candidates);
 }
 
 /** `COLUMN AS alias` when the view has the column, else `NULL AS alias`. */

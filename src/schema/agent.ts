@@ -1,7 +1,7 @@
 import { builder } from '../builder.js';
 import { notFound } from '../errors.js';
 import type { Agent, AgentParameter, CallContract } from '../model/agent.js';
-import { pageWindow, toConnection } from './pagination.js';
+import { countedConnection, pageWindow, toConnection } from './pagination.js';
 
 const AgentParameterRef = builder.objectRef<AgentParameter>('AgentParameter').implement({
   description: 'One input or output declaration of a stored agent.',
@@ -24,7 +24,7 @@ const CallContractRef = builder.objectRef<CallContract>('CallContract').implemen
 export const AgentRef = builder.loadableNodeRef<Agent>('Agent', {
   id: { resolve: (agent) => agent.name },
   load: async (names: string[], context) => {
-    const agents = await context.repositories.agents.byNames(names);
+    const agents = await context.loaders.agentByName.loadMany(names);
     return agents.map((agent, i) => agent ?? notFound(`No stored agent named "${names[i]}"`));
   },
 });
@@ -51,22 +51,19 @@ AgentRef.implement({
   }),
 });
 
+const AgentConnectionRef = countedConnection('AgentConnection', AgentRef);
+
 builder.queryFields((t) => ({
-  agents: t.connection(
-    {
-      type: AgentRef,
-      description: 'Stored agents, by owner and name.',
-      resolve: async (_root, args, context) => {
-        const window = pageWindow(args);
-        const page = await context.repositories.agents.page(window.offset, window.limit);
-        return toConnection(window, page);
-      },
+  agents: t.field({
+    type: AgentConnectionRef,
+    description: 'Stored agents, by owner and name.',
+    args: t.arg.connectionArgs(),
+    resolve: async (_root, args, context) => {
+      const window = pageWindow(args);
+      const page = await context.repositories.agents.page(window.offset, window.limit);
+      return toConnection(window, page);
     },
-    {
-      name: 'AgentConnection',
-      fields: (c) => ({ totalCount: c.int({ resolve: (connection) => connection.totalCount }) }),
-    },
-  ),
+  }),
   agent: t.field({
     type: AgentRef,
     nullable: true,

@@ -8,7 +8,7 @@ import {
   type ExecStatSummary,
   MEASURES,
 } from '../model/exec-stat.js';
-import { pageWindow, toConnection } from './pagination.js';
+import { countedConnection, pageWindow, toConnection } from './pagination.js';
 
 const ExecStatScopeRef = builder.enumType('ExecStatScope', {
   values: {
@@ -158,35 +158,32 @@ function checkFilter(
   return filter ?? {};
 }
 
+const ExecStatConnectionRef = countedConnection('ExecStatConnection', ExecStatRef);
+
 builder.queryFields((t) => ({
-  execStats: t.connection(
-    {
-      type: ExecStatRef,
-      description: 'Runtime statistics rows, slowest first unless ordered otherwise.',
-      args: {
-        scope: t.arg({ type: ExecStatScopeRef, required: true, defaultValue: 'INSTANCE' }),
-        filter: t.arg({ type: ExecStatFilterRef }),
-        orderBy: t.arg({ type: ExecStatOrderRef }),
-      },
-      resolve: async (_root, args, context) => {
-        const window = pageWindow(args);
-        const filter = checkFilter(args.scope, args.filter);
-        const order = args.orderBy ?? { field: 'TOTAL_TIME', direction: 'DESC' };
-        const page = await context.repositories.execStats.page(
-          args.scope,
-          filter,
-          order,
-          window.offset,
-          window.limit,
-        );
-        return toConnection(window, page);
-      },
+  execStats: t.field({
+    type: ExecStatConnectionRef,
+    description: 'Runtime statistics rows, slowest first unless ordered otherwise.',
+    args: {
+      ...t.arg.connectionArgs(),
+      scope: t.arg({ type: ExecStatScopeRef, required: true, defaultValue: 'INSTANCE' }),
+      filter: t.arg({ type: ExecStatFilterRef }),
+      orderBy: t.arg({ type: ExecStatOrderRef }),
     },
-    {
-      name: 'ExecStatConnection',
-      fields: (c) => ({ totalCount: c.int({ resolve: (connection) => connection.totalCount }) }),
+    resolve: async (_root, args, context) => {
+      const window = pageWindow(args);
+      const filter = checkFilter(args.scope, args.filter);
+      const order = args.orderBy ?? { field: 'TOTAL_TIME', direction: 'DESC' };
+      const page = await context.repositories.execStats.page(
+        args.scope,
+        filter,
+        order,
+        window.offset,
+        window.limit,
+      );
+      return toConnection(window, page);
     },
-  ),
+  }),
   execStatSummary: t.field({
     type: ExecStatSummaryRef,
     description:

@@ -3,5 +3,9 @@ import { builder } from '../builder.js';
 import './scalars.js';
 import './agent.js';
 import './exec-stat.js';
+import './team.js';
+import './team-run.js';
+import './task-run.js';
+import './tool-call.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

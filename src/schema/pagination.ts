@@ -1,4 +1,8 @@
+import type { ObjectRef } from '@pothos/core';
+import { builder } from '../builder.js';
 import { badUserInput } from '../errors.js';
+
+type SchemaTypesOf = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -85,4 +89,21 @@ export function toConnection<T>(
       endCursor: edges.at(-1)?.cursor ?? null,
     },
   };
+}
+
+/** A connection type with `totalCount`, for results built by `toConnection`. */
+export function countedConnection<Type extends ObjectRef<SchemaTypesOf, unknown>>(
+  name: string,
+  type: Type,
+) {
+  return builder.connectionObject({
+    type,
+    name,
+    fields: (t) => ({
+      totalCount: t.int({
+        description: 'Items matching the filter, on every page.',
+        resolve: (connection) => (connection as unknown as { totalCount: number }).totalCount,
+      }),
+    }),
+  });
 }

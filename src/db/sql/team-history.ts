@@ -1,0 +1,150 @@
+import type { TeamRunOrderField } from '../../model/team.js';
+import { type Catalog, ownerColumn } from '../catalog.js';
+import type { Statement } from '../driver.js';
+import { PAGE, statement, whereClause } from './statement.js';
+
+/**
+ * Team, task and tool history (seed 003). Milliseconds between two TIMESTAMPs are computed
+ * from the INTERVAL's fields, which both databases extract the same way.
+ */
+export function durationMsExpression(alias: string): string {
+  const interval = `(${alias}.END_DATE - ${alias}.START_DATE)`;
+  return `(EXTRACT(DAY FROM ${interval}) * 86400000 + EXTRACT(HOUR FROM ${interval}) * 3600000
+    + EXTRACT(MINUTE FROM ${interval}) * 60000 + EXTRACT(SECOND FROM ${interval}) * 1000)`;
+}
+
+/** Which optional run filters a statement carries; values always travel as binds. */
+export interface RunFilterShape {
+  readonly teamName: boolean;
+  /** Number of states in the IN list (0: no state filter). */
+  readonly states: number;
+  readonly startedAfter: boolean;
+  readonly startedBefore: boolean;
+  readonly owner: boolean;
+}
+
+const ORDER_COLUMNS: Record<TeamRunOrderField, string> = {
+  START_DATE: 'h.START_DATE',
+  END_DATE: 'h.END_DATE',
+  TEAM_NAME: 'h.TEAM_NAME',
+  STATE: 'h.STATE',
+};
+
+export interface ToolCallFilterShape {
+  readonly toolName: boolean;
+  readonly agentName: boolean;
+  readonly teamExecId: boolean;
+}
+
+function toolCallWhere(shape: ToolCallFilterShape): string {
+  return whereClause([
+    ...(shape.toolName ? ['TOOL_NAME = :tool_name'] : []),
+    ...(shape.agentName ? ['AGENT_NAME = :agent_name'] : []),
+    ...(shape.teamExecId ? ['TEAM_EXEC_ID = :team_exec_id'] : []),
+  ]);
+}
+
+export function stateList(count: number): string {
+  return Array.from({ length: count }, (_, i) => `:state${i}`).join(', ');
+}
+
+export function teamHistorySql(catalog: Catalog) {
+  const runs = catalog.teamHistory;
+  const runOwner = ownerColumn(runs, ['TEAM_OWNER']);
+  const runColumns = `h.TEAM_EXEC_ID, h.TEAM_NAME, ${runOwner ? 'h.TEAM_OWNER' : 'NULL'} AS TEAM_OWNER,
+    h.START_DATE, h.END_DATE, h.STATE, h.TEAM_INSTANCE_ID`;
+
+  const conditions = (shape: RunFilterShape): string[] => {
+    const list: string[] = [];
+    if (shape.teamName) list.push('h.TEAM_NAME = :team_name');
+    if (shape.states > 0) list.push(`h.STATE IN (${stateList(shape.states)})`);
+    if (shape.startedAfter) list.push('h.START_DATE >= :started_after');
+    if (shape.startedBefore) list.push('h.START_DATE < :started_before');
+    if (shape.owner) list.push('h.TEAM_OWNER = :owner');
+    return list;
+  };
+
+  const tasks = catalog.taskHistory;
+  const conversation = catalog.columns.taskConversation;
+  const taskColumns = `TEAM_EXEC_ID, TEAM_NAME, ${ownerColumn(tasks, ['TASK_OWNER']) ? 'TASK_OWNER' : 'NULL AS TASK_OWNER'},
+    AGENT_NAME, TASK_NAME, TASK_ORDER,
+    ${conversation ? `${conversation} AS CONVERSATION_PARAMS, JSON_VALUE(${conversation}, '$.conversation_id') AS CONVERSATION_ID` : 'NULL AS CONVERSATION_PARAMS, NULL AS CONVERSATION_ID'},
+    INPUT, RESULT, STATE, START_DATE, END_DATE`;
+
+  const calls = catalog.toolHistory;
+  const callColumns = `INVOCATION_ID, TEAM_EXEC_ID, TASK_ORDER,
+    ${ownerColumn(calls, ['TOOL_OWNER']) ? 'TOOL_OWNER' : 'NULL AS TOOL_OWNER'},
+    TOOL_NAME, AGENT_NAME, TASK_NAME, START_DATE, END_DATE, INPUT, OUTPUT, TOOL_OUTPUT`;
+
+  return {
+    runsPage: (
+      shape: RunFilterShape,
+      order: TeamRunOrderField,
+      direction: 'ASC' | 'DESC',
+    ): Statement =>
+      statement(
+        'teamRuns.page',
+        `SELECT ${runColumns}, COUNT(*) OVER () AS TOTAL_COUNT
+         FROM ${runs.name} h ${whereClause(conditions(shape))}
+         ORDER BY ${ORDER_COLUMNS[order]} ${direction} NULLS LAST, h.TEAM_EXEC_ID ${PAGE}`,
+      ),
+    runsCount: (shape: RunFilterShape): Statement =>
+      statement(
+        'teamRuns.count',
+        `SELECT COUNT(*) AS TOTAL_COUNT FROM ${runs.name} h ${whereClause(conditions(shape))}`,
+      ),
+    /** The newest runs of each of several teams: one window per team, one statement. */
+    runsByTeams: (teams: string, shape: RunFilterShape): Statement =>
+      statement(
+        'teamRuns.byTeams',
+        `SELECT * FROM (
+           SELECT ${runColumns},
+             ROW_NUMBER() OVER (PARTITION BY h.TEAM_NAME ORDER BY h.START_DATE DESC NULLS LAST, h.TEAM_EXEC_ID) AS RN,
+             COUNT(*) OVER (PARTITION BY h.TEAM_NAME) AS TOTAL_COUNT
+           FROM ${runs.name} h
+           ${whereClause([`h.TEAM_NAME IN (${teams})`, ...conditions(shape)])}
+         ) w
+         WHERE w.RN > :page_offset AND w.RN <= :page_end
+         ORDER BY w.TEAM_NAME, w.RN`,
+      ),
+    runsByIds: (ids: string): Statement =>
+      statement(
+        'teamRuns.byIds',
+        `SELECT ${runColumns} FROM ${runs.name} h WHERE h.TEAM_EXEC_ID IN (${ids})`,
+      ),
+    waitingByTeams: (teams: string): Statement =>
+      statement(
+        'teamRuns.waitingByTeams',
+        `SELECT ${runColumns} FROM ${runs.name} h
+         WHERE h.TEAM_NAME IN (${teams}) AND h.STATE = 'WAITING_FOR_HUMAN'
+         ORDER BY h.TEAM_NAME, h.START_DATE, h.TEAM_EXEC_ID`,
+      ),
+    tasksByRuns: (ids: string): Statement =>
+      statement(
+        'taskRuns.byRuns',
+        `SELECT ${taskColumns} FROM ${tasks.name} WHERE TEAM_EXEC_ID IN (${ids}) ORDER BY TEAM_EXEC_ID, TASK_ORDER`,
+      ),
+    toolCallsByRuns: (ids: string): Statement =>
+      statement(
+        'toolCalls.byRuns',
+        `SELECT ${callColumns} FROM ${calls.name} WHERE TEAM_EXEC_ID IN (${ids})
+         ORDER BY TEAM_EXEC_ID, TASK_ORDER, START_DATE, INVOCATION_ID`,
+      ),
+    toolCallsByIds: (ids: string): Statement =>
+      statement(
+        'toolCalls.byIds',
+        `SELECT ${callColumns} FROM ${calls.name} WHERE INVOCATION_ID IN (${ids})`,
+      ),
+    toolCallsPage: (shape: ToolCallFilterShape): Statement =>
+      statement(
+        'toolCalls.page',
+        `SELECT ${callColumns}, COUNT(*) OVER () AS TOTAL_COUNT FROM ${calls.name}
+         ${toolCallWhere(shape)} ORDER BY START_DATE DESC NULLS LAST, INVOCATION_ID ${PAGE}`,
+      ),
+    toolCallsCount: (shape: ToolCallFilterShape): Statement =>
+      statement(
+        'toolCalls.count',
+        `SELECT COUNT(*) AS TOTAL_COUNT FROM ${calls.name} ${toolCallWhere(shape)}`,
+      ),
+  };
+}

@@ -1,0 +1,50 @@
+import DataLoader from 'dataloader';
+import type { Repositories } from './context.js';
+import type { Agent } from './model/agent.js';
+import type {
+  TaskRun,
+  Team,
+  TeamRun,
+  TeamRunFilter,
+  TeamStats,
+  TeamTool,
+  ToolCall,
+} from './model/team.js';
+import type { Page } from './repositories/agents.js';
+
+/**
+ * Per-request batching: every relation in a query costs one statement per list level,
+ * whatever the page sizes. A fresh set is made for each request (and each subscription
+ * event), so no row outlives the operation that read it.
+ */
+export function createLoaders(repositories: Repositories) {
+  const { agents, teams, history } = repositories;
+  const runPages = new Map<string, DataLoader<string, Page<TeamRun>>>();
+  return {
+    agentByName: new DataLoader<string, Agent | null>((names) => agents.byNames(names)),
+    teamByName: new DataLoader<string, Team | null>((names) => teams.byNames(names)),
+    toolsOfTeam: new DataLoader<string, TeamTool[]>((names) => teams.toolsOf(names)),
+    statsOfTeam: new DataLoader<string, TeamStats>((names) => teams.statsOf(names)),
+    runById: new DataLoader<string, TeamRun | null>((ids) => history.runsByIds(ids)),
+    waitingOfTeam: new DataLoader<string, TeamRun[]>((names) => history.waitingForHuman(names)),
+    tasksOfRun: new DataLoader<string, TaskRun[]>((ids) => history.tasksOf(ids)),
+    toolCallsOfRun: new DataLoader<string, ToolCall[]>((ids) => history.toolCallsOf(ids)),
+    toolCallById: new DataLoader<string, ToolCall | null>((ids) => history.toolCallsByIds(ids)),
+    /** One loader per distinct (filter, window): all teams asking for the same page batch together. */
+    runsOfTeam(
+      filter: TeamRunFilter,
+      offset: number,
+      limit: number,
+    ): DataLoader<string, Page<TeamRun>> {
+      const key = JSON.stringify([filter, offset, limit]);
+      let loader = runPages.get(key);
+      if (!loader) {
+        loader = new DataLoader((names) => history.pagesByTeams(names, filter, offset, limit));
+        runPages.set(key, loader);
+      }
+      return loader;
+    },
+  };
+}
+
+export type Loaders = ReturnType<typeof createLoaders>;

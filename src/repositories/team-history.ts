@@ -1,0 +1,271 @@
+import { type Catalog, ownerColumn } from '../db/catalog.js';
+import type { Binds, Driver, Row, Statement } from '../db/driver.js';
+import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull } from '../db/rows.js';
+import { chunk, inList } from '../db/sql/statement.js';
+import { type RunFilterShape, teamHistorySql } from '../db/sql/team-history.js';
+import type {
+  TaskRun,
+  TeamRun,
+  TeamRunFilter,
+  TeamRunOrder,
+  TeamRunState,
+  ToolCall,
+  ToolCallFilter,
+} from '../model/team.js';
+import type { Page } from './agents.js';
+import { requireView } from './views.js';
+
+/** Runs, tasks and tool calls from the history views; every batch is one IN-list statement. */
+export class TeamHistoryRepository {
+  private readonly sql;
+
+  constructor(
+    private readonly driver: Driver,
+    private readonly catalog: Catalog,
+  ) {
+    this.sql = teamHistorySql(catalog);
+  }
+
+  async page(
+    filter: TeamRunFilter,
+    order: TeamRunOrder,
+    offset: number,
+    limit: number,
+  ): Promise<Page<TeamRun>> {
+    requireView(this.catalog.teamHistory);
+    const prepared = this.prepare(filter);
+    if (!prepared) return { items: [], totalCount: 0 };
+    const rows = await this.driver.query(
+      this.sql.runsPage(prepared.shape, order.field, order.direction),
+      {
+        ...prepared.binds,
+        page_offset: offset,
+        page_limit: limit,
+      },
+    );
+    const totalCount = rows[0]
+      ? num(rows[0].totalCount)
+      : num(
+          (await this.driver.query(this.sql.runsCount(prepared.shape), prepared.binds))[0]
+            ?.totalCount,
+        );
+    return { items: rows.map((row) => this.toRun(row)), totalCount };
+  }
+
+  /** The newest runs of each team (`offset`/`limit` apply per team), in the teams' order. */
+  async pagesByTeams(
+    teamNames: readonly string[],
+    filter: TeamRunFilter,
+    offset: number,
+    limit: number,
+  ): Promise<Page<TeamRun>[]> {
+    requireView(this.catalog.teamHistory);
+    const prepared = this.prepare(filter);
+    const pages = new Map<string, Page<TeamRun> & { items: TeamRun[] }>();
+    if (prepared) {
+      for (const batch of chunk([...new Set(teamNames)])) {
+        const list = inList('team', batch);
+        const rows = await this.driver.query(this.sql.runsByTeams(list.text, prepared.shape), {
+          ...list.binds,
+          ...prepared.binds,
+          page_offset: offset,
+          page_end: offset + limit,
+        });
+        for (const row of rows) {
+          const run = this.toRun(row);
+          const page = pages.get(run.teamName) ?? { items: [], totalCount: num(row.totalCount) };
+          page.items.push(run);
+          pages.set(run.teamName, page);
+        }
+      }
+    }
+    // A team whose window is past its last run returns no row, so its count is unknown here;
+    // the page is empty either way.
+    return teamNames.map((name) => pages.get(name) ?? { items: [], totalCount: 0 });
+  }
+
+  async runsByIds(ids: readonly string[]): Promise<(TeamRun | null)[]> {
+    requireView(this.catalog.teamHistory);
+    const found = new Map<string, TeamRun>();
+    for (const batch of chunk([...new Set(ids)])) {
+      const list = inList('exec', batch);
+      for (const row of await this.driver.query(this.sql.runsByIds(list.text), list.binds)) {
+        const run = this.toRun(row);
+        found.set(run.execId, run);
+      }
+    }
+    return ids.map((id) => found.get(id) ?? null);
+  }
+
+  async waitingForHuman(teamNames: readonly string[]): Promise<TeamRun[][]> {
+    requireView(this.catalog.teamHistory);
+    return this.groupBy(
+      teamNames,
+      this.sql.waitingByTeams,
+      'team',
+      (row) => this.toRun(row),
+      (run) => run.teamName,
+    );
+  }
+
+  /** Tasks of each run, in TASK_ORDER. */
+  async tasksOf(execIds: readonly string[]): Promise<TaskRun[][]> {
+    requireView(this.catalog.taskHistory);
+    return this.groupBy(
+      execIds,
+      this.sql.tasksByRuns,
+      'exec',
+      (row) => this.toTask(row),
+      (task) => task.teamExecId,
+    );
+  }
+
+  /** Tool calls of each run, by task order then start. */
+  async toolCallsOf(execIds: readonly string[]): Promise<ToolCall[][]> {
+    requireView(this.catalog.toolHistory);
+    return this.groupBy(
+      execIds,
+      this.sql.toolCallsByRuns,
+      'exec',
+      (row) => this.toToolCall(row),
+      (call) => call.teamExecId,
+    );
+  }
+
+  async toolCallsByIds(ids: readonly string[]): Promise<(ToolCall | null)[]> {
+    requireView(this.catalog.toolHistory);
+    const found = new Map<string, ToolCall>();
+    for (const batch of chunk([...new Set(ids)])) {
+      const list = inList('invocation', batch);
+      for (const row of await this.driver.query(this.sql.toolCallsByIds(list.text), list.binds)) {
+        const call = this.toToolCall(row);
+        found.set(call.invocationId, call);
+      }
+    }
+    return ids.map((id) => found.get(id) ?? null);
+  }
+
+  async toolCallPage(
+    filter: ToolCallFilter,
+    offset: number,
+    limit: number,
+  ): Promise<Page<ToolCall>> {
+    requireView(this.catalog.toolHistory);
+    const binds: Record<string, string> = {};
+    if (filter.toolName) binds.tool_name = filter.toolName;
+    if (filter.agentName) binds.agent_name = filter.agentName;
+    if (filter.teamExecId) binds.team_exec_id = filter.teamExecId;
+    const shape = {
+      toolName: !!filter.toolName,
+      agentName: !!filter.agentName,
+      teamExecId: !!filter.teamExecId,
+    };
+    const rows = await this.driver.query(this.sql.toolCallsPage(shape), {
+      ...binds,
+      page_offset: offset,
+      page_limit: limit,
+    });
+    const totalCount = rows[0]
+      ? num(rows[0].totalCount)
+      : num((await this.driver.query(this.sql.toolCallsCount(shape), binds))[0]?.totalCount);
+    return { items: rows.map((row) => this.toToolCall(row)), totalCount };
+  }
+
+  private async groupBy<T>(
+    keys: readonly string[],
+    build: (list: string) => Statement,
+    prefix: string,
+    map: (row: Row) => T,
+    keyOf: (item: T) => string,
+  ): Promise<T[][]> {
+    const groups = new Map<string, T[]>();
+    for (const batch of chunk([...new Set(keys)])) {
+      const list = inList(prefix, batch);
+      for (const row of await this.driver.query(build(list.text), list.binds)) {
+        const item = map(row);
+        const group = groups.get(keyOf(item)) ?? [];
+        group.push(item);
+        groups.set(keyOf(item), group);
+      }
+    }
+    return keys.map((key) => groups.get(key) ?? []);
+  }
+
+  /** Shape and binds of a run filter; null when it cannot match (another owner in USER_ scope). */
+  private prepare(filter: TeamRunFilter): { shape: RunFilterShape; binds: Binds } | null {
+    const binds: Record<string, string | Date> = {};
+    let owner = false;
+    if (filter.owner) {
+      if (ownerColumn(this.catalog.teamHistory, ['TEAM_OWNER'])) {
+        binds.owner = filter.owner;
+        owner = true;
+      } else if (filter.owner !== this.catalog.sessionUser) {
+        return null;
+      }
+    }
+    if (filter.teamName) binds.team_name = filter.teamName;
+    const states = [...new Set(filter.states ?? [])];
+    states.forEach((state, i) => {
+      binds[`state${i}`] = state;
+    });
+    if (filter.startedAfter) binds.started_after = filter.startedAfter;
+    if (filter.startedBefore) binds.started_before = filter.startedBefore;
+    return {
+      shape: {
+        teamName: !!filter.teamName,
+        states: states.length,
+        startedAfter: !!filter.startedAfter,
+        startedBefore: !!filter.startedBefore,
+        owner,
+      },
+      binds,
+    };
+  }
+
+  private toRun(row: Row): TeamRun {
+    return {
+      execId: str(row.teamExecId),
+      teamName: str(row.teamName),
+      owner: strOrNull(row.teamOwner) ?? this.catalog.sessionUser,
+      state: str(row.state) as TeamRunState,
+      startDate: dateOrNull(row.startDate),
+      endDate: dateOrNull(row.endDate),
+      instanceId: numOrNull(row.teamInstanceId),
+    };
+  }
+
+  private toTask(row: Row): TaskRun {
+    return {
+      teamExecId: str(row.teamExecId),
+      teamName: str(row.teamName),
+      owner: strOrNull(row.taskOwner) ?? this.catalog.sessionUser,
+      agentName: str(row.agentName),
+      taskName: strOrNull(row.taskName),
+      taskOrder: num(row.taskOrder),
+      conversationParams: jsonOrNull(row.conversationParams),
+      conversationId: strOrNull(row.conversationId),
+      input: strOrNull(row.input),
+      result: strOrNull(row.result),
+      state: str(row.state) as TeamRunState,
+      startDate: dateOrNull(row.startDate),
+      endDate: dateOrNull(row.endDate),
+    };
+  }
+
+  private toToolCall(row: Row): ToolCall {
+    return {
+      invocationId: str(row.invocationId),
+      teamExecId: str(row.teamExecId),
+      taskOrder: numOrNull(row.taskOrder),
+      toolOwner: strOrNull(row.toolOwner) ?? this.catalog.sessionUser,
+      toolName: strOrNull(row.toolName),
+      agentName: strOrNull(row.agentName),
+      taskName: strOrNull(row.taskName),
+      startDate: dateOrNull(row.startDate),
+      endDate: dateOrNull(row.endDate),
+      input: strOrNull(row.input),
+      output: strOrNull(row.output),
+      toolOutput: strOrNull(row.toolOutput),
+    };
+  }
+}

@@ -1,0 +1,161 @@
+import { type Catalog, ownerColumn } from '../db/catalog.js';
+import type { Driver, Row } from '../db/driver.js';
+import { num, numOrNull, str, strOrNull } from '../db/rows.js';
+import { chunk, inList } from '../db/sql/statement.js';
+import { teamSql } from '../db/sql/teams.js';
+import {
+  TEAM_RUN_STATES,
+  type Team,
+  type TeamFilter,
+  type TeamRunState,
+  type TeamStats,
+  type TeamTool,
+} from '../model/team.js';
+import type { Page } from './agents.js';
+import { requireView } from './views.js';
+
+/** `%text%` for LIKE, with LIKE's own wildcards in the text matched literally. */
+export function containsPattern(text: string): string {
+  return `%${text.toUpperCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export class TeamRepository {
+  private readonly sql;
+
+  constructor(
+    private readonly driver: Driver,
+    private readonly catalog: Catalog,
+  ) {
+    this.sql = teamSql(catalog);
+  }
+
+  async page(filter: TeamFilter, offset: number, limit: number): Promise<Page<Team>> {
+    requireView(this.catalog.teams);
+    const owner = this.ownerBind(filter.owner);
+    if (owner === false) return { items: [], totalCount: 0 };
+    const shape = { nameContains: !!filter.nameContains, owner: owner !== null };
+    const binds = {
+      ...(filter.nameContains ? { name_pattern: containsPattern(filter.nameContains) } : {}),
+      ...(owner !== null ? { owner } : {}),
+    };
+    const rows = await this.driver.query(this.sql.page(shape), {
+      ...binds,
+      page_offset: offset,
+      page_limit: limit,
+    });
+    const totalCount = rows[0]
+      ? num(rows[0].totalCount)
+      : num((await this.driver.query(this.sql.count(shape), binds))[0]?.totalCount);
+    return { items: rows.map((row) => this.toTeam(row)), totalCount };
+  }
+
+  async byNames(names: readonly string[]): Promise<(Team | null)[]> {
+    requireView(this.catalog.teams);
+    const found = new Map<string, Team>();
+    for (const batch of chunk([...new Set(names)])) {
+      const list = inList('team', batch);
+      for (const row of await this.driver.query(this.sql.byNames(list.text), list.binds)) {
+        const team = this.toTeam(row);
+        if (!found.has(team.name)) found.set(team.name, team);
+      }
+    }
+    return names.map((name) => found.get(name) ?? null);
+  }
+
+  /** Each team's tools (through its members' tasks), one statement per 1,000 teams. */
+  async toolsOf(teamNames: readonly string[]): Promise<TeamTool[][]> {
+    requireView(this.catalog.teamAttributes);
+    requireView(this.catalog.taskAttributes);
+    requireView(this.catalog.tools);
+    const byTeam = new Map<string, Map<string, TeamTool>>();
+    for (const batch of chunk([...new Set(teamNames)])) {
+      const list = inList('team', batch);
+      for (const row of await this.driver.query(this.sql.toolsByTeams(list.text), list.binds)) {
+        const teamName = str(row.teamName);
+        const tools = byTeam.get(teamName) ?? new Map<string, TeamTool>();
+        const name = str(row.toolName);
+        if (!tools.has(name)) {
+          tools.set(name, {
+            teamName,
+            toolId: strOrNull(row.toolId),
+            name,
+            owner: strOrNull(row.owner) ?? this.catalog.sessionUser,
+            instruction: strOrNull(row.instruction),
+            toolType: strOrNull(row.toolType),
+            agentName: strOrNull(row.agentName),
+            taskName: strOrNull(row.taskName),
+          });
+        }
+        byTeam.set(teamName, tools);
+      }
+    }
+    return teamNames.map((name) => [...(byTeam.get(name)?.values() ?? [])]);
+  }
+
+  async statsOf(teamNames: readonly string[]): Promise<TeamStats[]> {
+    requireView(this.catalog.teamHistory);
+    const found = new Map<string, TeamStats>();
+    for (const batch of chunk([...new Set(teamNames)])) {
+      const list = inList('team', batch);
+      for (const row of await this.driver.query(this.sql.statsByTeams(list.text), list.binds)) {
+        const stats = toStats(row);
+        found.set(stats.teamName, stats);
+      }
+    }
+    return teamNames.map((name) => found.get(name) ?? emptyStats(name));
+  }
+
+  /** The owner to filter on; false when a USER_ view cannot hold that owner's rows. */
+  private ownerBind(owner: string | null | undefined): string | null | false {
+    if (!owner) return null;
+    if (ownerColumn(this.catalog.teams)) return owner;
+    return owner === this.catalog.sessionUser ? null : false;
+  }
+
+  private toTeam(row: Row): Team {
+    return {
+      name: str(row.teamName),
+      owner: strOrNull(row.owner) ?? this.catalog.sessionUser,
+      description: strOrNull(row.description),
+      status: strOrNull(row.status),
+    };
+  }
+}
+
+function byState(read: (state: TeamRunState) => number): Record<TeamRunState, number> {
+  return Object.fromEntries(TEAM_RUN_STATES.map((s) => [s, read(s)])) as Record<
+    TeamRunState,
+    number
+  >;
+}
+
+function toStats(row: Row): TeamStats {
+  const runsByState = byState((state) =>
+    num(row[state.toLowerCase().replace(/_([a-z])/g, (_, c) => c.toUpperCase())]),
+  );
+  return {
+    teamName: str(row.teamName),
+    runCount: num(row.runCount),
+    runsByState,
+    successRate: numOrNull(row.successRate),
+    durationP50Ms: numOrNull(row.durationP50Ms),
+    durationP95Ms: numOrNull(row.durationP95Ms),
+    humanWaitCount: num(row.humanWaitCount),
+    humanWaitTotalMs: numOrNull(row.humanWaitTotalMs),
+    humanWaitAvgMs: numOrNull(row.humanWaitAvgMs),
+  };
+}
+
+function emptyStats(teamName: string): TeamStats {
+  return {
+    teamName,
+    runCount: 0,
+    runsByState: byState(() => 0),
+    successRate: null,
+    durationP50Ms: null,
+    durationP95Ms: null,
+    humanWaitCount: 0,
+    humanWaitTotalMs: null,
+    humanWaitAvgMs: null,
+  };
+}

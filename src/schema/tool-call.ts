@@ -1,0 +1,99 @@
+import { builder } from '../builder.js';
+import { notFound } from '../errors.js';
+import { durationMs, type ToolCall } from '../model/team.js';
+import { countedConnection, pageWindow, toConnection } from './pagination.js';
+import { TaskRunRef } from './task-run.js';
+import { TeamRunRef } from './team-run.js';
+
+export const ToolCallRef = builder.loadableNodeRef<ToolCall>('ToolCall', {
+  id: { resolve: (call) => call.invocationId },
+  load: async (ids: string[], context) => {
+    const calls = await context.loaders.toolCallById.loadMany(ids);
+    return calls.map((call, i) => call ?? notFound(`No tool call with invocationId "${ids[i]}"`));
+  },
+});
+
+ToolCallRef.implement({
+  description: 'One tool invocation (a row of USER_/DBA_AI_AGENT_TOOL_HISTORY).',
+  fields: (t) => ({
+    invocationId: t.exposeID('invocationId'),
+    teamExecId: t.exposeID('teamExecId'),
+    taskOrder: t.exposeInt('taskOrder', { nullable: true }),
+    taskRun: t.field({
+      type: TaskRunRef,
+      nullable: true,
+      resolve: async (call, _args, context) => {
+        const tasks = await context.loaders.tasksOfRun.load(call.teamExecId);
+        return tasks.find((task) => task.taskOrder === call.taskOrder) ?? null;
+      },
+    }),
+    toolOwner: t.exposeString('toolOwner', { nullable: true }),
+    toolName: t.exposeString('toolName', { nullable: true }),
+    agentName: t.exposeString('agentName', { nullable: true }),
+    taskName: t.exposeString('taskName', { nullable: true }),
+    startDate: t.expose('startDate', { type: 'DateTime', nullable: true }),
+    endDate: t.expose('endDate', { type: 'DateTime', nullable: true }),
+    durationMs: t.float({
+      nullable: true,
+      resolve: (call) => durationMs(call.startDate, call.endDate),
+    }),
+    input: t.exposeString('input', { nullable: true }),
+    output: t.exposeString('output', { nullable: true }),
+    toolOutput: t.exposeString('toolOutput', {
+      nullable: true,
+      description: 'Diagnostic messages of the tool function.',
+    }),
+  }),
+});
+
+builder.objectFields(TeamRunRef, (t) => ({
+  toolCalls: t.field({
+    type: [ToolCallRef],
+    description: 'Every tool call of the run, by task order then start.',
+    resolve: (run, _args, context) => context.loaders.toolCallsOfRun.load(run.execId),
+  }),
+}));
+
+builder.objectFields(TaskRunRef, (t) => ({
+  toolCalls: t.field({
+    type: [ToolCallRef],
+    description: 'The calls made by this task (same TEAM_EXEC_ID and TASK_ORDER).',
+    resolve: async (task, _args, context) => {
+      const calls = await context.loaders.toolCallsOfRun.load(task.teamExecId);
+      return calls.filter((call) => call.taskOrder === task.taskOrder);
+    },
+  }),
+}));
+
+const ToolCallFilterRef = builder.inputType('ToolCallFilter', {
+  fields: (t) => ({
+    toolName: t.string(),
+    agentName: t.string(),
+    teamExecId: t.id(),
+  }),
+});
+
+const ToolCallConnectionRef = countedConnection('ToolCallConnection', ToolCallRef);
+
+builder.queryFields((t) => ({
+  toolCalls: t.field({
+    type: ToolCallConnectionRef,
+    description: 'Tool calls across runs, newest first.',
+    args: { ...t.arg.connectionArgs(), filter: t.arg({ type: ToolCallFilterRef }) },
+    resolve: async (_root, args, context) => {
+      const window = pageWindow(args);
+      const filter = args.filter
+        ? {
+            ...args.filter,
+            teamExecId: args.filter.teamExecId == null ? null : String(args.filter.teamExecId),
+          }
+        : {};
+      const page = await context.repositories.history.toolCallPage(
+        filter,
+        window.offset,
+        window.limit,
+      );
+      return toConnection(window, page);
+    },
+  }),
+}));
