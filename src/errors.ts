@@ -13,6 +13,20 @@ export type ErrorCode =
   | 'TIMEOUT'
   | 'INTERNAL';
 
+const ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>([
+  'NOT_FOUND',
+  'BAD_USER_INPUT',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'UPSTREAM_UNAVAILABLE',
+  'TIMEOUT',
+  'INTERNAL',
+]);
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && ERROR_CODES.has(value);
+}
+
 export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,

@@ -23,6 +23,7 @@ export interface AgentGraphServer {
   readonly metrics: Metrics;
   readonly yoga: AgentGraphYoga;
   readonly database: OpenDatabase;
+  readonly repositories: Repositories;
   /** The driver every repository uses, counted by agentgraph_db_statements_total. */
   readonly driver: Driver;
   /** Listens on config.host:config.port (0 picks a free port); resolves to the base URL. */
@@ -87,6 +88,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     metrics,
     yoga,
     database,
+    repositories,
     driver,
     start: () =>
       new Promise((resolve, reject) => {

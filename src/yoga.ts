@@ -3,7 +3,7 @@ import { type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql'
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Context, Repositories } from './context.js';
-import { AppError, type ErrorCode } from './errors.js';
+import { AppError, type ErrorCode, isErrorCode } from './errors.js';
 import { createLoaders } from './loaders.js';
 import type { Metrics } from './metrics.js';
 
@@ -61,8 +61,8 @@ export function errorMapping(logger: Logger, metrics: Metrics): Plugin {
     let mapped: GraphQLError;
     if (original instanceof AppError) {
       mapped = withCode(error, original.code, original.message);
-    } else if (original instanceof GraphQLError && typeof original.extensions.code === 'string') {
-      mapped = withCode(error, original.extensions.code as ErrorCode, original.message);
+    } else if (original instanceof GraphQLError && isErrorCode(original.extensions.code)) {
+      mapped = withCode(error, original.extensions.code, original.message);
     } else if (
       original &&
       !(original instanceof GraphQLError) &&
@@ -71,10 +71,10 @@ export function errorMapping(logger: Logger, metrics: Metrics): Plugin {
       logger.error({ err: original, requestId, path: error.path }, 'internal error');
       mapped = withCode(error, 'INTERNAL', 'Internal server error', requestId);
     } else {
-      mapped = withCode(
-        error,
-        (error.extensions.code as ErrorCode | undefined) ?? 'BAD_USER_INPUT',
-      );
+      // GraphQL's own parse, validation and coercion errors (yoga labels them
+      // GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED) are the caller's input.
+      const code = error.extensions.code;
+      mapped = withCode(error, isErrorCode(code) ? code : 'BAD_USER_INPUT');
     }
     metrics.errors.inc({ code: String(mapped.extensions.code) });
     return mapped;
@@ -85,10 +85,13 @@ export function errorMapping(logger: Logger, metrics: Metrics): Plugin {
       : result;
 
   return {
-    onExecutionResult({ result, setResult, request }) {
-      if (!result) return;
+    // The last stop before serialisation: parse and validation failures, execution results
+    // and subscription events all pass here.
+    onResultProcess({ result, setResult, request }) {
       const requestId = requestIdOf(request);
-      if (Symbol.asyncIterator in result) {
+      if (Array.isArray(result)) {
+        setResult(result.map((r) => mapResult(r, requestId)));
+      } else if (Symbol.asyncIterator in result) {
         setResult(mapAsyncIterable(result, (value) => mapResult(value, requestId)));
       } else {
         setResult(mapResult(result, requestId));
