@@ -192,7 +192,7 @@ describe('teams', () => {
           runs(first: 3, after: $after) { totalCount nodes { ${RUN_FIELDS} } pageInfo { hasNextPage endCursor } } } }`,
         { after },
       );
-      const runs = data?.team.runs;
+      const runs: RunPage | undefined = data?.team.runs;
       expect(runs?.totalCount).toBe(all.length);
       seen.push(...(runs?.nodes.map((n) => n.execId) ?? []));
       if (!runs?.pageInfo.hasNextPage) break;
