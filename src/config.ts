@@ -36,11 +36,28 @@ export interface OracleDatabaseConfig {
 
 export type DatabaseConfig = EmbeddedDatabaseConfig | OracleDatabaseConfig;
 
+export interface AuthConfig {
+  /** Null: no authentication, every caller is an administrator (loopback only by default). */
+  readonly jwt:
+    | { readonly kind: 'secret'; readonly secret: string }
+    | { readonly kind: 'jwks'; readonly url: string }
+    | null;
+  readonly issuer: string | undefined;
+  readonly audience: string | undefined;
+  /** Claim naming the database owner the caller acts as. */
+  readonly userClaim: string;
+  readonly rolesClaim: string;
+  readonly allowAnonymous: boolean;
+  /** Runtime statistics have no owner: admins only unless this is set. */
+  readonly statsPublic: boolean;
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
   readonly logLevel: LogLevel;
   readonly database: DatabaseConfig;
+  readonly auth: AuthConfig;
   readonly live: {
     readonly pollIntervalMs: number;
     readonly redisUrl: string | undefined;
@@ -162,14 +179,49 @@ function readDatabase(env: EnvReader): DatabaseConfig {
   };
 }
 
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function readAuth(env: EnvReader, host: string): AuthConfig {
+  const secret = env.string('AUTH_JWT_SECRET');
+  const jwksUrl = env.url('AUTH_JWKS_URL');
+  if (secret && jwksUrl) env.problems.push('set AUTH_JWT_SECRET or AUTH_JWKS_URL, not both');
+  if (secret && secret.length < 32) {
+    env.problems.push('AUTH_JWT_SECRET must be at least 32 characters (HS256 needs a 256-bit key)');
+  }
+  const jwt = secret
+    ? ({ kind: 'secret', secret } as const)
+    : jwksUrl
+      ? ({ kind: 'jwks', url: jwksUrl } as const)
+      : null;
+  const allowAnonymous = env.boolean('ALLOW_ANONYMOUS', false);
+  if (!jwt && !allowAnonymous && !isLoopback(host)) {
+    env.problems.push(
+      `HOST=${host} is not a loopback address and no authentication is configured: set AUTH_JWT_SECRET or AUTH_JWKS_URL, or ALLOW_ANONYMOUS=true to serve every caller as an administrator`,
+    );
+  }
+  return {
+    jwt,
+    issuer: env.string('AUTH_ISSUER'),
+    audience: env.string('AUTH_AUDIENCE'),
+    userClaim: env.string('AUTH_USER_CLAIM') ?? 'db_user',
+    rolesClaim: env.string('AUTH_ROLES_CLAIM') ?? 'roles',
+    allowAnonymous,
+    statsPublic: env.boolean('STATS_PUBLIC', false),
+  };
+}
+
 export function loadConfig(rawEnv: Env): Config {
   const env = new EnvReader(rawEnv);
   const database = readDatabase(env);
+  const host = env.string('HOST') ?? '127.0.0.1';
   const config: Config = {
-    host: env.string('HOST') ?? '127.0.0.1',
+    host,
     port: env.integer('PORT', 4000, 0, 65_535),
     logLevel: env.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     database,
+    auth: readAuth(env, host),
     live: {
       pollIntervalMs: env.integer('POLL_INTERVAL_MS', 2000, 50, 3_600_000),
       redisUrl: env.url('REDIS_URL'),

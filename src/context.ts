@@ -1,4 +1,5 @@
 import type { Loaders } from './loaders.js';
+import type { Viewer } from './model/viewer.js';
 import type { AgentRepository } from './repositories/agents.js';
 import type { ExecStatRepository } from './repositories/exec-stats.js';
 import type { TeamHistoryRepository } from './repositories/team-history.js';
@@ -17,6 +18,10 @@ export interface Repositories {
  */
 export interface Context {
   readonly requestId: string;
+  readonly viewer: Viewer;
+  /** Runtime statistics have no owner; this says whether non-admins may read them. */
+  readonly statsPublic: boolean;
+  /** Bound to the viewer. */
   readonly repositories: Repositories;
   readonly loaders: Loaders;
 }

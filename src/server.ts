@@ -5,16 +5,15 @@ import {
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { createAuthenticator } from './auth/jwt.js';
 import type { Config } from './config.js';
 import type { Repositories } from './context.js';
 import { discoverCatalog, missingViews } from './db/catalog.js';
 import { countStatements, type Driver } from './db/driver.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
 import { Metrics } from './metrics.js';
-import { AgentRepository } from './repositories/agents.js';
-import { ExecStatRepository } from './repositories/exec-stats.js';
-import { TeamHistoryRepository } from './repositories/team-history.js';
-import { TeamRepository } from './repositories/teams.js';
+import { type Viewer } from './model/viewer.js';
+import { createRepositories } from './repositories/create.js';
 import { schema } from './schema/index.js';
 import { type AgentGraphYoga, createAgentGraphYoga } from './yoga.js';
 
@@ -23,7 +22,8 @@ export interface AgentGraphServer {
   readonly metrics: Metrics;
   readonly yoga: AgentGraphYoga;
   readonly database: OpenDatabase;
-  readonly repositories: Repositories;
+  /** Repositories limited to what the viewer may see. */
+  repositoriesFor(viewer: Viewer): Repositories;
   /** The driver every repository uses, counted by agentgraph_db_statements_total. */
   readonly driver: Driver;
   /** Listens on config.host:config.port (0 picks a free port); resolves to the base URL. */
@@ -45,13 +45,15 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
       `view ${view.name} is missing or not granted; fields that need it will fail`,
     );
   }
-  const repositories: Repositories = {
-    agents: new AgentRepository(driver, catalog),
-    execStats: new ExecStatRepository(driver, catalog),
-    teams: new TeamRepository(driver, catalog),
-    history: new TeamHistoryRepository(driver, catalog),
-  };
-  const yoga = createAgentGraphYoga({ schema, repositories, logger, metrics });
+  const repositoriesFor = (viewer: Viewer) => createRepositories(driver, catalog, viewer);
+  const yoga = createAgentGraphYoga({
+    schema,
+    repositoriesFor,
+    authenticate: createAuthenticator(config.auth),
+    statsPublic: config.auth.statsPublic,
+    logger,
+    metrics,
+  });
 
   const sockets = new Set<Socket>();
   const http = createHttpServer((req, res) => {
@@ -88,7 +90,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     metrics,
     yoga,
     database,
-    repositories,
+    repositoriesFor,
     driver,
     start: () =>
       new Promise((resolve, reject) => {

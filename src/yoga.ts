@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import type { Authenticate } from './auth/jwt.js';
+import { useAuthentication } from './auth/plugin.js';
 import type { Context, Repositories } from './context.js';
 import { AppError, type ErrorCode, isErrorCode } from './errors.js';
 import { createLoaders } from './loaders.js';
 import type { Metrics } from './metrics.js';
+import type { Viewer } from './model/viewer.js';
 
 export const EXAMPLE_QUERY = `# agent-graph: Oracle AI Database agents, their statistics and team history.
 # Press the run button (or Ctrl-Enter) to try it.
@@ -118,7 +121,10 @@ function mapAsyncIterable<T>(source: AsyncIterable<T>, map: (value: T) => T): As
 
 export interface YogaOptions {
   readonly schema: GraphQLSchema;
-  readonly repositories: Repositories;
+  /** Repositories limited to what one viewer may see. */
+  readonly repositoriesFor: (viewer: Viewer) => Repositories;
+  readonly authenticate: Authenticate;
+  readonly statsPublic: boolean;
   readonly logger: Logger;
   readonly metrics: Metrics;
 }
@@ -126,6 +132,7 @@ export interface YogaOptions {
 export type AgentGraphYoga = YogaServerInstance<Record<string, unknown>, Context>;
 
 export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
+  const viewers = new WeakMap<Request, Viewer>();
   return createYoga<Record<string, unknown>, Context>({
     schema: options.schema,
     graphqlEndpoint: '/graphql',
@@ -134,11 +141,21 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     maskedErrors: false,
     logging: false,
     graphiql: { title: 'agent-graph', defaultQuery: EXAMPLE_QUERY },
-    context: ({ request }): Context => ({
-      requestId: requestIdOf(request),
-      repositories: options.repositories,
-      loaders: createLoaders(options.repositories),
-    }),
-    plugins: [errorMapping(options.logger, options.metrics)],
+    context: ({ request }): Context => {
+      const viewer = viewers.get(request);
+      if (!viewer) throw new AppError('UNAUTHENTICATED', 'request was not authenticated');
+      const repositories = options.repositoriesFor(viewer);
+      return {
+        requestId: requestIdOf(request),
+        viewer,
+        statsPublic: options.statsPublic,
+        repositories,
+        loaders: createLoaders(repositories),
+      };
+    },
+    plugins: [
+      useAuthentication(options.authenticate, viewers),
+      errorMapping(options.logger, options.metrics),
+    ],
   });
 }

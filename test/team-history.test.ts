@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ANONYMOUS_ADMIN } from '../src/model/viewer.js';
 import { type GqlResult, startTestServer, type TestServer } from './support/server.js';
 
 let t: TestServer;
@@ -70,7 +71,7 @@ describe('round trips', () => {
 
   test('a batch over the 1,000-key IN-list limit is split, never rejected', async () => {
     const ids = Array.from({ length: 2500 }, (_, i) => `NO_SUCH_RUN_${i}`);
-    const { history } = t.server.repositories;
+    const { history } = t.server.repositoriesFor(ANONYMOUS_ADMIN);
     const count = await t.countStatements(async () => {
       const found = await history.runsByIds(ids);
       expect(found).toHaveLength(2500);

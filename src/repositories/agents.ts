@@ -4,7 +4,8 @@ import { dateOrNull, jsonOrNull, num, str, strOrNull } from '../db/rows.js';
 import { agentSql } from '../db/sql/agents.js';
 import { chunk, inList } from '../db/sql/statement.js';
 import type { Agent, AgentParameter, CallContract } from '../model/agent.js';
-import { requireView } from './views.js';
+import type { Viewer } from '../model/viewer.js';
+import { ownerAccess, requireView } from './views.js';
 
 export interface Page<T> {
   readonly items: T[];
@@ -22,30 +23,45 @@ export class AgentRepository {
   constructor(
     private readonly driver: Driver,
     private readonly catalog: Catalog,
+    private readonly viewer: Viewer,
   ) {
     this.sql = agentSql(catalog);
   }
 
   async page(offset: number, limit: number): Promise<Page<Agent>> {
     requireView(this.catalog.agents);
-    const rows = await this.driver.queryWithAgentDetails(this.sql.page, {
+    const access = ownerAccess(this.viewer, this.catalog, this.catalog.agents);
+    if (access.kind === 'nothing') return { items: [], totalCount: 0 };
+    const restricted = access.kind === 'owner';
+    const ownerBinds = restricted ? access.binds : {};
+    const rows = await this.driver.queryWithAgentDetails(this.sql.page(restricted), {
+      ...ownerBinds,
       page_offset: offset,
       page_limit: limit,
     });
     const first = rows[0];
     const totalCount = first
       ? num(first.totalCount)
-      : num((await this.driver.query(this.sql.count))[0]?.totalCount);
+      : num((await this.driver.query(this.sql.count(restricted), ownerBinds))[0]?.totalCount);
     return { items: rows.map((row) => this.toAgent(row)), totalCount };
   }
 
-  /** Agents by name, in the order of `names` (null where none). */
+  /** Agents by name, in the order of `names` (null where none is visible). */
   async byNames(names: readonly string[]): Promise<(Agent | null)[]> {
     requireView(this.catalog.agents);
+    const access = ownerAccess(this.viewer, this.catalog, this.catalog.agents);
+    if (access.kind === 'nothing') return names.map(() => null);
+    const restricted = access.kind === 'owner';
     const found = new Map<string, Agent>();
     for (const batch of chunk([...new Set(names)])) {
       const list = inList('name', batch);
-      const rows = await this.driver.queryWithAgentDetails(this.sql.byNames(list.text), list.binds);
+      const rows = await this.driver.queryWithAgentDetails(
+        this.sql.byNames(list.text, restricted),
+        {
+          ...list.binds,
+          ...(restricted ? access.binds : {}),
+        },
+      );
       for (const row of rows) {
         const agent = this.toAgent(row);
         if (!found.has(agent.name)) found.set(agent.name, agent);

@@ -12,18 +12,28 @@ import type {
   ToolCall,
   ToolCallFilter,
 } from '../model/team.js';
+import type { Viewer } from '../model/viewer.js';
 import type { Page } from './agents.js';
-import { requireView } from './views.js';
+import { type OwnerAccess, ownerAccess, requireView } from './views.js';
 
 /** Runs, tasks and tool calls from the history views; every batch is one IN-list statement. */
 export class TeamHistoryRepository {
   private readonly sql;
 
+  /** Each history view names its owner column differently. */
+  private readonly runs: OwnerAccess;
+  private readonly tasks: OwnerAccess;
+  private readonly calls: OwnerAccess;
+
   constructor(
     private readonly driver: Driver,
     private readonly catalog: Catalog,
+    viewer: Viewer,
   ) {
     this.sql = teamHistorySql(catalog);
+    this.runs = ownerAccess(viewer, catalog, catalog.teamHistory, ['TEAM_OWNER']);
+    this.tasks = ownerAccess(viewer, catalog, catalog.taskHistory, ['TASK_OWNER']);
+    this.calls = ownerAccess(viewer, catalog, catalog.toolHistory, ['TOOL_OWNER']);
   }
 
   async page(
@@ -87,12 +97,10 @@ export class TeamHistoryRepository {
   async runsByIds(ids: readonly string[]): Promise<(TeamRun | null)[]> {
     requireView(this.catalog.teamHistory);
     const found = new Map<string, TeamRun>();
-    for (const batch of chunk([...new Set(ids)])) {
-      const list = inList('exec', batch);
-      for (const row of await this.driver.query(this.sql.runsByIds(list.text), list.binds)) {
-        const run = this.toRun(row);
-        found.set(run.execId, run);
-      }
+    for (const run of await this.batched(ids, 'exec', this.runs, this.sql.runsByIds, (row) =>
+      this.toRun(row),
+    )) {
+      found.set(run.execId, run);
     }
     return ids.map((id) => found.get(id) ?? null);
   }
@@ -101,6 +109,7 @@ export class TeamHistoryRepository {
     requireView(this.catalog.teamHistory);
     return this.groupBy(
       teamNames,
+      this.runs,
       this.sql.waitingByTeams,
       'team',
       (row) => this.toRun(row),
@@ -113,6 +122,7 @@ export class TeamHistoryRepository {
     requireView(this.catalog.taskHistory);
     return this.groupBy(
       execIds,
+      this.tasks,
       this.sql.tasksByRuns,
       'exec',
       (row) => this.toTask(row),
@@ -125,6 +135,7 @@ export class TeamHistoryRepository {
     requireView(this.catalog.toolHistory);
     return this.groupBy(
       execIds,
+      this.calls,
       this.sql.toolCallsByRuns,
       'exec',
       (row) => this.toToolCall(row),
@@ -135,13 +146,14 @@ export class TeamHistoryRepository {
   async toolCallsByIds(ids: readonly string[]): Promise<(ToolCall | null)[]> {
     requireView(this.catalog.toolHistory);
     const found = new Map<string, ToolCall>();
-    for (const batch of chunk([...new Set(ids)])) {
-      const list = inList('invocation', batch);
-      for (const row of await this.driver.query(this.sql.toolCallsByIds(list.text), list.binds)) {
-        const call = this.toToolCall(row);
-        found.set(call.invocationId, call);
-      }
-    }
+    const calls = await this.batched(
+      ids,
+      'invocation',
+      this.calls,
+      this.sql.toolCallsByIds,
+      (row) => this.toToolCall(row),
+    );
+    for (const call of calls) found.set(call.invocationId, call);
     return ids.map((id) => found.get(id) ?? null);
   }
 
@@ -155,10 +167,13 @@ export class TeamHistoryRepository {
     if (filter.toolName) binds.tool_name = filter.toolName;
     if (filter.agentName) binds.agent_name = filter.agentName;
     if (filter.teamExecId) binds.team_exec_id = filter.teamExecId;
+    if (this.calls.kind === 'nothing') return { items: [], totalCount: 0 };
+    if (this.calls.kind === 'owner') Object.assign(binds, this.calls.binds);
     const shape = {
       toolName: !!filter.toolName,
       agentName: !!filter.agentName,
       teamExecId: !!filter.teamExecId,
+      restricted: this.calls.kind === 'owner',
     };
     const rows = await this.driver.query(this.sql.toolCallsPage(shape), {
       ...binds,
@@ -173,27 +188,46 @@ export class TeamHistoryRepository {
 
   private async groupBy<T>(
     keys: readonly string[],
-    build: (list: string) => Statement,
+    access: OwnerAccess,
+    build: (list: string, restricted: boolean) => Statement,
     prefix: string,
     map: (row: Row) => T,
     keyOf: (item: T) => string,
   ): Promise<T[][]> {
     const groups = new Map<string, T[]>();
-    for (const batch of chunk([...new Set(keys)])) {
-      const list = inList(prefix, batch);
-      for (const row of await this.driver.query(build(list.text), list.binds)) {
-        const item = map(row);
-        const group = groups.get(keyOf(item)) ?? [];
-        group.push(item);
-        groups.set(keyOf(item), group);
-      }
+    for (const item of await this.batched(keys, prefix, access, build, map)) {
+      const group = groups.get(keyOf(item)) ?? [];
+      group.push(item);
+      groups.set(keyOf(item), group);
     }
     return keys.map((key) => groups.get(key) ?? []);
   }
 
+  /** One IN-list statement per 1,000 distinct keys, limited to what the viewer may see. */
+  private async batched<T>(
+    keys: readonly string[],
+    prefix: string,
+    access: OwnerAccess,
+    build: (list: string, restricted: boolean) => Statement,
+    map: (row: Row) => T,
+  ): Promise<T[]> {
+    if (access.kind === 'nothing') return [];
+    const restricted = access.kind === 'owner';
+    const items: T[] = [];
+    for (const batch of chunk([...new Set(keys)])) {
+      const list = inList(prefix, batch);
+      const binds = restricted ? { ...list.binds, ...access.binds } : list.binds;
+      for (const row of await this.driver.query(build(list.text, restricted), binds))
+        items.push(map(row));
+    }
+    return items;
+  }
+
   /** Shape and binds of a run filter; null when it cannot match (another owner in USER_ scope). */
   private prepare(filter: TeamRunFilter): { shape: RunFilterShape; binds: Binds } | null {
-    const binds: Record<string, string | Date> = {};
+    if (this.runs.kind === 'nothing') return null;
+    const binds: Record<string, string | Date> =
+      this.runs.kind === 'owner' ? { ...this.runs.binds } : {};
     let owner = false;
     if (filter.owner) {
       if (ownerColumn(this.catalog.teamHistory, ['TEAM_OWNER'])) {
@@ -217,6 +251,7 @@ export class TeamHistoryRepository {
         startedAfter: !!filter.startedAfter,
         startedBefore: !!filter.startedBefore,
         owner,
+        restricted: this.runs.kind === 'owner',
       },
       binds,
     };

@@ -11,8 +11,9 @@ import {
   type TeamStats,
   type TeamTool,
 } from '../model/team.js';
+import type { Viewer } from '../model/viewer.js';
 import type { Page } from './agents.js';
-import { requireView } from './views.js';
+import { type OwnerAccess, ownerAccess, requireView } from './views.js';
 
 /** `%text%` for LIKE, with LIKE's own wildcards in the text matched literally. */
 export function containsPattern(text: string): string {
@@ -22,19 +23,36 @@ export function containsPattern(text: string): string {
 export class TeamRepository {
   private readonly sql;
 
+  private readonly access: OwnerAccess;
+
   constructor(
     private readonly driver: Driver,
     private readonly catalog: Catalog,
+    viewer: Viewer,
   ) {
     this.sql = teamSql(catalog);
+    this.access = ownerAccess(viewer, catalog, catalog.teams);
+  }
+
+  private get restricted(): boolean {
+    return this.access.kind === 'owner';
+  }
+
+  private get ownerBinds() {
+    return this.access.kind === 'owner' ? this.access.binds : {};
   }
 
   async page(filter: TeamFilter, offset: number, limit: number): Promise<Page<Team>> {
     requireView(this.catalog.teams);
     const owner = this.ownerBind(filter.owner);
-    if (owner === false) return { items: [], totalCount: 0 };
-    const shape = { nameContains: !!filter.nameContains, owner: owner !== null };
+    if (owner === false || this.access.kind === 'nothing') return { items: [], totalCount: 0 };
+    const shape = {
+      nameContains: !!filter.nameContains,
+      owner: owner !== null,
+      restricted: this.restricted,
+    };
     const binds = {
+      ...this.ownerBinds,
       ...(filter.nameContains ? { name_pattern: containsPattern(filter.nameContains) } : {}),
       ...(owner !== null ? { owner } : {}),
     };
@@ -51,10 +69,15 @@ export class TeamRepository {
 
   async byNames(names: readonly string[]): Promise<(Team | null)[]> {
     requireView(this.catalog.teams);
+    if (this.access.kind === 'nothing') return names.map(() => null);
     const found = new Map<string, Team>();
     for (const batch of chunk([...new Set(names)])) {
       const list = inList('team', batch);
-      for (const row of await this.driver.query(this.sql.byNames(list.text), list.binds)) {
+      const rows = await this.driver.query(this.sql.byNames(list.text, this.restricted), {
+        ...list.binds,
+        ...this.ownerBinds,
+      });
+      for (const row of rows) {
         const team = this.toTeam(row);
         if (!found.has(team.name)) found.set(team.name, team);
       }
@@ -68,9 +91,14 @@ export class TeamRepository {
     requireView(this.catalog.taskAttributes);
     requireView(this.catalog.tools);
     const byTeam = new Map<string, Map<string, TeamTool>>();
+    if (this.access.kind === 'nothing') return teamNames.map(() => []);
     for (const batch of chunk([...new Set(teamNames)])) {
       const list = inList('team', batch);
-      for (const row of await this.driver.query(this.sql.toolsByTeams(list.text), list.binds)) {
+      const rows = await this.driver.query(this.sql.toolsByTeams(list.text, this.restricted), {
+        ...list.binds,
+        ...this.ownerBinds,
+      });
+      for (const row of rows) {
         const teamName = str(row.teamName);
         const tools = byTeam.get(teamName) ?? new Map<string, TeamTool>();
         const name = str(row.toolName);
@@ -95,9 +123,14 @@ export class TeamRepository {
   async statsOf(teamNames: readonly string[]): Promise<TeamStats[]> {
     requireView(this.catalog.teamHistory);
     const found = new Map<string, TeamStats>();
+    if (this.access.kind === 'nothing') return teamNames.map(emptyStats);
     for (const batch of chunk([...new Set(teamNames)])) {
       const list = inList('team', batch);
-      for (const row of await this.driver.query(this.sql.statsByTeams(list.text), list.binds)) {
+      const rows = await this.driver.query(this.sql.statsByTeams(list.text, this.restricted), {
+        ...list.binds,
+        ...this.ownerBinds,
+      });
+      for (const row of rows) {
         const stats = toStats(row);
         found.set(stats.teamName, stats);
       }

@@ -146,6 +146,10 @@ const ExecStatSummaryRef = builder.objectRef<ExecStatSummary>('ExecStatSummary')
   }),
 });
 
+/** Statistics have no owner: readers need the statsReader scope, GV$ (CLUSTER) needs admin. */
+const statsScopes = (_root: unknown, args: { scope: ExecStatScope }) =>
+  args.scope === 'CLUSTER' ? { admin: true } : { statsReader: true };
+
 function checkFilter(
   scope: ExecStatScope,
   filter: ExecStatFilter | null | undefined,
@@ -163,7 +167,9 @@ const ExecStatConnectionRef = countedConnection('ExecStatConnection', ExecStatRe
 builder.queryFields((t) => ({
   execStats: t.field({
     type: ExecStatConnectionRef,
-    description: 'Runtime statistics rows, slowest first unless ordered otherwise.',
+    description:
+      'Runtime statistics rows, slowest first unless ordered otherwise. Admins only (or everyone with STATS_PUBLIC); CLUSTER scope is admin-only.',
+    authScopes: statsScopes,
     args: {
       ...t.arg.connectionArgs(),
       scope: t.arg({ type: ExecStatScopeRef, required: true, defaultValue: 'INSTANCE' }),
@@ -187,7 +193,8 @@ builder.queryFields((t) => ({
   execStatSummary: t.field({
     type: ExecStatSummaryRef,
     description:
-      'Count, totals and total-time average, percentiles and maximum over the filtered rows.',
+      'Count, totals and total-time average, percentiles and maximum over the filtered rows. Same access as execStats.',
+    authScopes: statsScopes,
     args: {
       scope: t.arg({ type: ExecStatScopeRef, required: true, defaultValue: 'INSTANCE' }),
       filter: t.arg({ type: ExecStatFilterRef }),

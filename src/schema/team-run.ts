@@ -114,6 +114,7 @@ builder.objectFields(TeamRef, (t) => ({
 
 builder.queryFields((t) => ({
   teamRuns: t.field({
+    authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
     type: TeamRunConnectionRef,
     description: 'Team runs across teams, newest first unless ordered otherwise.',
     args: {

@@ -113,6 +113,7 @@ const TeamConnectionRef = countedConnection('TeamConnection', TeamRef);
 
 builder.queryFields((t) => ({
   teams: t.field({
+    authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
     type: TeamConnectionRef,
     description: 'Select AI agent teams, by name.',
     args: { ...t.arg.connectionArgs(), filter: t.arg({ type: TeamFilterRef }) },

@@ -1,15 +1,17 @@
 import { type Catalog, columnOrNull } from '../catalog.js';
 import type { Statement } from '../driver.js';
-import { PAGE, statement } from './statement.js';
+import { OWNED_BY_VIEWER, PAGE, perCatalog, statement, whereClause } from './statement.js';
 
 /**
  * Stored Agent Specs from USER_/DBA_AI_AGENTS. USER_ views have no OWNER column (the
  * repository fills in the session user); the Select AI shape of the view has no AGENT_ID,
- * CREATE_TIME or INPUTS, so those read as NULL there.
+ * CREATE_TIME or INPUTS, so those read as NULL there. `restricted` limits DBA_ rows to the
+ * viewer's owner.
  */
-function selectList(catalog: Catalog): string {
+export const agentSql = perCatalog((catalog: Catalog) => {
   const view = catalog.agents;
-  return [
+  const hasOwner = view.columns?.has('OWNER') ?? false;
+  const select = [
     columnOrNull(view, 'AGENT_ID'),
     columnOrNull(view, 'OWNER'),
     'AGENT_NAME',
@@ -17,22 +19,25 @@ function selectList(catalog: Catalog): string {
     columnOrNull(view, 'INPUTS'),
     columnOrNull(view, 'OUTPUTS'),
   ].join(', ');
-}
-
-export function agentSql(catalog: Catalog) {
-  const view = catalog.agents.name;
-  const order = catalog.agents.columns?.has('OWNER') ? 'OWNER, AGENT_NAME' : 'AGENT_NAME';
+  const order = hasOwner ? 'OWNER, AGENT_NAME' : 'AGENT_NAME';
+  const owned = (restricted: boolean) => (restricted ? [`OWNER = ${OWNED_BY_VIEWER}`] : []);
   return {
-    page: statement(
-      'agents.page',
-      `SELECT ${selectList(catalog)}, COUNT(*) OVER () AS TOTAL_COUNT
-       FROM ${view} ORDER BY ${order} ${PAGE}`,
-    ),
-    count: statement('agents.count', `SELECT COUNT(*) AS TOTAL_COUNT FROM ${view}`),
-    byNames: (inList: string): Statement =>
+    page: (restricted: boolean): Statement =>
+      statement(
+        'agents.page',
+        `SELECT ${select}, COUNT(*) OVER () AS TOTAL_COUNT
+         FROM ${view.name} ${whereClause(owned(restricted))} ORDER BY ${order} ${PAGE}`,
+      ),
+    count: (restricted: boolean): Statement =>
+      statement(
+        'agents.count',
+        `SELECT COUNT(*) AS TOTAL_COUNT FROM ${view.name} ${whereClause(owned(restricted))}`,
+      ),
+    byNames: (names: string, restricted: boolean): Statement =>
       statement(
         'agents.byNames',
-        `SELECT ${selectList(catalog)} FROM ${view} WHERE AGENT_NAME IN (${inList}) ORDER BY ${order}`,
+        `SELECT ${select} FROM ${view.name}
+         ${whereClause([`AGENT_NAME IN (${names})`, ...owned(restricted)])} ORDER BY ${order}`,
       ),
   };
-}
+});

@@ -1,7 +1,7 @@
 import { type ExecStatOrderField, type ExecStatScope, MEASURES } from '../../model/exec-stat.js';
 import type { Catalog } from '../catalog.js';
 import type { Statement } from '../driver.js';
-import { PAGE, statement, whereClause } from './statement.js';
+import { PAGE, perCatalog, statement, whereClause } from './statement.js';
 
 /**
  * V$AGENT_EXEC_STAT (INSTANCE) and GV$AGENT_EXEC_STAT (CLUSTER). Measures are selected under
@@ -56,7 +56,7 @@ function shapeKey(shape: ExecStatQueryShape): string {
   return `${shape.scope}:${+shape.minTotalTime}${+shape.conId}${+shape.instId}`;
 }
 
-export function execStatSql(catalog: Catalog) {
+export const execStatSql = perCatalog((catalog: Catalog) => {
   const pages = new Map<string, Statement>();
   const summaries = new Map<string, Statement>();
   return {
@@ -117,4 +117,4 @@ export function execStatSql(catalog: Catalog) {
       return built;
     },
   };
-}
+});

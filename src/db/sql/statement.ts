@@ -1,3 +1,4 @@
+import type { Catalog } from '../catalog.js';
 import type { Statement } from '../driver.js';
 
 /**
@@ -43,8 +44,24 @@ export function chunk<T>(values: readonly T[], size = MAX_IN_LIST): T[][] {
   return batches;
 }
 
+/** The bind that carries a non-admin viewer's database owner. */
+export const OWNED_BY_VIEWER = ':viewer_owner';
+
 export const PAGE = 'OFFSET :page_offset ROWS FETCH NEXT :page_limit ROWS ONLY';
 
 export function whereClause(conditions: readonly string[]): string {
   return conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+}
+
+/** Builds a module's statements once per catalog (repositories are made per request). */
+export function perCatalog<T>(build: (catalog: Catalog) => T): (catalog: Catalog) => T {
+  const built = new WeakMap<Catalog, T>();
+  return (catalog) => {
+    let value = built.get(catalog);
+    if (value === undefined) {
+      value = build(catalog);
+      built.set(catalog, value);
+    }
+    return value;
+  };
 }

@@ -1,7 +1,7 @@
 import type { TeamRunOrderField } from '../../model/team.js';
 import { type Catalog, ownerColumn } from '../catalog.js';
 import type { Statement } from '../driver.js';
-import { PAGE, statement, whereClause } from './statement.js';
+import { OWNED_BY_VIEWER, PAGE, perCatalog, statement, whereClause } from './statement.js';
 
 /**
  * Team, task and tool history (seed 003). Milliseconds between two TIMESTAMPs are computed
@@ -21,6 +21,8 @@ export interface RunFilterShape {
   readonly startedAfter: boolean;
   readonly startedBefore: boolean;
   readonly owner: boolean;
+  /** Only the viewer's runs (TEAM_OWNER = :viewer_owner). */
+  readonly restricted: boolean;
 }
 
 const ORDER_COLUMNS: Record<TeamRunOrderField, string> = {
@@ -34,6 +36,8 @@ export interface ToolCallFilterShape {
   readonly toolName: boolean;
   readonly agentName: boolean;
   readonly teamExecId: boolean;
+  /** Only calls of the viewer's tools (TOOL_OWNER = :viewer_owner). */
+  readonly restricted: boolean;
 }
 
 function toolCallWhere(shape: ToolCallFilterShape): string {
@@ -41,6 +45,7 @@ function toolCallWhere(shape: ToolCallFilterShape): string {
     ...(shape.toolName ? ['TOOL_NAME = :tool_name'] : []),
     ...(shape.agentName ? ['AGENT_NAME = :agent_name'] : []),
     ...(shape.teamExecId ? ['TEAM_EXEC_ID = :team_exec_id'] : []),
+    ...(shape.restricted ? [`TOOL_OWNER = ${OWNED_BY_VIEWER}`] : []),
   ]);
 }
 
@@ -48,7 +53,7 @@ export function stateList(count: number): string {
   return Array.from({ length: count }, (_, i) => `:state${i}`).join(', ');
 }
 
-export function teamHistorySql(catalog: Catalog) {
+export const teamHistorySql = perCatalog((catalog: Catalog) => {
   const runs = catalog.teamHistory;
   const runOwner = ownerColumn(runs, ['TEAM_OWNER']);
   const runColumns = `h.TEAM_EXEC_ID, h.TEAM_NAME, ${runOwner ? 'h.TEAM_OWNER' : 'NULL'} AS TEAM_OWNER,
@@ -61,6 +66,7 @@ export function teamHistorySql(catalog: Catalog) {
     if (shape.startedAfter) list.push('h.START_DATE >= :started_after');
     if (shape.startedBefore) list.push('h.START_DATE < :started_before');
     if (shape.owner) list.push('h.TEAM_OWNER = :owner');
+    if (shape.restricted) list.push(`h.TEAM_OWNER = ${OWNED_BY_VIEWER}`);
     return list;
   };
 
@@ -75,6 +81,9 @@ export function teamHistorySql(catalog: Catalog) {
   const callColumns = `INVOCATION_ID, TEAM_EXEC_ID, TASK_ORDER,
     ${ownerColumn(calls, ['TOOL_OWNER']) ? 'TOOL_OWNER' : 'NULL AS TOOL_OWNER'},
     TOOL_NAME, AGENT_NAME, TASK_NAME, START_DATE, END_DATE, INPUT, OUTPUT, TOOL_OUTPUT`;
+
+  const viewerOwns = (column: string, restricted: boolean) =>
+    restricted ? `AND ${column} = ${OWNED_BY_VIEWER}` : '';
 
   return {
     runsPage: (
@@ -107,33 +116,37 @@ export function teamHistorySql(catalog: Catalog) {
          WHERE w.RN > :page_offset AND w.RN <= :page_end
          ORDER BY w.TEAM_NAME, w.RN`,
       ),
-    runsByIds: (ids: string): Statement =>
+    runsByIds: (ids: string, restricted: boolean): Statement =>
       statement(
         'teamRuns.byIds',
-        `SELECT ${runColumns} FROM ${runs.name} h WHERE h.TEAM_EXEC_ID IN (${ids})`,
+        `SELECT ${runColumns} FROM ${runs.name} h
+         WHERE h.TEAM_EXEC_ID IN (${ids}) ${viewerOwns('h.TEAM_OWNER', restricted)}`,
       ),
-    waitingByTeams: (teams: string): Statement =>
+    waitingByTeams: (teams: string, restricted: boolean): Statement =>
       statement(
         'teamRuns.waitingByTeams',
         `SELECT ${runColumns} FROM ${runs.name} h
-         WHERE h.TEAM_NAME IN (${teams}) AND h.STATE = 'WAITING_FOR_HUMAN'
+         WHERE h.TEAM_NAME IN (${teams}) AND h.STATE = 'WAITING_FOR_HUMAN' ${viewerOwns('h.TEAM_OWNER', restricted)}
          ORDER BY h.TEAM_NAME, h.START_DATE, h.TEAM_EXEC_ID`,
       ),
-    tasksByRuns: (ids: string): Statement =>
+    tasksByRuns: (ids: string, restricted: boolean): Statement =>
       statement(
         'taskRuns.byRuns',
-        `SELECT ${taskColumns} FROM ${tasks.name} WHERE TEAM_EXEC_ID IN (${ids}) ORDER BY TEAM_EXEC_ID, TASK_ORDER`,
+        `SELECT ${taskColumns} FROM ${tasks.name}
+         WHERE TEAM_EXEC_ID IN (${ids}) ${viewerOwns('TASK_OWNER', restricted)} ORDER BY TEAM_EXEC_ID, TASK_ORDER`,
       ),
-    toolCallsByRuns: (ids: string): Statement =>
+    toolCallsByRuns: (ids: string, restricted: boolean): Statement =>
       statement(
         'toolCalls.byRuns',
-        `SELECT ${callColumns} FROM ${calls.name} WHERE TEAM_EXEC_ID IN (${ids})
+        `SELECT ${callColumns} FROM ${calls.name}
+         WHERE TEAM_EXEC_ID IN (${ids}) ${viewerOwns('TOOL_OWNER', restricted)}
          ORDER BY TEAM_EXEC_ID, TASK_ORDER, START_DATE, INVOCATION_ID`,
       ),
-    toolCallsByIds: (ids: string): Statement =>
+    toolCallsByIds: (ids: string, restricted: boolean): Statement =>
       statement(
         'toolCalls.byIds',
-        `SELECT ${callColumns} FROM ${calls.name} WHERE INVOCATION_ID IN (${ids})`,
+        `SELECT ${callColumns} FROM ${calls.name}
+         WHERE INVOCATION_ID IN (${ids}) ${viewerOwns('TOOL_OWNER', restricted)}`,
       ),
     toolCallsPage: (shape: ToolCallFilterShape): Statement =>
       statement(
@@ -147,4 +160,4 @@ export function teamHistorySql(catalog: Catalog) {
         `SELECT COUNT(*) AS TOTAL_COUNT FROM ${calls.name} ${toolCallWhere(shape)}`,
       ),
   };
-}
+});

@@ -1,0 +1,37 @@
+import type { Plugin } from 'graphql-yoga';
+import { AppError } from '../errors.js';
+import type { Viewer } from '../model/viewer.js';
+import type { Authenticate } from './jwt.js';
+
+/**
+ * Authenticates every GraphQL request before any parsing or database work; a failure is an
+ * HTTP 401 with a GraphQL-shaped UNAUTHENTICATED error. The GraphiQL page itself (a GET for
+ * HTML) carries no data and loads without a token.
+ */
+export function useAuthentication(
+  authenticate: Authenticate,
+  viewers: WeakMap<Request, Viewer>,
+): Plugin {
+  return {
+    async onRequest({ request, url, endResponse, fetchAPI }) {
+      if (url.pathname !== '/graphql') return;
+      if (request.method === 'GET' && request.headers.get('accept')?.includes('text/html')) return;
+      try {
+        viewers.set(request, await authenticate(request.headers.get('authorization')));
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        endResponse(
+          new fetchAPI.Response(
+            JSON.stringify({
+              errors: [{ message: error.message, extensions: { code: error.code } }],
+            }),
+            {
+              status: 401,
+              headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' },
+            },
+          ),
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,14 @@
+/**
+ * Who is asking. An administrator sees every owner (DBA_ views, GV$); anyone else sees only
+ * the objects of the database owner named by their token, as that owner's USER_ views would.
+ */
+export interface Viewer {
+  /** The database owner whose objects the caller may see; null for an administrator. */
+  readonly owner: string | null;
+  readonly admin: boolean;
+  /** The token subject, for logs. */
+  readonly subject: string | null;
+}
+
+/** Without authentication configured, every caller is this (loopback only, unless allowed). */
+export const ANONYMOUS_ADMIN: Viewer = Object.freeze({ owner: null, admin: true, subject: null });

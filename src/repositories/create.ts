@@ -1,0 +1,18 @@
+import type { Repositories } from '../context.js';
+import type { Catalog } from '../db/catalog.js';
+import type { Driver } from '../db/driver.js';
+import type { Viewer } from '../model/viewer.js';
+import { AgentRepository } from './agents.js';
+import { ExecStatRepository } from './exec-stats.js';
+import { TeamHistoryRepository } from './team-history.js';
+import { TeamRepository } from './teams.js';
+
+/** Repositories bound to one viewer: every statement they issue is limited to what it may see. */
+export function createRepositories(driver: Driver, catalog: Catalog, viewer: Viewer): Repositories {
+  return {
+    agents: new AgentRepository(driver, catalog, viewer),
+    execStats: new ExecStatRepository(driver, catalog),
+    teams: new TeamRepository(driver, catalog, viewer),
+    history: new TeamHistoryRepository(driver, catalog, viewer),
+  };
+}
