@@ -146,10 +146,12 @@ export class OracleDriver implements Driver {
       } catch (error) {
         if (errorCode(error) !== 'ORA-06550') throw error;
         this.describeAgentCallable = false;
+        const lines = String((error as Error).message).split('\n');
+        const reason = lines.find((line) => line.startsWith('PLS-')) ?? lines[0];
         this.options.warn?.(
           'DBMS_AI_AGENT.DESCRIBE_AGENT cannot be called by the agent-graph database user ' +
             '(grant EXECUTE ON DBMS_AI_AGENT on Oracle AI Database 26ai); agent descriptions ' +
-            `and call contracts read as null: ${String((error as Error).message).split('\n')[0]}`,
+            `and call contracts read as null: ${reason}`,
         );
       }
     }

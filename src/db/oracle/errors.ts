@@ -95,8 +95,10 @@ export function mapQueryError(error: unknown, sql: string): unknown {
 function viewOf(error: OracleErrorFields, sql: string): string | undefined {
   const read = viewsRead(sql);
   if (typeof error.offset === 'number' && error.offset > 0) {
-    const name = /^[A-Za-z][\w$#]*(?:\.[A-Za-z][\w$#]*)?/.exec(sql.slice(error.offset))?.[0];
-    const view = name?.split('.').pop()?.toUpperCase();
+    // The identifier around the offset, whichever of its characters the offset points at.
+    let start = Math.min(error.offset, sql.length);
+    while (start > 0 && /[\w$#]/.test(sql[start - 1] as string)) start--;
+    const view = /^[A-Za-z][\w$#]*/.exec(sql.slice(start))?.[0].toUpperCase();
     if (view !== undefined && read.has(view)) return view;
   }
   const quoted = /"(?:[^"]+)"\."([^"]+)"/.exec(String(error.message ?? ''))?.[1]?.toUpperCase();
@@ -126,6 +128,13 @@ export function startupError(error: unknown, { user, target }: StartupTarget): S
   const code = errorCode(original);
   const account = code === undefined ? undefined : ACCOUNT_ERRORS[code];
   if (account) return new StartupError(account(user), { cause: original });
+  if (code === 'NJS-040') {
+    // The pool bounds the wait for a new connection by its queue timeout too.
+    return new StartupError(
+      `no answer from Oracle at ${target} within the pool queue timeout (DB_QUEUE_TIMEOUT_MS)`,
+      { cause: original },
+    );
+  }
   const detail = oneLine(original);
   if (isConnectionFailure(code)) {
     return new StartupError(`cannot connect to Oracle at ${target}: ${detail}`, {
