@@ -170,6 +170,18 @@ describe('OracleDriver over a pool', () => {
     expect(fake.state.released).toBe(3);
   });
 
+  test('concurrent statements that all hit ORA-06550 warn once', async () => {
+    const compileError = () => databaseError('ORA-06550: line 1, column 93:\nPLS-00904: x', 93);
+    const fake = fakePool([compileError(), compileError(), [], []]);
+    const warn = vi.fn();
+    const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1, warn });
+    await Promise.all([
+      driver.queryWithAgentDetails(statement),
+      driver.queryWithAgentDetails(statement),
+    ]);
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
+
   test('driver errors are mapped where they happen, and the connection is released', async () => {
     const sql = 'SELECT COUNT(*) AS N FROM V$AGENT_EXEC_STAT';
     const fake = fakePool([databaseError('ORA-00942: table or view does not exist', 25)]);

@@ -145,6 +145,9 @@ export class OracleDriver implements Driver {
         return await this.run(withAgentDetails(statement.text), binds);
       } catch (error) {
         if (errorCode(error) !== 'ORA-06550') throw error;
+        // Concurrent statements can all fail this way; one warning is enough.
+        if (!this.describeAgentCallable)
+          return this.run(withoutAgentDetails(statement.text), binds);
         this.describeAgentCallable = false;
         const lines = String((error as Error).message).split('\n');
         const reason = lines.find((line) => line.startsWith('PLS-')) ?? lines[0];
