@@ -38,6 +38,17 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * A failure to start that the operator can fix (unreachable database, wrong credentials). Its
+ * message is written for the operator and printed alone: no stack trace, no cause chain.
+ */
+export class StartupError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StartupError';
+  }
+}
+
 export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 
 export const badUserInput = (message: string) => new AppError('BAD_USER_INPUT', message);

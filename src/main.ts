@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { ConfigError, loadConfig } from './config.js';
+import { StartupError } from './errors.js';
 import { createServer } from './server.js';
 
 const startedAt = performance.now();
@@ -40,6 +41,10 @@ try {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 } catch (error) {
+  if (error instanceof StartupError) {
+    process.stderr.write(`agent-graph: ${error.message}\n`);
+    process.exit(1);
+  }
   logger.fatal(
     { err: error },
     `agent-graph could not start: ${error instanceof Error ? error.message : String(error)}`,

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { PoolStatistics } from './db/driver.js';
 
 /**
  * One registry per server instance, so that several servers in one process (tests,
@@ -43,6 +44,43 @@ export class Metrics {
 
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Pool gauges, read from the driver on every scrape (the embedded database has no pool). */
+  observeDatabasePool(read: () => PoolStatistics | null): void {
+    new Gauge({
+      name: 'agentgraph_db_pool_connections',
+      help: 'Database pool connections, by state: open, or in_use by a call.',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        const statistics = read();
+        if (!statistics) return;
+        this.set({ state: 'open' }, statistics.connectionsOpen);
+        this.set({ state: 'in_use' }, statistics.connectionsInUse);
+      },
+    });
+    new Gauge({
+      name: 'agentgraph_db_pool_queue_length',
+      help: 'Requests waiting for a database connection because the pool is at its maximum.',
+      registers: [this.registry],
+      collect() {
+        const statistics = read();
+        if (statistics) this.set(statistics.queueLength);
+      },
+    });
+    new Counter({
+      name: 'agentgraph_db_pool_queue_timeouts_total',
+      help: 'Requests that gave up waiting for a database connection (DB_QUEUE_TIMEOUT_MS).',
+      registers: [this.registry],
+      collect() {
+        const statistics = read();
+        if (!statistics) return;
+        // The pool keeps the running total; the counter mirrors it.
+        this.reset();
+        this.inc(statistics.queueTimeouts);
+      },
+    });
   }
 
   /** Statements issued so far, summed over statement names. */

@@ -34,7 +34,12 @@ export interface AgentGraphServer {
 
 export async function createServer(config: Config, logger: Logger): Promise<AgentGraphServer> {
   const metrics = new Metrics({ processMetrics: true });
-  const database = await openDatabase(config.database);
+  const database = await openDatabase(config.database, {
+    warn: (message) => logger.warn(message),
+  });
+  if (database.driver.poolStatistics) {
+    metrics.observeDatabasePool(() => database.driver.poolStatistics?.() ?? null);
+  }
   const driver = countStatements(database.driver, (name) =>
     metrics.dbStatements.inc({ statement: name }),
   );
@@ -110,7 +115,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
         }, drainMs);
         await closed;
         clearTimeout(timer);
-        await database.driver.close();
+        await database.driver.close(Math.ceil(drainMs / 1000));
       })();
       return stopping;
     },

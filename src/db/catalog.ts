@@ -61,7 +61,8 @@ function viewNames(scope: ViewScope) {
   };
 }
 
-function grantFor(view: string): string {
+/** The privilege that makes a view readable, named in the error when it is not. */
+export function grantFor(view: string): string {
   if (view.startsWith('V$') || view.startsWith('GV$'))
     return `SELECT ON ${view.replace('$', '_$')}`;
   if (view.startsWith('DBA_')) return `SELECT ON ${view} (or SELECT_CATALOG_ROLE)`;

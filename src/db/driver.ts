@@ -16,6 +16,16 @@ export type Binds = Readonly<Record<string, BindValue>>;
 /** A row whose keys are camelCase, whichever case the database returned. */
 export type Row = Readonly<Record<string, unknown>>;
 
+/** Connection pool state for /metrics; drivers without a pool have none. */
+export interface PoolStatistics {
+  readonly connectionsOpen: number;
+  readonly connectionsInUse: number;
+  /** Requests waiting for a connection because the pool is at its maximum. */
+  readonly queueLength: number;
+  /** Requests that gave up waiting, since the pool was created. */
+  readonly queueTimeouts: number;
+}
+
 export interface Driver {
   readonly kind: 'embedded' | 'oracle';
   query(statement: Statement, binds?: Binds): Promise<Row[]>;
@@ -27,7 +37,9 @@ export interface Driver {
   /** Upper-case column names of each of the given views that exist and are visible. */
   columnsOf(views: readonly string[]): Promise<Map<string, Set<string>>>;
   ping(): Promise<void>;
-  close(): Promise<void>;
+  /** Lets calls in progress finish for up to `drainSeconds` (default 0), then closes. */
+  close(drainSeconds?: number): Promise<void>;
+  poolStatistics?(): PoolStatistics | null;
 }
 
 /** Every round trip goes through here once, so the statement counter is exact. */
@@ -50,6 +62,6 @@ export function countStatements(driver: Driver, count: (statementName: string) =
       count('ping');
       return driver.ping();
     },
-    close: () => driver.close(),
+    close: (drainSeconds) => driver.close(drainSeconds),
   };
 }

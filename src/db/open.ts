@@ -1,6 +1,7 @@
 import type { DatabaseConfig } from '../config.js';
 import type { Driver } from './driver.js';
 import { type EmbeddedDatabase, openEmbeddedDatabase } from './embedded/database.js';
+import { openOracleDriver } from './oracle/driver.js';
 
 export interface OpenDatabase {
   readonly driver: Driver;
@@ -8,10 +9,19 @@ export interface OpenDatabase {
   readonly embedded: EmbeddedDatabase | undefined;
 }
 
-export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase> {
+export interface OpenOptions {
+  /** Conditions worth one log line that do not stop the server. */
+  readonly warn?: (message: string) => void;
+}
+
+/** Oracle when ORACLE_CONNECT_STRING is set (fails with a StartupError), else embedded. */
+export async function openDatabase(
+  config: DatabaseConfig,
+  options: OpenOptions = {},
+): Promise<OpenDatabase> {
   if (config.kind === 'embedded') {
     const embedded = await openEmbeddedDatabase(config);
     return { driver: embedded.driver, embedded };
   }
-  throw new Error('ORACLE_CONNECT_STRING is set, but this build has no Oracle driver yet');
+  return { driver: await openOracleDriver(config, options.warn), embedded: undefined };
 }

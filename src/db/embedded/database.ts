@@ -167,6 +167,10 @@ class EmbeddedDriver implements Driver {
       if (!(name in binds)) throw new Error(`missing bind :${name}`);
       return binds[name];
     });
+    // Oracle rejects a bind the text does not use (NJS-098); failing here too keeps a
+    // statement that only PostgreSQL would accept out of the tests.
+    const unused = Object.keys(binds).filter((name) => !names.includes(name));
+    if (unused.length > 0) throw new Error(`unused bind :${unused.join(', :')}`);
     const result = await this.pg.query<Record<string, unknown>>(text, params);
     return result.rows.map(normalizeRow);
   }

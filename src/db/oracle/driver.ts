@@ -1,0 +1,292 @@
+import oracledb from 'oracledb';
+import type { OracleDatabaseConfig } from '../../config.js';
+import { StartupError } from '../../errors.js';
+import type { Binds, Driver, PoolStatistics, Row, Statement } from '../driver.js';
+import { normalizeRow } from '../rows.js';
+import { inList } from '../sql/statement.js';
+import { errorCode, mapQueryError, startupError } from './errors.js';
+import { connectTarget, poolAttributes } from './options.js';
+
+/** The part of an oracledb Pool the driver uses; tests substitute a fake. */
+export interface OraclePool {
+  getConnection(): Promise<OracleConnection>;
+  close(drainSeconds: number): Promise<void>;
+  getStatistics(): OraclePoolStatistics | null;
+}
+
+/** Documented fields of pool.getStatistics() that @types/oracledb does not declare. */
+export interface OraclePoolStatistics {
+  readonly connectionsOpen: number;
+  readonly connectionsInUse: number;
+  readonly currentQueueLength: number;
+  readonly requestTimeouts: number;
+}
+
+export interface OracleConnection {
+  callTimeout?: number | undefined;
+  execute<T>(
+    sql: string,
+    binds: oracledb.BindParameters,
+    options: oracledb.ExecuteOptions,
+  ): Promise<oracledb.Result<T>>;
+  close(): Promise<void>;
+}
+
+export interface OracleDriverOptions {
+  readonly callTimeoutMs: number;
+  /** Told once when agent descriptions cannot be read (see queryWithAgentDetails). */
+  readonly warn?: (message: string) => void;
+}
+
+/**
+ * Node-oracledb Thin reads DATE and TIMESTAMP as wall-clock times in the Node process's
+ * time zone. The catalog views keep UTC wall-clock times (Autonomous Database runs in UTC, and
+ * the embedded database answers in UTC), so the same wall clock is read as UTC whatever TZ
+ * the server runs with.
+ */
+export function wallClockAsUtc(value: Date): Date {
+  return new Date(
+    Date.UTC(
+      value.getFullYear(),
+      value.getMonth(),
+      value.getDate(),
+      value.getHours(),
+      value.getMinutes(),
+      value.getSeconds(),
+      value.getMilliseconds(),
+    ),
+  );
+}
+
+/** CLOBs arrive as strings (JSON and text columns); zone-less dates as UTC. */
+export function fetchTypeHandler(
+  metadata: oracledb.Metadata<unknown>,
+): oracledb.FetchTypeResponse | undefined {
+  switch (metadata.dbType) {
+    case oracledb.DB_TYPE_CLOB:
+    case oracledb.DB_TYPE_NCLOB:
+      return { type: oracledb.STRING };
+    case oracledb.DB_TYPE_DATE:
+    case oracledb.DB_TYPE_TIMESTAMP:
+      return {
+        converter: (value: unknown) => (value instanceof Date ? wallClockAsUtc(value) : value),
+      };
+    default:
+      return undefined;
+  }
+}
+
+const EXECUTE_OPTIONS: oracledb.ExecuteOptions = {
+  outFormat: oracledb.OUT_FORMAT_OBJECT,
+  fetchTypeHandler,
+};
+
+/**
+ * DESCRIBE_AGENT for every row, in the statement's own round trip: an inline PL/SQL function
+ * (Oracle 12c+) that answers NULL where the procedure raises, as for an agent the session
+ * cannot see. The alias matches the embedded driver's, so rows carry `agentDetails` alike.
+ */
+export function withAgentDetails(text: string): string {
+  return (
+    'WITH FUNCTION describe_agent_or_null(p VARCHAR2) RETURN CLOB IS l CLOB; ' +
+    'BEGIN DBMS_AI_AGENT.DESCRIBE_AGENT(agent_name => p, agent_details => l); RETURN l; ' +
+    'EXCEPTION WHEN OTHERS THEN RETURN NULL; END; ' +
+    `SELECT q.*, describe_agent_or_null(q.AGENT_NAME) AS AGENT_DETAILS FROM (${text}) q`
+  );
+}
+
+const withoutAgentDetails = (text: string) => `SELECT q.*, NULL AS AGENT_DETAILS FROM (${text}) q`;
+
+/**
+ * The columns of each view as the statements will resolve its unqualified name: an object of
+ * that name in the session's own schema first (how the contract suite's fixture stands in for
+ * the real views), else the object behind the PUBLIC synonym. The real views are SYS-owned
+ * public synonyms, and V$ names point to SYS.V_$ views, so the synonym resolves both without
+ * hard-wiring an owner.
+ */
+export function columnsStatement(views: readonly string[]): { text: string; binds: Binds } {
+  const list = inList('view', views);
+  return {
+    text: `SELECT c.TABLE_NAME AS VIEW_NAME, c.COLUMN_NAME, 1 AS PRECEDENCE
+       FROM USER_TAB_COLUMNS c WHERE c.TABLE_NAME IN (${list.text})
+       UNION ALL
+       SELECT s.SYNONYM_NAME AS VIEW_NAME, c.COLUMN_NAME, 2 AS PRECEDENCE
+       FROM ALL_SYNONYMS s
+       JOIN ALL_TAB_COLUMNS c ON c.OWNER = s.TABLE_OWNER AND c.TABLE_NAME = s.TABLE_NAME
+       WHERE s.OWNER = 'PUBLIC' AND s.SYNONYM_NAME IN (${list.text})`
+      .replace(/\s+/g, ' ')
+      .trim(),
+    binds: list.binds,
+  };
+}
+
+export class OracleDriver implements Driver {
+  readonly kind = 'oracle' as const;
+  private describeAgentCallable = true;
+  private closed = false;
+
+  constructor(
+    private readonly pool: OraclePool,
+    private readonly options: OracleDriverOptions,
+  ) {}
+
+  query(statement: Statement, binds: Binds = {}): Promise<Row[]> {
+    return this.run(statement.text, binds);
+  }
+
+  /**
+   * Where DBMS_AI_AGENT cannot be compiled into the statement (not installed before 26ai, not
+   * granted, or another signature), every statement would fail with ORA-06550. The rows are
+   * still worth having: the driver says so once and reads them without descriptions.
+   */
+  async queryWithAgentDetails(statement: Statement, binds: Binds = {}): Promise<Row[]> {
+    if (this.describeAgentCallable) {
+      try {
+        return await this.run(withAgentDetails(statement.text), binds);
+      } catch (error) {
+        if (errorCode(error) !== 'ORA-06550') throw error;
+        // Concurrent statements can all fail this way; one warning is enough.
+        if (!this.describeAgentCallable)
+          return this.run(withoutAgentDetails(statement.text), binds);
+        this.describeAgentCallable = false;
+        const lines = String((error as Error).message).split('\n');
+        const reason = lines.find((line) => line.startsWith('PLS-')) ?? lines[0];
+        this.options.warn?.(
+          'DBMS_AI_AGENT.DESCRIBE_AGENT cannot be called by the agent-graph database user ' +
+            '(grant EXECUTE ON DBMS_AI_AGENT on Oracle AI Database 26ai); agent descriptions ' +
+            `and call contracts read as null: ${reason}`,
+        );
+      }
+    }
+    return this.run(withoutAgentDetails(statement.text), binds);
+  }
+
+  async columnsOf(views: readonly string[]): Promise<Map<string, Set<string>>> {
+    const columns = new Map<string, Set<string>>();
+    if (views.length === 0) return columns;
+    const { text, binds } = columnsStatement(views);
+    const precedence = new Map<string, number>();
+    for (const row of await this.run(text, binds)) {
+      const view = String(row.viewName);
+      const rank = Number(row.precedence);
+      const current = precedence.get(view);
+      if (current !== undefined && current < rank) continue;
+      if (current === undefined || current > rank) {
+        precedence.set(view, rank);
+        columns.set(view, new Set());
+      }
+      columns.get(view)?.add(String(row.columnName));
+    }
+    return columns;
+  }
+
+  async ping(): Promise<void> {
+    await this.run('SELECT 1 FROM DUAL', {});
+  }
+
+  /** Lets connections in use finish for up to `drainSeconds`, then closes them all. */
+  async close(drainSeconds = 0): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.close(drainSeconds);
+  }
+
+  poolStatistics(): PoolStatistics | null {
+    const statistics = this.pool.getStatistics();
+    if (statistics === null) return null;
+    return {
+      connectionsOpen: statistics.connectionsOpen,
+      connectionsInUse: statistics.connectionsInUse,
+      queueLength: statistics.currentQueueLength,
+      queueTimeouts: statistics.requestTimeouts,
+    };
+  }
+
+  /** Opens `count` connections (at least one) and checks that the database answers. */
+  async warmUp(count: number): Promise<void> {
+    const connections = await Promise.all(
+      Array.from({ length: Math.max(1, count) }, () => this.pool.getConnection()),
+    );
+    try {
+      const [first] = connections as [OracleConnection];
+      first.callTimeout = this.options.callTimeoutMs;
+      await first.execute('SELECT 1 FROM DUAL', {}, EXECUTE_OPTIONS);
+    } finally {
+      await Promise.all(connections.map((connection) => connection.close()));
+    }
+  }
+
+  private async run(sql: string, binds: Binds): Promise<Row[]> {
+    let connection: OracleConnection | undefined;
+    try {
+      connection = await this.pool.getConnection();
+      connection.callTimeout = this.options.callTimeoutMs;
+      const result = await connection.execute<Record<string, unknown>>(
+        sql,
+        binds as oracledb.BindParameters,
+        EXECUTE_OPTIONS,
+      );
+      return (result.rows ?? []).map(normalizeRow);
+    } catch (error) {
+      throw mapQueryError(error, sql);
+    } finally {
+      // A connection that broke mid-call is dropped by the pool; failing to hand it back
+      // adds nothing to the statement's own outcome.
+      await connection?.close().catch(() => undefined);
+    }
+  }
+}
+
+function adapt(pool: oracledb.Pool): OraclePool {
+  return {
+    getConnection: () => pool.getConnection(),
+    close: (drainSeconds) => pool.close(drainSeconds),
+    getStatistics: () => pool.getStatistics() as unknown as OraclePoolStatistics | null,
+  };
+}
+
+/**
+ * Creates the pool and proves the database answers within DB_CONNECT_TIMEOUT_MS, or fails with
+ * one operator-readable StartupError. Thin mode needs no Oracle Client libraries.
+ */
+export async function openOracleDriver(
+  config: OracleDatabaseConfig,
+  warn?: (message: string) => void,
+): Promise<OracleDriver> {
+  const target = { user: config.user, target: connectTarget(config.connectString) };
+  let pool: oracledb.Pool;
+  try {
+    pool = await oracledb.createPool(poolAttributes(config));
+  } catch (error) {
+    throw startupError(error, target);
+  }
+  const driver = new OracleDriver(adapt(pool), {
+    callTimeoutMs: config.callTimeoutMs,
+    ...(warn ? { warn } : {}),
+  });
+  const warmUp = driver.warmUp(config.poolMin);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new StartupError(
+            `no answer from Oracle at ${target.target} within ${config.connectTimeoutMs} ms (DB_CONNECT_TIMEOUT_MS)`,
+          ),
+        ),
+      config.connectTimeoutMs,
+    );
+  });
+  try {
+    await Promise.race([warmUp, deadline]);
+    return driver;
+  } catch (error) {
+    // The attempt that lost the race may still settle; it must not become an unhandled
+    // rejection, and closing must not wait for it.
+    warmUp.catch(() => undefined);
+    pool.close(0).catch(() => undefined);
+    throw error instanceof StartupError ? error : startupError(error, target);
+  } finally {
+    clearTimeout(timer);
+  }
+}

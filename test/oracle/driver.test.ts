@@ -1,0 +1,390 @@
+import oracledb from 'oracledb';
+import { afterAll, describe, expect, test, vi } from 'vitest';
+import type { Binds } from '../../src/db/driver.js';
+import {
+  columnsStatement,
+  fetchTypeHandler,
+  type OracleConnection,
+  OracleDriver,
+  type OraclePool,
+  type OraclePoolStatistics,
+  openOracleDriver,
+  wallClockAsUtc,
+  withAgentDetails,
+} from '../../src/db/oracle/driver.js';
+import { poolAttributes } from '../../src/db/oracle/options.js';
+import { AppError, StartupError } from '../../src/errors.js';
+import { Metrics } from '../../src/metrics.js';
+import { databaseError, njsError } from './oracledb-errors.js';
+import { closedPort, oracleTestConfig, silentListener } from './support.js';
+
+interface Call {
+  readonly sql: string;
+  readonly binds: oracledb.BindParameters;
+  readonly options: oracledb.ExecuteOptions;
+  readonly callTimeout: number | undefined;
+}
+
+/** A pool whose connections answer each execute with the next scripted result or error. */
+function fakePool(script: (Record<string, unknown>[] | Error)[]) {
+  const calls: Call[] = [];
+  const state = { released: 0, acquired: 0, closedWith: [] as number[] };
+  let statistics: OraclePoolStatistics | null = null;
+  const pool: OraclePool = {
+    async getConnection() {
+      state.acquired++;
+      const connection: OracleConnection = {
+        callTimeout: undefined,
+        async execute<T>(
+          sql: string,
+          binds: oracledb.BindParameters,
+          options: oracledb.ExecuteOptions,
+        ) {
+          calls.push({ sql, binds, options, callTimeout: connection.callTimeout });
+          const next = script.shift();
+          if (next === undefined) throw new Error('unscripted execute');
+          if (next instanceof Error) throw next;
+          return { rows: next } as oracledb.Result<T>;
+        },
+        async close() {
+          state.released++;
+        },
+      };
+      return connection;
+    },
+    async close(drainSeconds) {
+      state.closedWith.push(drainSeconds);
+    },
+    getStatistics: () => statistics,
+  };
+  return {
+    pool,
+    calls,
+    state,
+    setStatistics: (value: OraclePoolStatistics | null) => {
+      statistics = value;
+    },
+  };
+}
+
+const statement = { name: 'agents.page', text: 'SELECT AGENT_NAME FROM DBA_AI_AGENTS' };
+
+describe('OracleDriver over a pool', () => {
+  test('passes :name binds through unchanged, as objects, with the call timeout set', async () => {
+    const fake = fakePool([[]]);
+    const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1234 });
+    const binds: Binds = {
+      page_offset: 0,
+      page_limit: 20,
+      name0: 'A',
+      since: new Date(0),
+      x: null,
+    };
+    await driver.query(
+      {
+        name: 'x',
+        text: 'SELECT * FROM T WHERE A = :name0 OFFSET :page_offset ROWS FETCH NEXT :page_limit ROWS ONLY',
+      },
+      binds,
+    );
+    const [call] = fake.calls;
+    expect(call?.sql).toBe(
+      'SELECT * FROM T WHERE A = :name0 OFFSET :page_offset ROWS FETCH NEXT :page_limit ROWS ONLY',
+    );
+    expect(call?.binds).toBe(binds);
+    expect(call?.callTimeout).toBe(1234);
+    expect(call?.options.outFormat).toBe(oracledb.OUT_FORMAT_OBJECT);
+    expect(call?.options.fetchTypeHandler).toBe(fetchTypeHandler);
+    expect(fake.state.released).toBe(1);
+  });
+
+  test('normalises UPPER_CASE rows: camelCase keys, CLOB strings and Dates kept', async () => {
+    const created = new Date('2026-08-20T12:34:56Z');
+    const fake = fakePool([
+      [
+        {
+          AGENT_ID: 1001,
+          AGENT_NAME: 'ORDER_REQUEST_FLOW',
+          CREATE_TIME: created,
+          INPUTS: '[{"title":"order_id","type":"string"}]',
+          AGENT_EXECUTOR_TOTAL_TIME_EXEC: 1840,
+          M12: 7,
+          TOTAL_COUNT: 7,
+        },
+      ],
+    ]);
+    const rows = await new OracleDriver(fake.pool, { callTimeoutMs: 1 }).query(statement);
+    expect(rows).toEqual([
+      {
+        agentId: 1001,
+        agentName: 'ORDER_REQUEST_FLOW',
+        createTime: created,
+        inputs: '[{"title":"order_id","type":"string"}]',
+        agentExecutorTotalTimeExec: 1840,
+        m12: 7,
+        totalCount: 7,
+      },
+    ]);
+  });
+
+  test('queryWithAgentDetails wraps the statement in one round trip with an inline function', async () => {
+    const fake = fakePool([[{ AGENT_NAME: 'A', AGENT_DETAILS: '{"name":"A"}' }]]);
+    const rows = await new OracleDriver(fake.pool, { callTimeoutMs: 1 }).queryWithAgentDetails(
+      statement,
+      { page_offset: 0 },
+    );
+    expect(fake.calls).toHaveLength(1);
+    const sql = fake.calls[0]?.sql ?? '';
+    expect(sql).toBe(withAgentDetails(statement.text));
+    expect(sql).toMatch(/^WITH FUNCTION describe_agent_or_null\(p VARCHAR2\) RETURN CLOB IS /);
+    expect(sql).toContain(
+      'DBMS_AI_AGENT.DESCRIBE_AGENT(agent_name => p, agent_details => l); RETURN l; EXCEPTION WHEN OTHERS THEN RETURN NULL; END;',
+    );
+    expect(sql).toMatch(
+      /SELECT q\.\*, describe_agent_or_null\(q\.AGENT_NAME\) AS AGENT_DETAILS FROM \(SELECT AGENT_NAME FROM DBA_AI_AGENTS\) q$/,
+    );
+    // The inline PL/SQL adds no bind placeholders of its own.
+    expect(sql.replace(statement.text, '')).not.toMatch(/:[A-Za-z]/);
+    expect(rows).toEqual([{ agentName: 'A', agentDetails: '{"name":"A"}' }]);
+  });
+
+  test('without a callable DESCRIBE_AGENT (ORA-06550) it warns once and reads rows without details', async () => {
+    const compileError = databaseError(
+      "ORA-06550: line 1, column 93:\nPLS-00201: identifier 'DBMS_AI_AGENT.DESCRIBE_AGENT' must be declared",
+      93,
+    );
+    const fake = fakePool([compileError, [{ AGENT_NAME: 'A', AGENT_DETAILS: null }], []]);
+    const warn = vi.fn();
+    const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1, warn });
+    expect(await driver.queryWithAgentDetails(statement)).toEqual([
+      { agentName: 'A', agentDetails: null },
+    ]);
+    await driver.queryWithAgentDetails(statement);
+    expect(fake.calls.map((c) => c.sql.slice(0, 30))).toEqual([
+      'WITH FUNCTION describe_agent_o',
+      'SELECT q.*, NULL AS AGENT_DETA',
+      'SELECT q.*, NULL AS AGENT_DETA',
+    ]);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]?.[0]).toMatch(/grant EXECUTE ON DBMS_AI_AGENT.*PLS-00201/);
+    expect(fake.state.released).toBe(3);
+  });
+
+  test('concurrent statements that all hit ORA-06550 warn once', async () => {
+    const compileError = () => databaseError('ORA-06550: line 1, column 93:\nPLS-00904: x', 93);
+    const fake = fakePool([compileError(), compileError(), [], []]);
+    const warn = vi.fn();
+    const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1, warn });
+    await Promise.all([
+      driver.queryWithAgentDetails(statement),
+      driver.queryWithAgentDetails(statement),
+    ]);
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
+
+  test('driver errors are mapped where they happen, and the connection is released', async () => {
+    const sql = 'SELECT COUNT(*) AS N FROM V$AGENT_EXEC_STAT';
+    const fake = fakePool([databaseError('ORA-00942: table or view does not exist', 25)]);
+    const error = await new OracleDriver(fake.pool, { callTimeoutMs: 1 })
+      .query({ name: 'n', text: sql })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'FORBIDDEN' });
+    expect((error as Error).message).toMatch(/^V\$AGENT_EXEC_STAT is missing or not granted/);
+    expect(fake.state.released).toBe(1);
+  });
+
+  test('a pool queue timeout while acquiring is TIMEOUT', async () => {
+    const pool: OraclePool = {
+      getConnection: () => Promise.reject(njsError(40, 5000)),
+      close: async () => undefined,
+      getStatistics: () => null,
+    };
+    await expect(new OracleDriver(pool, { callTimeoutMs: 1 }).ping()).rejects.toMatchObject({
+      code: 'TIMEOUT',
+    });
+  });
+
+  test('columnsOf resolves names as the statements do: own schema first, else the public synonym', async () => {
+    const fake = fakePool([
+      [
+        { VIEW_NAME: 'DBA_AI_AGENTS', COLUMN_NAME: 'AGENT_NAME', PRECEDENCE: 2 },
+        { VIEW_NAME: 'DBA_AI_AGENTS', COLUMN_NAME: 'DESCRIPTION', PRECEDENCE: 2 },
+        { VIEW_NAME: 'V$AGENT_EXEC_STAT', COLUMN_NAME: 'CON_ID', PRECEDENCE: 2 },
+        { VIEW_NAME: 'V$AGENT_EXEC_STAT', COLUMN_NAME: 'INST_ID', PRECEDENCE: 1 },
+        {
+          VIEW_NAME: 'V$AGENT_EXEC_STAT',
+          COLUMN_NAME: 'AGENT_EXECUTOR_INPUT_TOKENS',
+          PRECEDENCE: 1,
+        },
+        { VIEW_NAME: 'V$AGENT_EXEC_STAT', COLUMN_NAME: 'AGENT_ID', PRECEDENCE: 2 },
+      ],
+    ]);
+    const columns = await new OracleDriver(fake.pool, { callTimeoutMs: 1 }).columnsOf([
+      'DBA_AI_AGENTS',
+      'V$AGENT_EXEC_STAT',
+      'GV$AGENT_EXEC_STAT',
+    ]);
+    expect(columns).toEqual(
+      new Map([
+        ['DBA_AI_AGENTS', new Set(['AGENT_NAME', 'DESCRIPTION'])],
+        ['V$AGENT_EXEC_STAT', new Set(['INST_ID', 'AGENT_EXECUTOR_INPUT_TOKENS'])],
+      ]),
+    );
+    const [call] = fake.calls;
+    // IN lists are padded to a few sizes (repeating the last name) for the statement cache.
+    expect(call?.binds).toEqual({
+      view0: 'DBA_AI_AGENTS',
+      view1: 'V$AGENT_EXEC_STAT',
+      view2: 'GV$AGENT_EXEC_STAT',
+      view3: 'GV$AGENT_EXEC_STAT',
+    });
+    expect(call?.sql).toBe(
+      columnsStatement(['DBA_AI_AGENTS', 'V$AGENT_EXEC_STAT', 'GV$AGENT_EXEC_STAT']).text,
+    );
+    expect(call?.sql).toContain(
+      'FROM USER_TAB_COLUMNS c WHERE c.TABLE_NAME IN (:view0, :view1, :view2, :view3)',
+    );
+    expect(call?.sql).toContain(
+      "WHERE s.OWNER = 'PUBLIC' AND s.SYNONYM_NAME IN (:view0, :view1, :view2)",
+    );
+  });
+
+  test('ping is SELECT 1 FROM DUAL; close drains once; statistics are mapped', async () => {
+    const fake = fakePool([[{ 1: 1 }]]);
+    const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1 });
+    await driver.ping();
+    expect(fake.calls[0]?.sql).toBe('SELECT 1 FROM DUAL');
+    expect(driver.poolStatistics()).toBeNull();
+    fake.setStatistics({
+      connectionsOpen: 3,
+      connectionsInUse: 2,
+      currentQueueLength: 1,
+      requestTimeouts: 4,
+    });
+    expect(driver.poolStatistics()).toEqual({
+      connectionsOpen: 3,
+      connectionsInUse: 2,
+      queueLength: 1,
+      queueTimeouts: 4,
+    });
+    await driver.close(5);
+    await driver.close(5);
+    expect(fake.state.closedWith).toEqual([5]);
+  });
+});
+
+describe('fetching', () => {
+  const meta = (dbType: unknown) => ({ dbType }) as oracledb.Metadata<unknown>;
+
+  test('CLOB and NCLOB columns are fetched as strings', () => {
+    expect(fetchTypeHandler(meta(oracledb.DB_TYPE_CLOB))).toEqual({ type: oracledb.STRING });
+    expect(fetchTypeHandler(meta(oracledb.DB_TYPE_NCLOB))).toEqual({ type: oracledb.STRING });
+  });
+
+  test('zone-less DATE and TIMESTAMP wall clocks are read as UTC', () => {
+    for (const dbType of [oracledb.DB_TYPE_DATE, oracledb.DB_TYPE_TIMESTAMP]) {
+      const convert = fetchTypeHandler(meta(dbType))?.converter;
+      // What the Thin driver hands over: the wall clock 2026-08-20 12:34:56 in local time.
+      expect(convert?.(new Date(2026, 7, 20, 12, 34, 56, 789))).toEqual(
+        new Date('2026-08-20T12:34:56.789Z'),
+      );
+      expect(convert?.(null)).toBeNull();
+    }
+    expect(wallClockAsUtc(new Date(2026, 0, 1))).toEqual(new Date('2026-01-01T00:00:00Z'));
+  });
+
+  test('other types, zoned timestamps included, are left to the driver', () => {
+    for (const dbType of [
+      oracledb.DB_TYPE_VARCHAR,
+      oracledb.DB_TYPE_NUMBER,
+      oracledb.DB_TYPE_TIMESTAMP_TZ,
+      oracledb.DB_TYPE_TIMESTAMP_LTZ,
+      oracledb.DB_TYPE_JSON,
+    ]) {
+      expect(fetchTypeHandler(meta(dbType))).toBeUndefined();
+    }
+  });
+});
+
+describe('against loopback ports (real node-oracledb connection attempts)', () => {
+  const listeners: { close(): Promise<void> }[] = [];
+  afterAll(async () => {
+    await Promise.all(listeners.map((l) => l.close()));
+  });
+
+  test('a refused connection is UPSTREAM_UNAVAILABLE with the NJS-503 as cause', async () => {
+    const config = oracleTestConfig({
+      ORACLE_CONNECT_STRING: `127.0.0.1:${await closedPort()}/none`,
+    });
+    const pool = await oracledb.createPool(poolAttributes(config));
+    const driver = new OracleDriver(pool as unknown as OraclePool, { callTimeoutMs: 1000 });
+    const error = await driver.ping().catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      message: 'the database is unavailable',
+    });
+    expect((error as AppError).cause).toMatchObject({ code: 'NJS-503' });
+    await driver.close();
+  });
+
+  test('a silent database: waits end with NJS-040 → TIMEOUT, counted by the pool metrics', async () => {
+    const silent = await silentListener();
+    listeners.push(silent);
+    const config = oracleTestConfig({
+      ORACLE_CONNECT_STRING: `127.0.0.1:${silent.port}/none`,
+      DB_POOL_MAX: '1',
+      DB_QUEUE_TIMEOUT_MS: '200',
+      // Closing waits for the connect still in progress.
+      DB_CONNECT_TIMEOUT_MS: '1000',
+    });
+    const pool = await oracledb.createPool(poolAttributes(config));
+    const driver = new OracleDriver(pool as unknown as OraclePool, { callTimeoutMs: 1000 });
+    const metrics = new Metrics();
+    metrics.observeDatabasePool(() => driver.poolStatistics());
+
+    // node-oracledb bounds both the wait for the connection being opened and the wait in the
+    // queue behind it by queueTimeout.
+    const errors = await Promise.all([driver.ping(), driver.ping()].map((p) => p.catch((e) => e)));
+    for (const error of errors) {
+      expect(error).toMatchObject({ code: 'TIMEOUT' });
+      expect((error as AppError).cause).toMatchObject({ code: 'NJS-040' });
+    }
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('agentgraph_db_pool_connections{state="open"} 0');
+    expect(text).toContain('agentgraph_db_pool_connections{state="in_use"} 0');
+    expect(text).toContain('agentgraph_db_pool_queue_length 0');
+    expect(text).toContain('agentgraph_db_pool_queue_timeouts_total 2');
+    await driver.close();
+  });
+
+  test('openOracleDriver fails a refused connection at once with a StartupError', async () => {
+    const started = Date.now();
+    const config = oracleTestConfig({
+      ORACLE_CONNECT_STRING: `127.0.0.1:${await closedPort()}/none`,
+    });
+    const error = await openOracleDriver(config).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StartupError);
+    expect((error as Error).message).toMatch(
+      /^cannot connect to Oracle at 127\.0\.0\.1:\d+\/none: NJS-503: .*ECONNREFUSED/,
+    );
+    expect(Date.now() - started).toBeLessThan(config.connectTimeoutMs);
+  });
+
+  test('openOracleDriver gives up on a silent database at DB_CONNECT_TIMEOUT_MS', async () => {
+    const silent = await silentListener();
+    listeners.push(silent);
+    const config = oracleTestConfig({
+      ORACLE_CONNECT_STRING: `127.0.0.1:${silent.port}/none`,
+      DB_CONNECT_TIMEOUT_MS: '800',
+    });
+    const started = Date.now();
+    const error = await openOracleDriver(config).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StartupError);
+    expect((error as Error).message).toBe(
+      `no answer from Oracle at 127.0.0.1:${silent.port}/none within 800 ms (DB_CONNECT_TIMEOUT_MS)`,
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(750);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});

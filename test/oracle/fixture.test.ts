@@ -1,0 +1,30 @@
+import { readFile } from 'node:fs/promises';
+import { expect, test } from 'vitest';
+import { fixtureStatements, generateFixture } from './fixture.js';
+
+const checkedIn = () => readFile(new URL('./fixture.sql', import.meta.url), 'utf8');
+
+test('fixture.sql is what src/db/embedded generates (run `npm run -s oracle:fixture > test/oracle/fixture.sql`)', async () => {
+  expect((await generateFixture()) === (await checkedIn())).toBe(true);
+});
+
+test('the loader splits fixture.sql into the statements SQL*Plus would run', async () => {
+  const statements = fixtureStatements(await checkedIn());
+  expect(statements[0]).toMatch(
+    /^BEGIN\n {2}FOR o IN \(SELECT OBJECT_NAME, OBJECT_TYPE FROM USER_OBJECTS/,
+  );
+  expect(statements.at(-1)).toBe('COMMIT');
+  const kinds = statements.map(
+    (s) => /^(CREATE OR REPLACE PACKAGE|CREATE TABLE|CREATE VIEW|BEGIN|COMMIT)/.exec(s)?.[1],
+  );
+  expect(kinds.filter((k) => k === 'CREATE TABLE')).toHaveLength(11);
+  expect(kinds.filter((k) => k === 'CREATE VIEW')).toHaveLength(12);
+  expect(kinds.filter((k) => k === 'CREATE OR REPLACE PACKAGE')).toHaveLength(2);
+  expect(kinds).not.toContain(undefined);
+  for (const statement of statements) {
+    // SQL ends without a semicolon (Oracle rejects one); PL/SQL ends with END;
+    if (/^(BEGIN|CREATE OR REPLACE PACKAGE)/.test(statement)) expect(statement).toMatch(/END;$/);
+    else expect(statement).not.toMatch(/;$/);
+    expect(statement).not.toMatch(/^(--|SET )/m);
+  }
+});

@@ -1,0 +1,92 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, test } from 'vitest';
+import { closedPort, silentListener } from './support.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Exit {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly ms: number;
+}
+
+/** `npm start` without npm: tsx on src/main.ts, with only the given database settings. */
+function start(env: Record<string, string>): Promise<Exit> {
+  const started = Date.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+  });
+  // A server that did start would run until stopped; the test then fails on the exit code.
+  const guard = setTimeout(() => child.kill('SIGKILL'), 25_000);
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      clearTimeout(guard);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+describe('start-up against an Oracle that cannot be used', () => {
+  const listeners: { close(): Promise<void> }[] = [];
+  afterAll(async () => {
+    await Promise.all(listeners.map((l) => l.close()));
+  });
+
+  test('a closed port: exit 1 with one readable line, before the connect timeout', async () => {
+    const port = await closedPort();
+    const result = await start({
+      ORACLE_CONNECT_STRING: `127.0.0.1:${port}/none`,
+      ORACLE_USER: 'x',
+      ORACLE_PASSWORD: 'y',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(
+      new RegExp(
+        `^agent-graph: cannot connect to Oracle at 127\\.0\\.0\\.1:${port}/none: NJS-503: .*ECONNREFUSED`,
+      ),
+    );
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(result.stderr).not.toContain('password');
+    expect(result.stdout).toBe('');
+    // Default DB_CONNECT_TIMEOUT_MS is 10 s; a refused connection must not wait for it.
+    expect(result.ms).toBeLessThan(10_000);
+  });
+
+  test('a database that never answers: exit 1 at DB_CONNECT_TIMEOUT_MS, not a hang', async () => {
+    const silent = await silentListener();
+    listeners.push(silent);
+    const result = await start({
+      ORACLE_CONNECT_STRING: `127.0.0.1:${silent.port}/none`,
+      ORACLE_USER: 'x',
+      ORACLE_PASSWORD: 'y',
+      DB_CONNECT_TIMEOUT_MS: '1500',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `agent-graph: no answer from Oracle at 127.0.0.1:${silent.port}/none within 1500 ms (DB_CONNECT_TIMEOUT_MS)`,
+    );
+    expect(result.ms).toBeGreaterThanOrEqual(1500);
+  });
+
+  test('missing credentials are a configuration error, listed together', async () => {
+    const result = await start({ ORACLE_CONNECT_STRING: '127.0.0.1:1/none' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('ORACLE_USER is required when ORACLE_CONNECT_STRING is set');
+    expect(result.stderr).toContain(
+      'ORACLE_PASSWORD is required when ORACLE_CONNECT_STRING is set',
+    );
+  });
+});

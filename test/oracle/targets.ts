@@ -1,0 +1,82 @@
+import { readFile } from 'node:fs/promises';
+import oracledb from 'oracledb';
+import { loadConfig } from '../../src/config.js';
+import type { Driver } from '../../src/db/driver.js';
+import { openEmbeddedDatabase } from '../../src/db/embedded/database.js';
+import { openOracleDriver } from '../../src/db/oracle/driver.js';
+import { poolAttributes } from '../../src/db/oracle/options.js';
+import { FIXTURE_SESSION_USER, fixtureStatements } from './fixture.js';
+import { oracleTestConfig } from './support.js';
+
+/** A database the contract suite runs against, holding the demo data. */
+export interface Target {
+  readonly name: string;
+  /** Why the target is skipped, or undefined when it runs. */
+  readonly skipReason: string | undefined;
+  /** The owner that USER_ views show (the embedded session user; the fixture's stand-in). */
+  readonly sessionUser: string;
+  open(): Promise<{ driver: Driver; close(): Promise<void> }>;
+}
+
+const embedded: Target = {
+  name: 'embedded',
+  skipReason: undefined,
+  sessionUser: FIXTURE_SESSION_USER,
+  async open() {
+    const config = loadConfig({ EMBEDDED_SESSION_USER: FIXTURE_SESSION_USER });
+    if (config.database.kind !== 'embedded') throw new Error('expected the embedded config');
+    const database = await openEmbeddedDatabase(config.database);
+    return { driver: database.driver, close: () => database.driver.close() };
+  },
+};
+
+const env = process.env;
+
+/**
+ * A real Oracle test schema, opt-in: ORACLE_TEST_CONNECT_STRING, ORACLE_TEST_USER and
+ * ORACLE_TEST_PASSWORD (plus ORACLE_TEST_CONFIG_DIR, ORACLE_TEST_WALLET_LOCATION and
+ * ORACLE_TEST_WALLET_PASSWORD for a wallet). Opening (re)loads test/oracle/fixture.sql there.
+ */
+const oracle: Target = {
+  name: 'oracle',
+  skipReason: env.ORACLE_TEST_CONNECT_STRING
+    ? undefined
+    : 'set ORACLE_TEST_CONNECT_STRING, ORACLE_TEST_USER and ORACLE_TEST_PASSWORD to run it',
+  sessionUser: FIXTURE_SESSION_USER,
+  async open() {
+    const config = oracleTestConfig({
+      ORACLE_CONNECT_STRING: env.ORACLE_TEST_CONNECT_STRING,
+      ORACLE_USER: env.ORACLE_TEST_USER,
+      ORACLE_PASSWORD: env.ORACLE_TEST_PASSWORD,
+      ORACLE_CONFIG_DIR: env.ORACLE_TEST_CONFIG_DIR,
+      ORACLE_WALLET_LOCATION: env.ORACLE_TEST_WALLET_LOCATION,
+      ORACLE_WALLET_PASSWORD: env.ORACLE_TEST_WALLET_PASSWORD,
+      DB_CONNECT_TIMEOUT_MS: '30000',
+      DB_CALL_TIMEOUT_MS: '60000',
+    });
+    await loadFixture(poolAttributes(config));
+    const driver = await openOracleDriver(config);
+    return { driver, close: () => driver.close() };
+  },
+};
+
+export const TARGETS: readonly Target[] = [embedded, oracle];
+
+/** One connection for the whole script, so that its final COMMIT covers every insert. */
+async function loadFixture(attributes: oracledb.PoolAttributes): Promise<void> {
+  const { user, password, connectString, configDir, walletLocation, walletPassword } = attributes;
+  const connection = await oracledb.getConnection({
+    user,
+    password,
+    connectString,
+    ...(configDir ? { configDir } : {}),
+    ...(walletLocation ? { walletLocation } : {}),
+    ...(walletPassword ? { walletPassword } : {}),
+  });
+  try {
+    const sql = await readFile(new URL('./fixture.sql', import.meta.url), 'utf8');
+    for (const statement of fixtureStatements(sql)) await connection.execute(statement);
+  } finally {
+    await connection.close();
+  }
+}
