@@ -246,7 +246,7 @@ describe('OracleDriver over a pool', () => {
       'FROM USER_TAB_COLUMNS c WHERE c.TABLE_NAME IN (:view0, :view1, :view2, :view3)',
     );
     expect(call?.sql).toContain(
-      "WHERE s.OWNER = 'PUBLIC' AND s.SYNONYM_NAME IN (:view0, :view1, :view2)",
+      "WHERE s.OWNER = 'PUBLIC' AND s.SYNONYM_NAME IN (:view0, :view1, :view2, :view3)",
     );
   });
 
