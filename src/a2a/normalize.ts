@@ -289,7 +289,7 @@ export function parseAgentCard(body: string, source: string): AgentCard {
   } catch (error) {
     throw new AppError(
       'UPSTREAM_UNAVAILABLE',
-      `The A2A server sent an ${source} that is not valid JSON (${(error as Error).message})`,
+      `The ${source} from the A2A server is not valid JSON (${(error as Error).message})`,
     );
   }
   return normalizeAgentCard(raw, source);
@@ -299,7 +299,7 @@ export function normalizeAgentCard(raw: unknown, source: string): AgentCard {
   if (!isObject(raw)) {
     throw new AppError(
       'UPSTREAM_UNAVAILABLE',
-      `The A2A server sent an ${source} that is not a JSON object`,
+      `The ${source} from the A2A server is not a JSON object`,
     );
   }
   const legacy = isLegacyAgentCard(raw);
@@ -308,7 +308,7 @@ export function normalizeAgentCard(raw: unknown, source: string): AgentCard {
   if (problems.length > 0) {
     throw new AppError(
       'UPSTREAM_UNAVAILABLE',
-      `The A2A server sent an invalid ${source} (${shape} shape): ${problems.join('; ')}`,
+      `The ${source} from the A2A server is invalid (${shape} shape): ${problems.join('; ')}`,
     );
   }
   let core: SdkAgentCard;
@@ -317,7 +317,7 @@ export function normalizeAgentCard(raw: unknown, source: string): AgentCard {
   } catch (error) {
     throw new AppError(
       'UPSTREAM_UNAVAILABLE',
-      `The A2A server sent an invalid ${source} (${shape} shape): ${(error as Error).message}`,
+      `The ${source} from the A2A server is invalid (${shape} shape): ${(error as Error).message}`,
     );
   }
   return fromSdk(core, raw);

@@ -184,14 +184,14 @@ describe('broken cards are UPSTREAM_UNAVAILABLE, saying what is wrong', () => {
     const error = failure(() => parseAgentCard('{"name": "T", ', SOURCE));
     expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(error.message).toMatch(
-      /^The A2A server sent an agent card of team "T" that is not valid JSON \(.+\)$/,
+      /^The agent card of team "T" from the A2A server is not valid JSON \(.+\)$/,
     );
   });
 
   test('JSON that is not an object', () => {
     const error = failure(() => parseAgentCard('[1, 2]', SOURCE));
     expect(error.message).toBe(
-      'The A2A server sent an agent card of team "T" that is not a JSON object',
+      'The agent card of team "T" from the A2A server is not a JSON object',
     );
   });
 
@@ -207,7 +207,7 @@ describe('broken cards are UPSTREAM_UNAVAILABLE, saying what is wrong', () => {
     const error = failure(() => normalizeAgentCard(broken, SOURCE));
     expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(error.message).toBe(
-      'The A2A server sent an invalid agent card of team "T" (A2A 1.0 shape): version is missing; ' +
+      'The agent card of team "T" from the A2A server is invalid (A2A 1.0 shape): version is missing; ' +
         'defaultOutputModes must be an array of strings; skills[0].name must be a string; skills[0].tags must be an array of strings',
     );
   });
@@ -219,21 +219,21 @@ describe('broken cards are UPSTREAM_UNAVAILABLE, saying what is wrong', () => {
       supportedInterfaces: [],
     };
     expect(failure(() => normalizeAgentCard(json, SOURCE)).message).toBe(
-      'The A2A server sent an invalid agent card of team "T" (A2A 1.0 shape): name is empty; supportedInterfaces is empty',
+      'The agent card of team "T" from the A2A server is invalid (A2A 1.0 shape): name is empty; supportedInterfaces is empty',
     );
   });
 
   test('a 0.3 card lists its own required fields', () => {
     const { capabilities: _, skills: __, ...card } = v03Card('T');
     expect(failure(() => normalizeAgentCard(card, SOURCE)).message).toBe(
-      'The A2A server sent an invalid agent card of team "T" (A2A 0.3 shape): capabilities is missing; skills is missing',
+      'The agent card of team "T" from the A2A server is invalid (A2A 0.3 shape): capabilities is missing; skills is missing',
     );
   });
 
   test('a 0.3 card the SDK cannot translate passes on the SDK’s reason', () => {
     const card = { ...v03Card('T'), securitySchemes: { x: { type: 'kerberos' } } };
     expect(failure(() => normalizeAgentCard(card, SOURCE)).message).toBe(
-      'The A2A server sent an invalid agent card of team "T" (A2A 0.3 shape): Unsupported v0.3 security scheme type: kerberos',
+      'The agent card of team "T" from the A2A server is invalid (A2A 0.3 shape): Unsupported v0.3 security scheme type: kerberos',
     );
   });
 });
