@@ -1,9 +1,12 @@
+import type { A2ACards } from './a2a/client.js';
 import type { AgentRepository } from './repositories/agents.js';
 import type { ExecStatRepository } from './repositories/exec-stats.js';
 
 export interface Repositories {
   readonly agents: AgentRepository;
   readonly execStats: ExecStatRepository;
+  /** A2A agent list and cards, through the cross-request cache. */
+  readonly a2a: A2ACards;
 }
 
 /**

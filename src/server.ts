@@ -5,12 +5,15 @@ import {
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
+import type { A2AStandin } from './a2a/standin.js';
+import { startA2A } from './a2a/start.js';
 import type { Config } from './config.js';
 import type { Repositories } from './context.js';
 import { discoverCatalog, missingViews } from './db/catalog.js';
 import { countStatements, type Driver } from './db/driver.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
 import { Metrics } from './metrics.js';
+import { A2ACatalogRepository } from './repositories/a2a-catalog.js';
 import { AgentRepository } from './repositories/agents.js';
 import { ExecStatRepository } from './repositories/exec-stats.js';
 import { schema } from './schema/index.js';
@@ -23,6 +26,8 @@ export interface AgentGraphServer {
   readonly database: OpenDatabase;
   /** The driver every repository uses, counted by agentgraph_db_statements_total. */
   readonly driver: Driver;
+  /** The embedded A2A stand-in, when A2A_BASE_URL is unset in embedded mode. */
+  readonly a2aStandin: A2AStandin | undefined;
   /** Listens on config.host:config.port (0 picks a free port); resolves to the base URL. */
   start(): Promise<string>;
   /** Stops accepting, lets in-flight requests finish (up to drainMs), then closes the database. */
@@ -42,9 +47,12 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
       `view ${view.name} is missing or not granted; fields that need it will fail`,
     );
   }
+  const a2aCatalog = new A2ACatalogRepository(driver, catalog);
+  const a2a = await startA2A(config, { logger, metrics, loadCatalog: () => a2aCatalog.load() });
   const repositories: Repositories = {
     agents: new AgentRepository(driver, catalog),
     execStats: new ExecStatRepository(driver, catalog),
+    a2a: a2a.cards,
   };
   const yoga = createAgentGraphYoga({ schema, repositories, logger, metrics });
 
@@ -84,6 +92,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     yoga,
     database,
     driver,
+    a2aStandin: a2a.standin,
     start: () =>
       new Promise((resolve, reject) => {
         http.once('error', reject);
@@ -102,6 +111,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
         }, drainMs);
         await closed;
         clearTimeout(timer);
+        await a2a.stop();
         await database.driver.close();
       })();
       return stopping;

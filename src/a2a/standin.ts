@@ -16,7 +16,7 @@ export interface A2ACatalog {
 }
 
 export interface A2AStandinOptions {
-  /** Read on every request, so cards follow the catalog as it changes. */
+  /** Read for every request (simultaneous ones share a read), so cards follow the catalog. */
   loadCatalog(): Promise<A2ACatalog>;
   /** The username and password the token endpoint accepts. */
   readonly credentials: { readonly username: string; readonly password: string };
@@ -113,6 +113,14 @@ export async function startA2AStandin(options: A2AStandinOptions): Promise<A2ASt
   const staticTokens = new Set(options.staticTokens ?? []);
   let requestCount = 0;
   let origin = '';
+  // A dashboard asks for many cards at once: those requests share one catalog read.
+  let catalogRead: Promise<A2ACatalog> | undefined;
+  const loadCatalog = () => {
+    catalogRead ??= options.loadCatalog().finally(() => {
+      catalogRead = undefined;
+    });
+    return catalogRead;
+  };
 
   const basePath = a2aBasePath(ocid);
   const agentsPath = `${basePath}/agents/`;
@@ -146,7 +154,7 @@ export async function startA2AStandin(options: A2AStandinOptions): Promise<A2ASt
       res.setHeader('www-authenticate', 'Bearer realm="a2a"');
       return json(res, 401, { error: 'unauthorized' });
     }
-    const catalog = await options.loadCatalog();
+    const catalog = await loadCatalog();
     const teamUrl = (name: string) => `${origin}${agentsPath}${encodeURIComponent(name)}`;
     if (isList) {
       const listing = catalog.teams.map((team) => ({

@@ -3,5 +3,6 @@ import { builder } from '../builder.js';
 import './scalars.js';
 import './agent.js';
 import './exec-stat.js';
+import './agent-card.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -40,7 +40,7 @@ function client(options: Partial<A2AClientOptions> = {}) {
   const instance = new A2AClient({
     baseUrl: server.baseUrl,
     credentials: { username: USERNAME, password: PASSWORD, tokenUrl: server.tokenUrl },
-    timeoutMs: 500,
+    timeoutMs: 2_000,
     cacheTtlMs: 60_000,
     retries: 2,
     retryDelayMs: 10,
@@ -251,14 +251,14 @@ describe('failures', () => {
   });
 
   test('a slow answer is TIMEOUT after A2A_TIMEOUT_MS, and not retried', async () => {
-    const { a2a, outcomes } = client({ timeoutMs: 200 });
+    const { a2a, outcomes } = client({ timeoutMs: 400 });
     await a2a.listAgents();
     const started = performance.now();
     const error = await failure(a2a.card('SLOW_TEAM'));
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(error.code).toBe('TIMEOUT');
     expect(error.message).toBe(
-      'The A2A server did not answer within 200 ms for the agent card of team "SLOW_TEAM"',
+      'The A2A server did not answer within 400 ms for the agent card of team "SLOW_TEAM"',
     );
     expect(server.cardRequests('SLOW_TEAM')).toHaveLength(1);
     expect(outcomes).toEqual(['token_ok', 'ok', 'timeout']);
