@@ -16,8 +16,9 @@ export interface A2ACatalog {
 }
 
 export interface A2AStandinOptions {
-  /** Read for every request (simultaneous ones share a read), so cards follow the catalog. */
   loadCatalog(): Promise<A2ACatalog>;
+  /** How long one catalog read serves later requests (default 1000 ms; 0: read per request). */
+  readonly catalogReuseMs?: number;
   /** The username and password the token endpoint accepts. */
   readonly credentials: { readonly username: string; readonly password: string };
   /** Tokens accepted without being issued here (A2A_TOKEN). */
@@ -113,13 +114,20 @@ export async function startA2AStandin(options: A2AStandinOptions): Promise<A2ASt
   const staticTokens = new Set(options.staticTokens ?? []);
   let requestCount = 0;
   let origin = '';
-  // A dashboard asks for many cards at once: those requests share one catalog read.
-  let catalogRead: Promise<A2ACatalog> | undefined;
+  // A dashboard asks for many cards at once. In embedded mode the database runs on this
+  // thread, so those requests arrive one after another rather than together: a read made
+  // within the last catalogReuseMs serves them all.
+  const reuseMs = options.catalogReuseMs ?? 1000;
+  let catalogRead: { readonly at: number; readonly catalog: Promise<A2ACatalog> } | undefined;
   const loadCatalog = () => {
-    catalogRead ??= options.loadCatalog().finally(() => {
-      catalogRead = undefined;
-    });
-    return catalogRead;
+    if (!catalogRead || performance.now() - catalogRead.at > reuseMs) {
+      const read = { at: performance.now(), catalog: options.loadCatalog() };
+      read.catalog.catch(() => {
+        if (catalogRead === read) catalogRead = undefined;
+      });
+      catalogRead = read;
+    }
+    return catalogRead.catalog;
   };
 
   const basePath = a2aBasePath(ocid);

@@ -173,3 +173,46 @@ describe('the embedded A2A stand-in', () => {
     expect(catalogReads).toBe(reads);
   });
 });
+
+describe('catalog reads', () => {
+  async function countingStandin(catalogReuseMs: number | undefined, fail = false) {
+    const reads = { count: 0 };
+    const instance = await startA2AStandin({
+      loadCatalog: async () => {
+        reads.count++;
+        if (fail && reads.count === 1) throw new Error('database down');
+        return CATALOG;
+      },
+      credentials: CREDENTIALS,
+      staticTokens: ['t'],
+      catalogReuseMs,
+    });
+    const list = async () =>
+      (await fetch(`${instance.baseUrl}/agents/`, { headers: { authorization: 'Bearer t' } }))
+        .status;
+    return { instance, reads, list };
+  }
+
+  test('requests within a second share one read', async () => {
+    const { instance, reads, list } = await countingStandin(undefined);
+    expect([await list(), await list(), await list()]).toEqual([200, 200, 200]);
+    expect(reads.count).toBe(1);
+    await instance.stop();
+  });
+
+  test('catalogReuseMs 0: a read per request', async () => {
+    const { instance, reads, list } = await countingStandin(0);
+    await list();
+    await list();
+    expect(reads.count).toBe(2);
+    await instance.stop();
+  });
+
+  test('a failed read is a 500 and is not reused', async () => {
+    const { instance, reads, list } = await countingStandin(undefined, true);
+    expect(await list()).toBe(500);
+    expect(await list()).toBe(200);
+    expect(reads.count).toBe(2);
+    await instance.stop();
+  });
+});
