@@ -7,6 +7,7 @@ import type {
   AgentCardSkill,
 } from '../a2a/normalize.js';
 import { builder } from '../builder.js';
+import { badUserInput } from '../errors.js';
 
 /** A card with the team it was fetched for, so that fields below it can reach the catalog. */
 export interface TeamAgentCard extends AgentCard {
@@ -214,7 +215,10 @@ builder.queryFields((t) => ({
     description:
       'The A2A agent card of a Select AI agent team. Errors: NOT_FOUND (the A2A server does not publish the team), UNAUTHENTICATED, TIMEOUT, UPSTREAM_UNAVAILABLE (unreachable, or an invalid card).',
     args: { teamName: t.arg.string({ required: true }) },
-    resolve: (_root, { teamName }) => teamName,
+    resolve: (_root, { teamName }) => {
+      if (teamName.trim() === '') throw badUserInput('teamName must not be empty');
+      return teamName;
+    },
   }),
   a2aAgents: t.field({
     type: [A2AAgentListingRef],

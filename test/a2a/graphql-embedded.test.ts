@@ -126,6 +126,13 @@ describe('A2A cards in embedded mode (the stand-in, no configuration)', () => {
     ]);
   });
 
+  test('an empty team name is BAD_USER_INPUT, without asking the A2A server', async () => {
+    const before = standinRequests();
+    const { errors } = await t.gql('{ agentCard(teamName: " ") { name } }');
+    expect(errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(standinRequests()).toBe(before);
+  });
+
   test('a 20-team dashboard: 20 card requests cold, none warm', async () => {
     const listing = await t.gql<{ a2aAgents: { name: string }[] }>('{ a2aAgents { name } }');
     const names = (listing.data?.a2aAgents ?? [])
