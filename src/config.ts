@@ -1,3 +1,5 @@
+import { deriveTokenUrl } from './a2a/paths.js';
+
 /**
  * Turns the process environment into one frozen, typed configuration. Every problem is
  * collected and reported together, so a misconfigured deployment is fixed in one pass.
@@ -52,12 +54,33 @@ export interface AuthConfig {
   readonly statsPublic: boolean;
 }
 
+export interface A2AConfig {
+  /**
+   * The `…/adb/a2a/v1/databases/{ocid}` prefix. Unset: the embedded stand-in in embedded mode;
+   * with Oracle, A2A fields then fail with UPSTREAM_UNAVAILABLE.
+   */
+  readonly baseUrl: string | undefined;
+  readonly token: string | undefined;
+  readonly username: string | undefined;
+  readonly password: string | undefined;
+  /** Overrides the token URL derived from baseUrl. */
+  readonly tokenUrl: string | undefined;
+  readonly timeoutMs: number;
+  /** Upper bound on how long a card stays fresh; 0 turns the cross-request cache off. */
+  readonly cacheTtlMs: number;
+  /** Extra attempts after a 5xx or network error. */
+  readonly retries: number;
+  /** Port of the embedded stand-in (0 picks a free one); it listens on 127.0.0.1 only. */
+  readonly standinPort: number;
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
   readonly logLevel: LogLevel;
   readonly database: DatabaseConfig;
   readonly auth: AuthConfig;
+  readonly a2a: A2AConfig;
   readonly live: {
     readonly pollIntervalMs: number;
     readonly redisUrl: string | undefined;
@@ -131,16 +154,21 @@ class EnvReader {
     return fallback;
   }
 
-  url(name: string): string | undefined {
+  url(name: string, protocols?: readonly string[]): string | undefined {
     const raw = this.string(name);
     if (raw === undefined) return undefined;
+    let url: URL;
     try {
-      new URL(raw);
-      return raw;
+      url = new URL(raw);
     } catch {
       this.problems.push(`${name} must be an absolute URL (got "${raw}")`);
       return undefined;
     }
+    if (protocols && !protocols.includes(url.protocol)) {
+      this.problems.push(`${name} must be a ${protocols.join(' or ')} URL (got "${raw}")`);
+      return undefined;
+    }
+    return raw;
   }
 }
 
@@ -212,6 +240,35 @@ function readAuth(env: EnvReader, host: string): AuthConfig {
   };
 }
 
+function readA2A(env: EnvReader): A2AConfig {
+  const http = ['http:', 'https:'];
+  const baseUrl = env.url('A2A_BASE_URL', http);
+  const username = env.string('A2A_USERNAME');
+  const password = env.string('A2A_PASSWORD');
+  const tokenUrl = env.url('A2A_TOKEN_URL', http);
+  if ((username === undefined) !== (password === undefined)) {
+    env.problems.push('A2A_USERNAME and A2A_PASSWORD must be set together');
+  }
+  if (baseUrl !== undefined && username !== undefined && tokenUrl === undefined) {
+    if (deriveTokenUrl(baseUrl) === null) {
+      env.problems.push(
+        'A2A_TOKEN_URL is required when A2A_BASE_URL does not end in /adb/a2a/v1/databases/{ocid}',
+      );
+    }
+  }
+  return {
+    baseUrl,
+    token: env.string('A2A_TOKEN'),
+    username,
+    password,
+    tokenUrl,
+    timeoutMs: env.integer('A2A_TIMEOUT_MS', 3000, 1, 600_000),
+    cacheTtlMs: env.integer('A2A_CACHE_TTL_MS', 60_000, 0, 86_400_000),
+    retries: env.integer('A2A_RETRIES', 2, 0, 10),
+    standinPort: env.integer('A2A_STANDIN_PORT', 0, 0, 65_535),
+  };
+}
+
 export function loadConfig(rawEnv: Env): Config {
   const env = new EnvReader(rawEnv);
   const database = readDatabase(env);
@@ -222,6 +279,7 @@ export function loadConfig(rawEnv: Env): Config {
     logLevel: env.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     database,
     auth: readAuth(env, host),
+    a2a: readA2A(env),
     live: {
       pollIntervalMs: env.integer('POLL_INTERVAL_MS', 2000, 50, 3_600_000),
       redisUrl: env.url('REDIS_URL'),

@@ -1,3 +1,4 @@
+import type { A2ACards } from './a2a/client.js';
 import type { Loaders } from './loaders.js';
 import type { Viewer } from './model/viewer.js';
 import type { AgentRepository } from './repositories/agents.js';
@@ -10,6 +11,8 @@ export interface Repositories {
   readonly execStats: ExecStatRepository;
   readonly teams: TeamRepository;
   readonly history: TeamHistoryRepository;
+  /** A2A agent list and cards, through the cross-request cache. */
+  readonly a2a: A2ACards;
 }
 
 /**

@@ -29,6 +29,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly a2aCache = new Counter({
+    name: 'agentgraph_a2a_cache_total',
+    help: 'A2A list and card look-ups by cache result: hit (no request), revalidated (304), miss.',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   readonly activeSubscriptions = new Gauge({
     name: 'agentgraph_active_subscriptions',
     help: 'GraphQL subscriptions currently open.',

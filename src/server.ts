@@ -5,6 +5,9 @@ import {
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { catalogTool } from './a2a/drift.js';
+import type { A2AStandin } from './a2a/standin.js';
+import { startA2A } from './a2a/start.js';
 import { createAuthenticator } from './auth/jwt.js';
 import type { Config } from './config.js';
 import type { Repositories } from './context.js';
@@ -12,8 +15,9 @@ import { discoverCatalog, missingViews } from './db/catalog.js';
 import { countStatements, type Driver } from './db/driver.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
 import { Metrics } from './metrics.js';
-import { type Viewer } from './model/viewer.js';
+import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
 import { createRepositories } from './repositories/create.js';
+import { TeamRepository } from './repositories/teams.js';
 import { schema } from './schema/index.js';
 import { type AgentGraphYoga, createAgentGraphYoga } from './yoga.js';
 
@@ -26,6 +30,8 @@ export interface AgentGraphServer {
   repositoriesFor(viewer: Viewer): Repositories;
   /** The driver every repository uses, counted by agentgraph_db_statements_total. */
   readonly driver: Driver;
+  /** The embedded A2A stand-in, when A2A_BASE_URL is unset in embedded mode. */
+  readonly a2aStandin: A2AStandin | undefined;
   /** Listens on config.host:config.port (0 picks a free port); resolves to the base URL. */
   start(): Promise<string>;
   /** Stops accepting, lets in-flight requests finish (up to drainMs), then closes the database. */
@@ -50,7 +56,21 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
       `view ${view.name} is missing or not granted; fields that need it will fail`,
     );
   }
-  const repositoriesFor = (viewer: Viewer) => createRepositories(driver, catalog, viewer);
+  // The stand-in plays Oracle's A2A server, which publishes every team of the database.
+  const catalogTeams = new TeamRepository(driver, catalog, ANONYMOUS_ADMIN);
+  const a2a = await startA2A(config, {
+    logger,
+    metrics,
+    loadCatalog: async () => ({
+      teams: (await catalogTeams.allWithTools()).map(({ team, tools }) => ({
+        name: team.name,
+        description: team.description,
+        tools: tools.map(catalogTool),
+      })),
+    }),
+  });
+  const repositoriesFor = (viewer: Viewer) =>
+    createRepositories(driver, catalog, viewer, a2a.cards);
   const yoga = createAgentGraphYoga({
     schema,
     repositoriesFor,
@@ -97,6 +117,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     database,
     repositoriesFor,
     driver,
+    a2aStandin: a2a.standin,
     start: () =>
       new Promise((resolve, reject) => {
         http.once('error', reject);
@@ -115,6 +136,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
         }, drainMs);
         await closed;
         clearTimeout(timer);
+        await a2a.stop();
         await database.driver.close(Math.ceil(drainMs / 1000));
       })();
       return stopping;

@@ -1,3 +1,4 @@
+import type { A2ACards } from '../a2a/client.js';
 import type { Repositories } from '../context.js';
 import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
@@ -8,11 +9,17 @@ import { TeamHistoryRepository } from './team-history.js';
 import { TeamRepository } from './teams.js';
 
 /** Repositories bound to one viewer: every statement they issue is limited to what it may see. */
-export function createRepositories(driver: Driver, catalog: Catalog, viewer: Viewer): Repositories {
+export function createRepositories(
+  driver: Driver,
+  catalog: Catalog,
+  viewer: Viewer,
+  a2a: A2ACards,
+): Repositories {
   return {
     agents: new AgentRepository(driver, catalog, viewer),
     execStats: new ExecStatRepository(driver, catalog),
     teams: new TeamRepository(driver, catalog, viewer),
     history: new TeamHistoryRepository(driver, catalog, viewer),
+    a2a,
   };
 }

@@ -20,6 +20,8 @@ export function containsPattern(text: string): string {
   return `%${text.toUpperCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+const ALL_PAGE = 1000;
+
 export class TeamRepository {
   private readonly sql;
 
@@ -83,6 +85,18 @@ export class TeamRepository {
       }
     }
     return names.map((name) => found.get(name) ?? null);
+  }
+
+  /** Every visible team with its tools: what the embedded A2A stand-in publishes. */
+  async allWithTools(): Promise<{ team: Team; tools: TeamTool[] }[]> {
+    const teams: Team[] = [];
+    for (let offset = 0; ; offset += ALL_PAGE) {
+      const page = await this.page({}, offset, ALL_PAGE);
+      teams.push(...page.items);
+      if (teams.length >= page.totalCount || page.items.length === 0) break;
+    }
+    const tools = await this.toolsOf(teams.map((team) => team.name));
+    return teams.map((team, i) => ({ team, tools: tools[i] ?? [] }));
   }
 
   /** Each team's tools (through its members' tasks), one statement per 1,000 teams. */

@@ -11,7 +11,7 @@ export const TeamRef = builder.loadableNodeRef<Team>('Team', {
   },
 });
 
-const TeamToolRef = builder.objectRef<TeamTool>('TeamTool').implement({
+export const TeamToolRef = builder.objectRef<TeamTool>('TeamTool').implement({
   description:
     'A Select AI tool used by one of the team’s tasks (DBMS_CLOUD_AI_AGENT.CREATE_TOOL).',
   fields: (t) => ({
@@ -124,6 +124,7 @@ builder.queryFields((t) => ({
         window.offset,
         window.limit,
       );
+      for (const team of page.items) context.loaders.teamByName.prime(team.name, team);
       return toConnection(window, page);
     },
   }),

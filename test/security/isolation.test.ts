@@ -231,6 +231,27 @@ describe('owner isolation', () => {
     }
   });
 
+  test('A2A cards and listings: only the caller’s teams; another owner’s card is NOT_FOUND', async () => {
+    const mine = await query<{ agentCard: { name: string } }>(
+      as.appUser,
+      '{ agentCard(teamName: "REPORT_SUMMARY_AGENT_TEAM") { name } }',
+    );
+    expect(mine.data?.agentCard.name).toBe('REPORT_SUMMARY_AGENT_TEAM');
+    const theirs = await query(
+      as.appUser,
+      '{ agentCard(teamName: "SALES_INSIGHT_TEAM") { name } }',
+    );
+    expect(theirs.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    const listed = await query<{ a2aAgents: { team: { owner: string } | null }[] }>(
+      as.appUser,
+      '{ a2aAgents { team { owner } } }',
+    );
+    expect(listed.data?.a2aAgents.length).toBeGreaterThan(0);
+    expect(listed.data?.a2aAgents.every((l) => l.team?.owner === 'APP_USER')).toBe(true);
+    const all = await query<{ a2aAgents: unknown[] }>(as.admin, '{ a2aAgents { name } }');
+    expect(all.data?.a2aAgents.length).toBeGreaterThan(listed.data?.a2aAgents.length ?? 0);
+  });
+
   test('runtime statistics are admin-only by default; CLUSTER needs admin', async () => {
     const denied = await query(as.appUser, '{ execStatSummary { executionCount } }');
     expect(denied.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');

@@ -7,7 +7,8 @@ import { durationMsExpression } from './team-history.js';
  * The Select AI team and tool catalog (reference: USER_/DBA_AI_AGENT_TEAMS and the
  * attribute views). A team's tools are those of its members' tasks: team attribute
  * `agents` = [{name, task}], task attribute `tools` = [tool names]. JSON_TABLE unnests both
- * in Oracle and PostgreSQL alike. `restricted` limits DBA_ rows to the viewer's owner.
+ * in Oracle and PostgreSQL alike, in the order the team lists its members and each task its
+ * tools. `restricted` limits DBA_ rows to the viewer's owner.
  */
 
 /** `AND a.OWNER = b.OWNER` for DBA_ views; USER_ views are already one owner's rows. */
@@ -67,16 +68,18 @@ export const teamSql = perCatalog((catalog: Catalog) => {
            ins.ATTRIBUTE_VALUE AS INSTRUCTION, typ.ATTRIBUTE_VALUE AS TOOL_TYPE
          FROM ${catalog.teamAttributes.name} ta
          CROSS JOIN JSON_TABLE(ta.ATTRIBUTE_VALUE, '$[*]' COLUMNS (
-           AGENT_NAME VARCHAR(128) PATH '$.name', TASK_NAME VARCHAR(128) PATH '$.task')) m
+           MEMBER_ORDER FOR ORDINALITY, AGENT_NAME VARCHAR(128) PATH '$.name',
+           TASK_NAME VARCHAR(128) PATH '$.task')) m
          JOIN ${catalog.taskAttributes.name} ka
            ON ka.TASK_NAME = m.TASK_NAME AND ka.ATTRIBUTE_NAME = 'tools' ${sameOwner(catalog.taskAttributes, 'ka', 'ta')}
-         CROSS JOIN JSON_TABLE(ka.ATTRIBUTE_VALUE, '$[*]' COLUMNS (TOOL_NAME VARCHAR(128) PATH '$')) kt
+         CROSS JOIN JSON_TABLE(ka.ATTRIBUTE_VALUE, '$[*]' COLUMNS (
+           TOOL_ORDER FOR ORDINALITY, TOOL_NAME VARCHAR(128) PATH '$')) kt
          JOIN ${catalog.tools.name} tl ON tl.TOOL_NAME = kt.TOOL_NAME ${sameOwner(catalog.tools, 'tl', 'ta')}
          LEFT JOIN ${toolAttr.name} ins
            ON ins.TOOL_NAME = tl.TOOL_NAME AND ins.ATTRIBUTE_NAME = 'instruction' ${sameOwner(toolAttr, 'ins', 'tl')}
          LEFT JOIN ${toolAttr.name} typ ON ${typeOf('typ', 'tl.TOOL_NAME', 'tl.OWNER')}
          WHERE ta.ATTRIBUTE_NAME = 'agents' AND ta.${name} IN (${names}) ${viewerOwns('ta.OWNER', restricted)}
-         ORDER BY ta.${name}, m.TASK_NAME, tl.TOOL_NAME`,
+         ORDER BY ta.${name}, m.MEMBER_ORDER, kt.TOOL_ORDER`,
       ),
     statsByTeams: (names: string, restricted: boolean): Statement => {
       const history = catalog.teamHistory.name;

@@ -1,0 +1,35 @@
+/**
+ * Autonomous Database's A2A URLs (reference, "Autonomous Database A2A server"). They live in
+ * one module because the client, the stand-in and the configuration check all build them,
+ * and a wrong guess about Oracle's layout should be fixed in one place.
+ */
+
+/** `/adb/a2a/v1/databases/{ocid}`: what A2A_BASE_URL points at (its path part). */
+export const a2aBasePath = (ocid: string) => `/adb/a2a/v1/databases/${encodeURIComponent(ocid)}`;
+
+/** `/adb/auth/v1/databases/{ocid}/token` */
+export const tokenPath = (ocid: string) =>
+  `/adb/auth/v1/databases/${encodeURIComponent(ocid)}/token`;
+
+const BASE_PATH = /^(.*)\/adb\/a2a\/v1\/databases\/([^/]+)$/;
+
+/** The base URL without trailing slashes, so that joining paths never doubles one. */
+export function trimBaseUrl(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '');
+}
+
+/**
+ * The token endpoint that belongs to an A2A base URL: same origin and OCID, auth path. Null
+ * when the base URL does not have Oracle's layout (then A2A_TOKEN_URL must say where it is).
+ */
+export function deriveTokenUrl(baseUrl: string): string | null {
+  const url = new URL(trimBaseUrl(baseUrl));
+  const match = BASE_PATH.exec(url.pathname);
+  if (!match) return null;
+  return `${url.origin}${match[1]}/adb/auth/v1/databases/${match[2]}/token`;
+}
+
+export const listUrl = (baseUrl: string) => `${trimBaseUrl(baseUrl)}/agents/`;
+
+export const cardUrl = (baseUrl: string, teamName: string) =>
+  `${trimBaseUrl(baseUrl)}/agents/${encodeURIComponent(teamName)}/.well-known/agent-card.json`;

@@ -1,0 +1,74 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Metrics } from '../metrics.js';
+import { type A2ACards, A2AClient, type A2AClientOptions, a2aNotConfigured } from './client.js';
+import { deriveTokenUrl } from './paths.js';
+import { type A2ACatalog, type A2AStandin, startA2AStandin } from './standin.js';
+
+export interface A2AService {
+  readonly cards: A2ACards;
+  /** The embedded stand-in, when the client talks to it. */
+  readonly standin: A2AStandin | undefined;
+  stop(): Promise<void>;
+}
+
+/** What the stand-in's token endpoint accepts when A2A_USERNAME/A2A_PASSWORD are unset. */
+export const STANDIN_PASSWORD = 'embedded-demo';
+
+/**
+ * The A2A client the schema uses: to A2A_BASE_URL when set; in embedded mode otherwise to a
+ * stand-in started here over `loadCatalog`, with a token obtained the way Oracle's is; with
+ * Oracle and no A2A_BASE_URL, A2A fields fail alone with a message saying what to set.
+ */
+export async function startA2A(
+  config: Config,
+  deps: { logger: Logger; metrics: Metrics; loadCatalog: () => Promise<A2ACatalog> },
+): Promise<A2AService> {
+  const a2a = config.a2a;
+  const logger = deps.logger.child({ component: 'a2a' });
+  const client = (baseUrl: string, credentials: A2AClientOptions['credentials']) =>
+    new A2AClient({
+      baseUrl,
+      token: a2a.token,
+      credentials,
+      timeoutMs: a2a.timeoutMs,
+      cacheTtlMs: a2a.cacheTtlMs,
+      retries: a2a.retries,
+      onRequest: (outcome) => deps.metrics.a2aRequests.inc({ outcome }),
+      onCache: (result) => deps.metrics.a2aCache.inc({ result }),
+      logger,
+    });
+
+  if (a2a.baseUrl !== undefined) {
+    // loadConfig has checked that a token URL exists when credentials are set.
+    const tokenUrl = a2a.tokenUrl ?? deriveTokenUrl(a2a.baseUrl);
+    const cards = client(
+      a2a.baseUrl,
+      a2a.username !== undefined && a2a.password !== undefined && tokenUrl !== null
+        ? { username: a2a.username, password: a2a.password, tokenUrl }
+        : undefined,
+    );
+    return { cards, standin: undefined, stop: async () => {} };
+  }
+  if (config.database.kind !== 'embedded') {
+    logger.warn('A2A_BASE_URL is not set: A2A fields will fail');
+    return { cards: a2aNotConfigured, standin: undefined, stop: async () => {} };
+  }
+  const credentials = {
+    username: a2a.username ?? config.database.sessionUser,
+    password: a2a.password ?? STANDIN_PASSWORD,
+  };
+  const standin = await startA2AStandin({
+    loadCatalog: deps.loadCatalog,
+    credentials,
+    staticTokens: a2a.token === undefined ? [] : [a2a.token],
+    port: a2a.standinPort,
+    logger,
+  });
+  logger.info({ baseUrl: standin.baseUrl }, 'embedded A2A stand-in listening');
+  return {
+    cards: client(standin.baseUrl, { ...credentials, tokenUrl: standin.tokenUrl }),
+    standin,
+    stop: () => standin.stop(),
+  };
+}

@@ -1,0 +1,289 @@
+import type { A2AAgentListing } from '../a2a/client.js';
+import type { CardDrift, CardDriftKind } from '../a2a/drift.js';
+import { cardDrift, catalogTool } from '../a2a/drift.js';
+import type {
+  AgentCard,
+  AgentCardCapabilities,
+  AgentCardInterface,
+  AgentCardSkill,
+} from '../a2a/normalize.js';
+import { builder } from '../builder.js';
+import { badUserInput, notFound } from '../errors.js';
+import { TeamRef, TeamToolRef } from './team.js';
+
+/** A card with the team it was fetched for, so that fields below it can reach the catalog. */
+export interface TeamAgentCard extends AgentCard {
+  readonly teamName: string;
+  readonly skills: readonly TeamAgentSkill[];
+}
+
+export interface TeamAgentSkill extends AgentCardSkill {
+  /** The team whose card lists the skill: AgentSkill.tool looks the tool up in its catalog. */
+  readonly teamName: string;
+}
+
+function forTeam(card: AgentCard, teamName: string): TeamAgentCard {
+  return { ...card, teamName, skills: card.skills.map((skill) => ({ ...skill, teamName })) };
+}
+
+/**
+ * Loaded by team name. Any field of this type may resolve to the team name alone (as
+ * `Team.agentCard` does); the per-request loader then fetches each card once per operation,
+ * in front of the client's cross-request cache. A card that fails to load fails that field
+ * alone, with the client's error code.
+ */
+export const AgentCardRef = builder.loadableObjectRef('AgentCard', {
+  load: async (teamNames: string[], context) => {
+    // The A2A server answers with the service's identity. Administrators see whatever it
+    // publishes; anyone else only the cards of teams they may see (another owner's team does
+    // not exist for them).
+    const teams = context.viewer.admin ? [] : await context.loaders.teamByName.loadMany(teamNames);
+    return Promise.all(
+      teamNames.map((teamName, i) => {
+        const team = teams[i];
+        if (team instanceof Error) return team;
+        if (!context.viewer.admin && !team) return notFound(`No agent team named "${teamName}"`);
+        return context.repositories.a2a.card(teamName).then(
+          (card) => forTeam(card, teamName),
+          (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+        );
+      }),
+    );
+  },
+});
+
+const AgentCardInterfaceRef = builder
+  .objectRef<AgentCardInterface>('AgentCardInterface')
+  .implement({
+    description:
+      'One address of the agent: A2A 1.0 supportedInterfaces, or the 0.3 url and additionalInterfaces.',
+    fields: (t) => ({
+      url: t.exposeString('url'),
+      transport: t.exposeString('transport', {
+        description: 'Protocol binding: JSONRPC, GRPC or HTTP+JSON.',
+      }),
+      protocolVersion: t.exposeString('protocolVersion'),
+    }),
+  });
+
+const AgentCardProviderRef = builder
+  .objectRef<NonNullable<AgentCard['provider']>>('AgentCardProvider')
+  .implement({
+    description: 'The organisation that offers the agent.',
+    fields: (t) => ({
+      organization: t.exposeString('organization'),
+      url: t.exposeString('url'),
+    }),
+  });
+
+const AgentCardExtensionRef = builder
+  .objectRef<AgentCardCapabilities['extensions'][number]>('AgentCardExtension')
+  .implement({
+    description: 'A protocol extension the agent supports.',
+    fields: (t) => ({
+      uri: t.exposeString('uri'),
+      description: t.exposeString('description', { nullable: true }),
+      required: t.exposeBoolean('required', {
+        description: 'Clients must understand the extension to talk to the agent.',
+      }),
+    }),
+  });
+
+const AgentCardCapabilitiesRef = builder
+  .objectRef<AgentCardCapabilities>('AgentCardCapabilities')
+  .implement({
+    description: 'Optional A2A features; null where the card does not say.',
+    fields: (t) => ({
+      streaming: t.exposeBoolean('streaming', { nullable: true }),
+      pushNotifications: t.exposeBoolean('pushNotifications', { nullable: true }),
+      stateTransitionHistory: t.exposeBoolean('stateTransitionHistory', {
+        nullable: true,
+        description: 'An A2A 0.3 capability; always null on 1.0 cards, which dropped it.',
+      }),
+      extensions: t.field({
+        type: [AgentCardExtensionRef],
+        resolve: (capabilities) => capabilities.extensions,
+      }),
+    }),
+  });
+
+export const AgentSkillRef = builder.objectRef<TeamAgentSkill>('AgentSkill').implement({
+  description:
+    'A skill the card publishes. For a Select AI team (seed 001): id ← the tool id, name ← the tool name, description ← the tool instruction.',
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+    tags: t.exposeStringList('tags'),
+    examples: t.exposeStringList('examples'),
+    inputModes: t.exposeStringList('inputModes', {
+      description: 'Media types; empty when the skill takes the card’s defaultInputModes.',
+    }),
+    outputModes: t.exposeStringList('outputModes', {
+      description: 'Media types; empty when the skill takes the card’s defaultOutputModes.',
+    }),
+  }),
+});
+
+AgentCardRef.implement({
+  description:
+    'The A2A agent card of a Select AI agent team, as its A2A server publishes it, in one shape whether the server wrote A2A 0.3 or 1.0.',
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+    version: t.exposeString('version', { description: 'The agent’s version.' }),
+    protocolVersion: t.exposeString('protocolVersion', {
+      description: 'A2A protocol version of the preferred interface ("1.0", "0.3", …).',
+    }),
+    url: t.exposeString('url', { description: 'Address of the preferred interface.' }),
+    preferredTransport: t.exposeString('preferredTransport', {
+      description: 'Protocol binding of the preferred interface.',
+    }),
+    interfaces: t.field({
+      type: [AgentCardInterfaceRef],
+      description: 'Every interface, the preferred one first.',
+      resolve: (card) => card.interfaces,
+    }),
+    provider: t.field({
+      type: AgentCardProviderRef,
+      nullable: true,
+      resolve: (card) => card.provider,
+    }),
+    iconUrl: t.exposeString('iconUrl', { nullable: true }),
+    documentationUrl: t.exposeString('documentationUrl', { nullable: true }),
+    capabilities: t.field({
+      type: AgentCardCapabilitiesRef,
+      resolve: (card) => card.capabilities,
+    }),
+    defaultInputModes: t.exposeStringList('defaultInputModes'),
+    defaultOutputModes: t.exposeStringList('defaultOutputModes'),
+    securitySchemes: t.field({
+      type: 'JSON',
+      description:
+        'Scheme name → security scheme, in the A2A 1.0 JSON form (0.3 schemes are translated).',
+      resolve: (card) => card.securitySchemes,
+    }),
+    skills: t.field({ type: [AgentSkillRef], resolve: (card) => card.skills }),
+    signed: t.exposeBoolean('signed', {
+      description: 'The card carries JWS signatures. They are not verified.',
+    }),
+  }),
+});
+
+export const A2AAgentListingRef = builder.objectRef<A2AAgentListing>('A2AAgentListing').implement({
+  description: 'One agent that the A2A server lists for the database user (seed 004).',
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'The Select AI agent team name.' }),
+    description: t.exposeString('description', { nullable: true }),
+    agentCardUrl: t.exposeString('agentCardUrl'),
+  }),
+});
+
+const CARD_DRIFT_KINDS: Record<CardDriftKind, string> = {
+  TOOL_MISSING_FROM_CARD: 'A tool of the team has no skill of its name on the card.',
+  SKILL_WITHOUT_TOOL: 'A skill on the card has no tool of its name in the team.',
+  SKILL_DESCRIPTION_DIFFERS: 'The skill description is not the tool’s instruction.',
+  SKILL_ID_DIFFERS: 'The skill id is not the tool id.',
+  CARD_NAME_DIFFERS: 'The card name is not the team name.',
+  CARD_DESCRIPTION_DIFFERS:
+    'The card description is not the team description (or the team name when it has none).',
+};
+
+export const CardDriftKindRef = builder.enumType('CardDriftKind', {
+  description: 'How an A2A card differs from what seed 001’s mapping makes of the catalog.',
+  values: Object.fromEntries(
+    Object.entries(CARD_DRIFT_KINDS).map(([kind, description]) => [kind, { description }]),
+  ) as Record<CardDriftKind, { description: string }>,
+});
+
+export const CardDriftRef = builder.objectRef<CardDrift>('CardDrift').implement({
+  description: 'One difference between a team in the database and its published A2A card.',
+  fields: (t) => ({
+    kind: t.field({ type: CardDriftKindRef, resolve: (drift) => drift.kind }),
+    toolName: t.string({
+      nullable: true,
+      description: 'The tool or skill concerned; null for card-level differences.',
+      resolve: (drift) => drift.toolName ?? null,
+    }),
+    expected: t.string({
+      nullable: true,
+      description: 'What the catalog says, by seed 001’s mapping.',
+      resolve: (drift) => drift.expected ?? null,
+    }),
+    actual: t.string({
+      nullable: true,
+      description: 'What the card says.',
+      resolve: (drift) => drift.actual ?? null,
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  agentCard: t.field({
+    type: AgentCardRef,
+    nullable: true,
+    description:
+      'The A2A agent card of a Select AI agent team. Errors: NOT_FOUND (the A2A server does not publish the team), UNAUTHENTICATED, TIMEOUT, UPSTREAM_UNAVAILABLE (unreachable, or an invalid card).',
+    args: { teamName: t.arg.string({ required: true }) },
+    resolve: (_root, { teamName }) => {
+      if (teamName.trim() === '') throw badUserInput('teamName must not be empty');
+      return teamName;
+    },
+  }),
+  a2aAgents: t.field({
+    type: [A2AAgentListingRef],
+    description: 'The agents the A2A server lists for its database user (seed 004).',
+    resolve: async (_root, _args, context) => {
+      const listings = await context.repositories.a2a.listAgents();
+      if (context.viewer.admin) return listings;
+      const teams = await context.loaders.teamByName.loadMany(listings.map((l) => l.name));
+      return listings.filter((_, i) => teams[i] && !(teams[i] instanceof Error));
+    },
+  }),
+}));
+
+builder.objectField(A2AAgentListingRef, 'team', (t) =>
+  t.field({
+    type: TeamRef,
+    nullable: true,
+    description: 'The Select AI team of that name, when the caller can see it.',
+    resolve: (listing, _args, context) => context.loaders.teamByName.load(listing.name),
+  }),
+);
+
+builder.objectField(AgentSkillRef, 'tool', (t) =>
+  t.field({
+    type: TeamToolRef,
+    nullable: true,
+    description: 'The team’s catalog tool of the same name (seed 001 maps tools to skills).',
+    resolve: async (skill, _args, context) => {
+      const tools = await context.loaders.toolsOfTeam.load(skill.teamName);
+      return tools.find((tool) => tool.name === skill.name) ?? null;
+    },
+  }),
+);
+
+builder.objectFields(TeamRef, (t) => ({
+  agentCard: t.field({
+    type: AgentCardRef,
+    nullable: true,
+    description: 'The team’s A2A agent card; null with an error when the card cannot be loaded.',
+    resolve: (team) => team.name,
+  }),
+  cardDrift: t.field({
+    type: [CardDriftRef],
+    nullable: true,
+    description:
+      'How the published A2A card differs from the catalog (seed 001’s mapping): missing tools, extra skills, other descriptions or ids.',
+    resolve: async (team, _args, context) => {
+      const [card, tools] = await Promise.all([
+        AgentCardRef.getDataloader(context).load(team.name),
+        context.loaders.toolsOfTeam.load(team.name),
+      ]);
+      return cardDrift(card, tools.map(catalogTool), {
+        name: team.name,
+        description: team.description,
+      });
+    },
+  }),
+}));
