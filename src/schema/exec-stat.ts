@@ -8,7 +8,7 @@ import {
   type ExecStatSummary,
   MEASURES,
 } from '../model/exec-stat.js';
-import { countedConnection, pageWindow, toConnection } from './pagination.js';
+import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
 
 const ExecStatScopeRef = builder.enumType('ExecStatScope', {
   values: {
@@ -164,6 +164,7 @@ builder.queryFields((t) => ({
   execStats: t.field({
     type: ExecStatConnectionRef,
     description: 'Runtime statistics rows, slowest first unless ordered otherwise.',
+    complexity: connectionComplexity,
     args: {
       ...t.arg.connectionArgs(),
       scope: t.arg({ type: ExecStatScopeRef, required: true, defaultValue: 'INSTANCE' }),
