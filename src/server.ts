@@ -51,7 +51,14 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     teams: new TeamRepository(driver, catalog),
     history: new TeamHistoryRepository(driver, catalog),
   };
-  const yoga = createAgentGraphYoga({ schema, repositories, logger, metrics });
+  const yoga = createAgentGraphYoga({
+    schema,
+    repositories,
+    logger,
+    metrics,
+    limits: config.limits,
+    http: config.http,
+  });
 
   const sockets = new Set<Socket>();
   const http = createHttpServer((req, res) => {

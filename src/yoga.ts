@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import type { HttpConfig, LimitsConfig } from './config.js';
 import type { Context, Repositories } from './context.js';
 import { AppError, type ErrorCode, isErrorCode } from './errors.js';
+import { hardeningPlugins } from './hardening/index.js';
 import { createLoaders } from './loaders.js';
 import type { Metrics } from './metrics.js';
 
@@ -121,6 +123,8 @@ export interface YogaOptions {
   readonly repositories: Repositories;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  readonly limits: LimitsConfig;
+  readonly http: HttpConfig;
 }
 
 export type AgentGraphYoga = YogaServerInstance<Record<string, unknown>, Context>;
@@ -134,11 +138,12 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     maskedErrors: false,
     logging: false,
     graphiql: { title: 'agent-graph', defaultQuery: EXAMPLE_QUERY },
+    maxRequestBodySize: options.limits.maxBodyBytes,
     context: ({ request }): Context => ({
       requestId: requestIdOf(request),
       repositories: options.repositories,
       loaders: createLoaders(options.repositories),
     }),
-    plugins: [errorMapping(options.logger, options.metrics)],
+    plugins: [...hardeningPlugins(options), errorMapping(options.logger, options.metrics)],
   });
 }
