@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { HttpConfig, LimitsConfig } from './config.js';
 import type { Context, Repositories } from './context.js';
 import { AppError, type ErrorCode, isErrorCode } from './errors.js';
-import { hardeningPlugins } from './hardening/index.js';
+import { corsOptions, hardeningPlugins } from './hardening/index.js';
 import { createLoaders } from './loaders.js';
 import type { Metrics } from './metrics.js';
 
@@ -138,6 +138,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     maskedErrors: false,
     logging: false,
     graphiql: { title: 'agent-graph', defaultQuery: EXAMPLE_QUERY },
+    cors: corsOptions(options.http.corsOrigins),
     maxRequestBodySize: options.limits.maxBodyBytes,
     context: ({ request }): Context => ({
       requestId: requestIdOf(request),
