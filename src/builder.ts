@@ -1,4 +1,5 @@
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
@@ -19,7 +20,7 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [ScopeAuthPlugin, RelayPlugin, DataloaderPlugin],
+  plugins: [ScopeAuthPlugin, RelayPlugin, DataloaderPlugin, ComplexityPlugin],
   scopeAuth: {
     authScopes: (context) => ({
       admin: context.viewer.admin,
@@ -35,8 +36,14 @@ export const builder = new SchemaBuilder<{
   relay: {
     cursorType: 'String',
     clientMutationId: 'omit',
-    nodesOnConnection: true,
+    // A connection's field multiplies its selection by the page size, so edges and nodes
+    // must not multiply it again.
+    nodesOnConnection: { complexity: { field: 1, multiplier: 1 } },
+    edgesFieldOptions: { complexity: { field: 1, multiplier: 1 } },
   },
+  // Lists that are not connections (a team's tools, a run's tasks) are short but unbounded.
+  // The limit itself is per server (MAX_QUERY_COST), checked in hardening/document-limits.ts.
+  complexity: { defaultComplexity: 1, defaultListMultiplier: 10 },
 });
 
 builder.queryType({});

@@ -74,6 +74,23 @@ export interface A2AConfig {
   readonly standinPort: number;
 }
 
+/** Bounds on what one request may ask of the server; see docs/security-hardening.md. */
+export interface LimitsConfig {
+  readonly maxQueryCost: number;
+  readonly maxQueryDepth: number;
+  readonly maxAliases: number;
+  readonly maxDirectives: number;
+  readonly maxTokens: number;
+  readonly maxBodyBytes: number;
+  readonly requestTimeoutMs: number;
+}
+
+export interface HttpConfig {
+  readonly introspection: boolean;
+  /** Browser origins allowed cross-origin access; empty allows none. */
+  readonly corsOrigins: readonly string[];
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -86,6 +103,8 @@ export interface Config {
     readonly redisUrl: string | undefined;
     readonly simulate: boolean;
   };
+  readonly limits: LimitsConfig;
+  readonly http: HttpConfig;
 }
 
 export class ConfigError extends Error {
@@ -269,6 +288,46 @@ function readA2A(env: EnvReader): A2AConfig {
   };
 }
 
+function readLimits(env: EnvReader): LimitsConfig {
+  return {
+    maxQueryCost: env.integer('MAX_QUERY_COST', 200_000, 1, 1_000_000_000),
+    maxQueryDepth: env.integer('MAX_QUERY_DEPTH', 12, 1, 1_000),
+    maxAliases: env.integer('MAX_ALIASES', 15, 0, 100_000),
+    maxDirectives: env.integer('MAX_DIRECTIVES', 50, 0, 100_000),
+    maxTokens: env.integer('MAX_TOKENS', 1_000, 1, 1_000_000),
+    maxBodyBytes: env.integer('MAX_BODY_BYTES', 1_048_576, 1_024, 1_073_741_824),
+    requestTimeoutMs: env.integer('REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),
+  };
+}
+
+function readHttp(env: EnvReader): HttpConfig {
+  const corsOrigins: string[] = [];
+  for (const entry of (env.string('CORS_ORIGINS') ?? '').split(',')) {
+    const raw = entry.trim();
+    if (raw === '') continue;
+    const origin = originOf(raw);
+    if (origin === undefined) {
+      env.problems.push(
+        `CORS_ORIGINS entries must be origins such as https://app.example.com (got "${raw}")`,
+      );
+    } else {
+      corsOrigins.push(origin);
+    }
+  }
+  return { introspection: env.boolean('INTROSPECTION', true), corsOrigins };
+}
+
+/** The serialised origin (as browsers send it in `Origin`), when `raw` names nothing more. */
+function originOf(raw: string): string | undefined {
+  try {
+    const url = new URL(raw);
+    const bare = url.pathname === '/' && !url.search && !url.hash && !url.username;
+    return bare && url.origin !== 'null' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function loadConfig(rawEnv: Env): Config {
   const env = new EnvReader(rawEnv);
   const database = readDatabase(env);
@@ -285,6 +344,8 @@ export function loadConfig(rawEnv: Env): Config {
       redisUrl: env.url('REDIS_URL'),
       simulate: env.boolean('SIMULATE', database.kind === 'embedded'),
     },
+    limits: readLimits(env),
+    http: readHttp(env),
   };
   if (env.problems.length > 0) throw new ConfigError(env.problems);
   return deepFreeze(config);

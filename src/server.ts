@@ -78,6 +78,8 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     statsPublic: config.auth.statsPublic,
     logger,
     metrics,
+    limits: config.limits,
+    http: config.http,
   });
 
   const sockets = new Set<Socket>();

@@ -4,8 +4,10 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Authenticate } from './auth/jwt.js';
 import { useAuthentication } from './auth/plugin.js';
+import type { HttpConfig, LimitsConfig } from './config.js';
 import type { Context, Repositories } from './context.js';
 import { AppError, type ErrorCode, isErrorCode } from './errors.js';
+import { corsOptions, hardeningPlugins } from './hardening/index.js';
 import { createLoaders } from './loaders.js';
 import type { Metrics } from './metrics.js';
 import type { Viewer } from './model/viewer.js';
@@ -127,6 +129,8 @@ export interface YogaOptions {
   readonly statsPublic: boolean;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  readonly limits: LimitsConfig;
+  readonly http: HttpConfig;
 }
 
 export type AgentGraphYoga = YogaServerInstance<Record<string, unknown>, Context>;
@@ -141,6 +145,8 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     maskedErrors: false,
     logging: false,
     graphiql: { title: 'agent-graph', defaultQuery: EXAMPLE_QUERY },
+    cors: corsOptions(options.http.corsOrigins),
+    maxRequestBodySize: options.limits.maxBodyBytes,
     context: ({ request }): Context => {
       const viewer = viewers.get(request);
       if (!viewer) throw new AppError('UNAUTHENTICATED', 'request was not authenticated');
@@ -154,6 +160,8 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       };
     },
     plugins: [
+      // Cheap rejections (size, tokens, depth) come before signature checks.
+      ...hardeningPlugins(options),
       useAuthentication(options.authenticate, viewers),
       errorMapping(options.logger, options.metrics),
     ],

@@ -1,7 +1,7 @@
 import { builder } from '../builder.js';
 import { notFound } from '../errors.js';
 import type { Agent, AgentParameter, CallContract } from '../model/agent.js';
-import { countedConnection, pageWindow, toConnection } from './pagination.js';
+import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
 
 const AgentParameterRef = builder.objectRef<AgentParameter>('AgentParameter').implement({
   description: 'One input or output declaration of a stored agent.',
@@ -57,6 +57,7 @@ builder.queryFields((t) => ({
   agents: t.field({
     type: AgentConnectionRef,
     description: 'Stored agents, by owner and name.',
+    complexity: connectionComplexity,
     args: t.arg.connectionArgs(),
     resolve: async (_root, args, context) => {
       const window = pageWindow(args);

@@ -8,7 +8,7 @@ import {
   type ExecStatSummary,
   MEASURES,
 } from '../model/exec-stat.js';
-import { countedConnection, pageWindow, toConnection } from './pagination.js';
+import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
 
 const ExecStatScopeRef = builder.enumType('ExecStatScope', {
   values: {
@@ -170,6 +170,7 @@ builder.queryFields((t) => ({
     description:
       'Runtime statistics rows, slowest first unless ordered otherwise. Admins only (or everyone with STATS_PUBLIC); CLUSTER scope is admin-only.',
     authScopes: statsScopes,
+    complexity: connectionComplexity,
     args: {
       ...t.arg.connectionArgs(),
       scope: t.arg({ type: ExecStatScopeRef, required: true, defaultValue: 'INSTANCE' }),

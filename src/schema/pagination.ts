@@ -7,6 +7,15 @@ type SchemaTypesOf = typeof builder extends PothosSchemaTypes.SchemaBuilder<infe
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
+/**
+ * The cost of a connection field (@pothos/plugin-complexity): its selection once per item
+ * it may return, so that page sizes multiply through nested connections.
+ */
+export const connectionComplexity = (args: PageArgs) => ({
+  field: 1,
+  multiplier: args.first ?? args.last ?? DEFAULT_PAGE_SIZE,
+});
+
 export interface PageArgs {
   readonly first?: number | null;
   readonly after?: string | null;

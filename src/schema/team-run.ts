@@ -2,7 +2,7 @@ import { builder } from '../builder.js';
 import { badUserInput, notFound } from '../errors.js';
 import { durationMs, type TeamRun, type TeamRunFilter } from '../model/team.js';
 import { OrderDirectionRef } from './exec-stat.js';
-import { countedConnection, pageWindow, toConnection } from './pagination.js';
+import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
 import { TeamRef, TeamRunStateRef } from './team.js';
 
 export const TeamRunRef = builder.loadableNodeRef<TeamRun>('TeamRun', {
@@ -95,6 +95,7 @@ builder.objectFields(TeamRef, (t) => ({
   runs: t.field({
     type: TeamRunConnectionRef,
     description: 'The team’s runs, newest first.',
+    complexity: connectionComplexity,
     args: { ...t.arg.connectionArgs(), filter: t.arg({ type: TeamRunsOfTeamFilterRef }) },
     resolve: async (team, args, context) => {
       const window = pageWindow(args);
@@ -117,6 +118,7 @@ builder.queryFields((t) => ({
     authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
     type: TeamRunConnectionRef,
     description: 'Team runs across teams, newest first unless ordered otherwise.',
+    complexity: connectionComplexity,
     args: {
       ...t.arg.connectionArgs(),
       filter: t.arg({ type: TeamRunFilterRef }),

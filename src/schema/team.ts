@@ -1,7 +1,7 @@
 import { builder } from '../builder.js';
 import { notFound } from '../errors.js';
 import { TEAM_RUN_STATES, type Team, type TeamStats, type TeamTool } from '../model/team.js';
-import { countedConnection, pageWindow, toConnection } from './pagination.js';
+import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
 
 export const TeamRef = builder.loadableNodeRef<Team>('Team', {
   id: { resolve: (team) => team.name },
@@ -116,6 +116,7 @@ builder.queryFields((t) => ({
     authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
     type: TeamConnectionRef,
     description: 'Select AI agent teams, by name.',
+    complexity: connectionComplexity,
     args: { ...t.arg.connectionArgs(), filter: t.arg({ type: TeamFilterRef }) },
     resolve: async (_root, args, context) => {
       const window = pageWindow(args);

@@ -1,7 +1,7 @@
 import { builder } from '../builder.js';
 import { notFound } from '../errors.js';
 import { durationMs, type ToolCall } from '../model/team.js';
-import { countedConnection, pageWindow, toConnection } from './pagination.js';
+import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
 import { TaskRunRef } from './task-run.js';
 import { TeamRunRef } from './team-run.js';
 
@@ -79,6 +79,7 @@ builder.queryFields((t) => ({
   toolCalls: t.field({
     type: ToolCallConnectionRef,
     description: 'Tool calls across runs, newest first.',
+    complexity: connectionComplexity,
     args: { ...t.arg.connectionArgs(), filter: t.arg({ type: ToolCallFilterRef }) },
     resolve: async (_root, args, context) => {
       const window = pageWindow(args);

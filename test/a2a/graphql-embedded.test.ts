@@ -3,7 +3,8 @@ import { startTestServer, type TestServer } from '../support/server.js';
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer();
+  // The dashboard test below asks for 20 cards by alias, over the default limit of 15.
+  t = await startTestServer({ MAX_ALIASES: '40' });
 });
 afterAll(() => t.stop());
 

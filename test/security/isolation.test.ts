@@ -184,7 +184,7 @@ describe('owner isolation', () => {
     };
     const DASHBOARD = `{
       teams(first: 100) { totalCount nodes { owner stats { runCount }
-        runs(first: 100) { totalCount nodes { owner tasks { agent { owner } } toolCalls { toolOwner } } } } }
+        runs(first: 20) { totalCount nodes { owner tasks { agent { owner } } toolCalls { toolOwner } } } } }
       teamRuns(first: 100) { totalCount nodes { owner } }
       toolCalls(first: 100) { totalCount nodes { toolOwner } }
     }`;

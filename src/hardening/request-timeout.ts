@@ -1,0 +1,47 @@
+import { type ExecutionResult, GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Logger } from 'pino';
+
+/**
+ * Answers TIMEOUT when a query or mutation runs longer than `timeoutMs`, and aborts its
+ * execution so that no further resolvers (and so no further database round trips) start.
+ * A statement already sent finishes on its own; its result is discarded. Subscriptions are
+ * long-lived by design and are not subject to it.
+ */
+export function requestTimeout(timeoutMs: number, logger: Logger): Plugin {
+  return {
+    onExecute({ executeFn, setExecuteFn }) {
+      setExecuteFn((args) => {
+        const controller = new AbortController();
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<ExecutionResult>((resolve) => {
+          timer = setTimeout(() => {
+            const error = new GraphQLError(`The operation did not finish within ${timeoutMs} ms`, {
+              extensions: { code: 'TIMEOUT' },
+            });
+            logger.warn(
+              {
+                requestId: (args.contextValue as { requestId?: string } | undefined)?.requestId,
+                operationName: args.operationName,
+                timeoutMs,
+              },
+              'operation timed out',
+            );
+            controller.abort(error);
+            resolve({ data: null, errors: [error] });
+          }, timeoutMs);
+        });
+        // graphql-tools' executor (yoga's) stops scheduling resolvers once `signal` aborts;
+        // graphql-js's ExecutionArgs type does not know the field.
+        const upstream = (args as { signal?: AbortSignal }).signal;
+        const signal = upstream
+          ? AbortSignal.any([upstream, controller.signal])
+          : controller.signal;
+        const execution = Promise.resolve(executeFn({ ...args, signal } as typeof args)).finally(
+          () => clearTimeout(timer),
+        );
+        return Promise.race([execution, timedOut]);
+      });
+    },
+  };
+}
