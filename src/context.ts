@@ -27,4 +27,6 @@ export interface Context {
   /** Bound to the viewer. */
   readonly repositories: Repositories;
   readonly loaders: Loaders;
+  /** What this request cost, for the request log. */
+  readonly usage: { statements: number };
 }

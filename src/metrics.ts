@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStatistics } from './db/driver.js';
 
 /**
@@ -46,6 +46,21 @@ export class Metrics {
     name: 'agentgraph_graphql_errors_total',
     help: 'GraphQL errors returned to clients, by code.',
     labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+
+  readonly requests = new Counter({
+    name: 'agentgraph_requests_total',
+    help: 'GraphQL operations served, by operation name and outcome (ok, or the first error code).',
+    labelNames: ['operation', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly requestDuration = new Histogram({
+    name: 'agentgraph_request_duration_seconds',
+    help: 'Time from receiving a GraphQL request to sending its response, by operation name.',
+    labelNames: ['operation'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
 

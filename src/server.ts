@@ -27,7 +27,7 @@ export interface AgentGraphServer {
   readonly yoga: AgentGraphYoga;
   readonly database: OpenDatabase;
   /** Repositories limited to what the viewer may see. */
-  repositoriesFor(viewer: Viewer): Repositories;
+  repositoriesFor(viewer: Viewer, usage?: { statements: number }): Repositories;
   /** The driver every repository uses, counted by agentgraph_db_statements_total. */
   readonly driver: Driver;
   /** The embedded A2A stand-in, when A2A_BASE_URL is unset in embedded mode. */
@@ -69,8 +69,13 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
       })),
     }),
   });
-  const repositoriesFor = (viewer: Viewer) =>
-    createRepositories(driver, catalog, viewer, a2a.cards);
+  const repositoriesFor = (viewer: Viewer, usage?: { statements: number }) =>
+    createRepositories(
+      usage ? countStatements(driver, () => usage.statements++) : driver,
+      catalog,
+      viewer,
+      a2a.cards,
+    );
   const yoga = createAgentGraphYoga({
     schema,
     repositoriesFor,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -11,6 +10,8 @@ import { corsOptions, hardeningPlugins } from './hardening/index.js';
 import { createLoaders } from './loaders.js';
 import type { Metrics } from './metrics.js';
 import type { Viewer } from './model/viewer.js';
+import { requestIdOf } from './request-id.js';
+import { useRequestLog } from './request-log.js';
 
 export const EXAMPLE_QUERY = `# agent-graph: Oracle AI Database agents, their statistics and team history.
 # Press the run button (or Ctrl-Enter) to try it.
@@ -26,19 +27,6 @@ query Overview {
   execStatSummary { executionCount totalTimeP50Ms totalTimeP95Ms totalTimeP99Ms totalTimeMaxMs totals { inputTokens outputTokens } }
 }
 `;
-
-const requestIds = new WeakMap<Request, string>();
-
-/** The caller's X-Request-Id when it is sane, else a new one; stable for the request. */
-export function requestIdOf(request: Request): string {
-  let id = requestIds.get(request);
-  if (!id) {
-    const header = request.headers.get('x-request-id');
-    id = header && /^[\w.-]{1,128}$/.test(header) ? header : randomUUID();
-    requestIds.set(request, id);
-  }
-  return id;
-}
 
 function withCode(
   error: GraphQLError,
@@ -124,7 +112,7 @@ function mapAsyncIterable<T>(source: AsyncIterable<T>, map: (value: T) => T): As
 export interface YogaOptions {
   readonly schema: GraphQLSchema;
   /** Repositories limited to what one viewer may see. */
-  readonly repositoriesFor: (viewer: Viewer) => Repositories;
+  readonly repositoriesFor: (viewer: Viewer, usage: { statements: number }) => Repositories;
   readonly authenticate: Authenticate;
   readonly statsPublic: boolean;
   readonly logger: Logger;
@@ -150,8 +138,10 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     context: ({ request }): Context => {
       const viewer = viewers.get(request);
       if (!viewer) throw new AppError('UNAUTHENTICATED', 'request was not authenticated');
-      const repositories = options.repositoriesFor(viewer);
+      const usage = { statements: 0 };
+      const repositories = options.repositoriesFor(viewer, usage);
       return {
+        usage,
         requestId: requestIdOf(request),
         viewer,
         statsPublic: options.statsPublic,
@@ -164,6 +154,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       ...hardeningPlugins(options),
       useAuthentication(options.authenticate, viewers),
       errorMapping(options.logger, options.metrics),
+      useRequestLog(options.logger, options.metrics),
     ],
   });
 }

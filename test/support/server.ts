@@ -1,4 +1,4 @@
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { type AgentGraphServer, createServer } from '../../src/server.js';
 
@@ -25,9 +25,12 @@ export interface GqlResult<T> {
 }
 
 /** One server per test file (PGlite takes about a second to load); env overrides config. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  logger: Logger = pino({ level: 'silent' }),
+): Promise<TestServer> {
   const config = loadConfig({ PORT: '0', SIMULATE: 'false', ...env });
-  const server = await createServer(config, pino({ level: 'silent' }));
+  const server = await createServer(config, logger);
   const url = await server.start();
   return {
     server,

@@ -1,0 +1,76 @@
+import { getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import type { Context } from './context.js';
+import type { Metrics } from './metrics.js';
+import { requestIdOf } from './request-id.js';
+
+/** Operation names come from clients; past this many distinct ones, metrics say "other". */
+const MAX_OPERATION_LABELS = 200;
+
+interface RequestRecord {
+  readonly start: number;
+  operation: string;
+  context: Context | undefined;
+  outcome: string;
+}
+
+/**
+ * One structured log line and one metrics sample per GraphQL request: request id,
+ * operation, duration, database statements and outcome (ok, or the first error code).
+ */
+export function useRequestLog(logger: Logger, metrics: Metrics): Plugin<Context> {
+  const records = new WeakMap<Request, RequestRecord>();
+  const labels = new Set<string>();
+  const label = (operation: string) => {
+    if (labels.has(operation)) return operation;
+    if (labels.size >= MAX_OPERATION_LABELS) return 'other';
+    labels.add(operation);
+    return operation;
+  };
+  return {
+    onRequest({ request, url }) {
+      if (url.pathname === '/graphql') {
+        records.set(request, {
+          start: performance.now(),
+          operation: 'unknown',
+          context: undefined,
+          outcome: 'ok',
+        });
+      }
+    },
+    onExecute({ args }) {
+      const record = records.get((args.contextValue as { request: Request }).request);
+      if (!record) return;
+      record.operation =
+        getOperationAST(args.document, args.operationName)?.name?.value ?? 'anonymous';
+      record.context = args.contextValue;
+    },
+    onResultProcess({ request, result }) {
+      const record = records.get(request);
+      const first = Array.isArray(result) ? result[0] : result;
+      const code = first && 'errors' in first ? first.errors?.[0]?.extensions?.code : undefined;
+      if (record && typeof code === 'string') record.outcome = code;
+    },
+    onResponse({ request, response }) {
+      const record = records.get(request);
+      if (!record) return;
+      const seconds = (performance.now() - record.start) / 1000;
+      const operation = label(record.operation);
+      metrics.requests.inc({ operation, outcome: record.outcome });
+      metrics.requestDuration.observe({ operation }, seconds);
+      logger.info(
+        {
+          requestId: requestIdOf(request),
+          operation: record.operation,
+          durationMs: Math.round(seconds * 10_000) / 10,
+          statements: record.context?.usage.statements ?? 0,
+          status: response.status,
+          outcome: record.outcome,
+          viewer: record.context?.viewer.subject ?? undefined,
+        },
+        'request',
+      );
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import pino from 'pino';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startTestServer, type TestServer } from './support/server.js';
+
+const lines: Record<string, unknown>[] = [];
+let t: TestServer;
+beforeAll(async () => {
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  t = await startTestServer({}, logger);
+});
+afterAll(() => t.stop());
+
+async function post(query: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${t.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  });
+  return response.json();
+}
+
+test('each request logs one JSON line with its id, operation, duration, statements and outcome', async () => {
+  lines.length = 0;
+  await post(
+    'query Dashboard { teams(first: 3) { nodes { name runs(first: 2) { nodes { state } } } } }',
+    {
+      'x-request-id': 'req-dashboard-1',
+    },
+  );
+  await post('query Missing { team(name: "NO_SUCH_TEAM") { name } }');
+  const requests = lines.filter((line) => line.msg === 'request');
+  expect(requests).toHaveLength(2);
+  expect(requests[0]).toMatchObject({
+    requestId: 'req-dashboard-1',
+    operation: 'Dashboard',
+    statements: 2,
+    status: 200,
+    outcome: 'ok',
+  });
+  expect(requests[0]?.durationMs).toBeTypeOf('number');
+  expect(requests[1]).toMatchObject({ operation: 'Missing', statements: 1, outcome: 'NOT_FOUND' });
+  expect(requests[1]?.requestId).toMatch(/^[0-9a-f-]{36}$/);
+});
+
+test('/metrics counts requests and their latency by operation, and errors by code', async () => {
+  await post('query Probe { agents(first: 1) { totalCount } }');
+  await post('{ agents(first: 1000) { totalCount } }');
+  const text = await (await fetch(`${t.url}/metrics`)).text();
+  expect(text).toMatch(/agentgraph_requests_total\{operation="Probe",outcome="ok"\} 1/);
+  expect(text).toMatch(
+    /agentgraph_requests_total\{operation="anonymous",outcome="BAD_USER_INPUT"\} \d/,
+  );
+  expect(text).toMatch(/agentgraph_request_duration_seconds_count\{operation="Probe"\} 1/);
+  expect(text).toMatch(/agentgraph_graphql_errors_total\{code="BAD_USER_INPUT"\} \d/);
+  expect(text).toMatch(/agentgraph_db_statements_total\{statement="agents.page"\} \d/);
+});
