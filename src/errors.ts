@@ -4,14 +4,20 @@
  * into GraphQL errors with `extensions.code` and hides everything else.
  */
 
-export type ErrorCode =
-  | 'NOT_FOUND'
-  | 'BAD_USER_INPUT'
-  | 'UNAUTHENTICATED'
-  | 'FORBIDDEN'
-  | 'UPSTREAM_UNAVAILABLE'
-  | 'TIMEOUT'
-  | 'INTERNAL';
+export const ERROR_CODES = [
+  'NOT_FOUND',
+  'BAD_USER_INPUT',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'UPSTREAM_UNAVAILABLE',
+  'TIMEOUT',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const isErrorCode = (value: unknown): value is ErrorCode =>
+  (ERROR_CODES as readonly unknown[]).includes(value);
 
 export class AppError extends Error {
   constructor(

@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
+import {
+  type ASTNode,
+  type DocumentNode,
+  type ExecutionResult,
+  GraphQLError,
+  type GraphQLSchema,
+  Kind,
+  visit,
+} from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Context, Repositories } from './context.js';
-import { AppError, type ErrorCode } from './errors.js';
+import { AppError, type ErrorCode, isErrorCode } from './errors.js';
 import type { Metrics } from './metrics.js';
 
 export const EXAMPLE_QUERY = `# agent-graph: Oracle AI Database agents, their statistics and team history.
@@ -60,8 +68,8 @@ export function errorMapping(logger: Logger, metrics: Metrics): Plugin {
     let mapped: GraphQLError;
     if (original instanceof AppError) {
       mapped = withCode(error, original.code, original.message);
-    } else if (original instanceof GraphQLError && typeof original.extensions.code === 'string') {
-      mapped = withCode(error, original.extensions.code as ErrorCode, original.message);
+    } else if (original instanceof GraphQLError && isErrorCode(original.extensions.code)) {
+      mapped = withCode(error, original.extensions.code, original.message);
     } else if (
       original &&
       !(original instanceof GraphQLError) &&
@@ -70,10 +78,10 @@ export function errorMapping(logger: Logger, metrics: Metrics): Plugin {
       logger.error({ err: original, requestId, path: error.path }, 'internal error');
       mapped = withCode(error, 'INTERNAL', 'Internal server error', requestId);
     } else {
-      mapped = withCode(
-        error,
-        (error.extensions.code as ErrorCode | undefined) ?? 'BAD_USER_INPUT',
-      );
+      // Yoga's own codes (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED) are not in the
+      // contract: to a client they are all bad input.
+      const code = error.extensions.code;
+      mapped = withCode(error, isErrorCode(code) ? code : 'BAD_USER_INPUT');
     }
     metrics.errors.inc({ code: String(mapped.extensions.code) });
     return mapped;
@@ -92,6 +100,52 @@ export function errorMapping(logger: Logger, metrics: Metrics): Plugin {
       } else {
         setResult(mapResult(result, requestId));
       }
+    },
+  };
+}
+
+/** Each value node of the document that sits in an argument, with that argument's path. */
+function argumentPaths(document: DocumentNode): Map<ASTNode, string> {
+  const paths = new Map<ASTNode, string>();
+  const stack: string[] = [];
+  visit(document, {
+    enter(node) {
+      if (stack.length > 0) paths.set(node, stack.join('.'));
+      if (node.kind === Kind.ARGUMENT || node.kind === Kind.OBJECT_FIELD)
+        stack.push(node.name.value);
+    },
+    leave(node) {
+      if (node.kind === Kind.ARGUMENT || node.kind === Kind.OBJECT_FIELD) stack.pop();
+    },
+  });
+  return paths;
+}
+
+/**
+ * GraphQL's validation names a bad literal by its type only ("Value \"GALAXY\" does not
+ * exist in \"ExecStatScope\" enum."); the client needs to know which argument to fix.
+ */
+function argumentNamesInValidationErrors(): Plugin {
+  return {
+    onValidate({ params }) {
+      return ({ result, setResult }) => {
+        if (result.length === 0) return;
+        const paths = argumentPaths(params.documentAST);
+        setResult(
+          result.map((error: Error) => {
+            if (!(error instanceof GraphQLError)) return error;
+            const node = error.nodes?.[0];
+            const path = node && paths.get(node);
+            if (!path) return error;
+            return new GraphQLError(`Argument "${path}": ${error.message}`, {
+              nodes: error.nodes,
+              source: error.source,
+              positions: error.positions,
+              extensions: error.extensions,
+            });
+          }),
+        );
+      };
     },
   };
 }
@@ -134,6 +188,6 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       requestId: requestIdOf(request),
       repositories: options.repositories,
     }),
-    plugins: [errorMapping(options.logger, options.metrics)],
+    plugins: [argumentNamesInValidationErrors(), errorMapping(options.logger, options.metrics)],
   });
 }
