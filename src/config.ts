@@ -114,16 +114,14 @@ class EnvReader {
     return fallback;
   }
 
-  url(name: string): string | undefined {
+  /** `protocols` as URL.protocol spells them ('redis:'); `host:port` alone parses as a scheme. */
+  url(name: string, protocols: readonly string[]): string | undefined {
     const raw = this.string(name);
     if (raw === undefined) return undefined;
-    try {
-      new URL(raw);
-      return raw;
-    } catch {
-      this.problems.push(`${name} must be an absolute URL (got "${raw}")`);
-      return undefined;
-    }
+    if (URL.canParse(raw) && protocols.includes(new URL(raw).protocol)) return raw;
+    const schemes = protocols.map((p) => `${p}//`).join(' or ');
+    this.problems.push(`${name} must be a ${schemes} URL (got "${raw}")`);
+    return undefined;
   }
 }
 
@@ -172,7 +170,7 @@ export function loadConfig(rawEnv: Env): Config {
     database,
     live: {
       pollIntervalMs: env.integer('POLL_INTERVAL_MS', 2000, 50, 3_600_000),
-      redisUrl: env.url('REDIS_URL'),
+      redisUrl: env.url('REDIS_URL', ['redis:', 'rediss:']),
       simulate: env.boolean('SIMULATE', database.kind === 'embedded'),
     },
   };
