@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXAMPLE_QUERY } from '../src/yoga.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -79,6 +80,15 @@ describe('/graphql', () => {
     expect(data?.slowExecutions.nodes.length).toBeGreaterThan(0);
     expect(data?.slowExecutions.nodes.every((n) => n.totalTimeExecMs > 2000)).toBe(true);
     expect(data?.execStatSummary.executionCount).toBeGreaterThan(0);
+  });
+
+  test("the README's first query runs without errors", async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const query = /## A first query\s+```graphql\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(query).toBeDefined();
+    const { data, errors } = await t.post(query as string);
+    expect(errors).toBeUndefined();
+    expect(Object.keys(data ?? {})).toEqual(['agents', 'agent', 'execStats', 'execStatSummary']);
   });
 
   test('POST with JSON answers JSON', async () => {
