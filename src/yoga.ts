@@ -134,6 +134,9 @@ function argumentNamesInValidationErrors(): Plugin {
         setResult(
           result.map((error: Error) => {
             if (!(error instanceof GraphQLError)) return error;
+            // Yoga caches validation results with this hook's changes, so a repeated
+            // document comes back already named.
+            if (error.message.startsWith('Argument "')) return error;
             const node = error.nodes?.[0];
             const path = node && paths.get(node);
             if (!path) return error;
