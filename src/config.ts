@@ -341,7 +341,7 @@ export function loadConfig(rawEnv: Env): Config {
     a2a: readA2A(env),
     live: {
       pollIntervalMs: env.integer('POLL_INTERVAL_MS', 2000, 50, 3_600_000),
-      redisUrl: env.url('REDIS_URL'),
+      redisUrl: env.url('REDIS_URL', ['redis:', 'rediss:']),
       simulate: env.boolean('SIMULATE', database.kind === 'embedded'),
     },
     limits: readLimits(env),

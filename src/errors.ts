@@ -4,16 +4,7 @@
  * into GraphQL errors with `extensions.code` and hides everything else.
  */
 
-export type ErrorCode =
-  | 'NOT_FOUND'
-  | 'BAD_USER_INPUT'
-  | 'UNAUTHENTICATED'
-  | 'FORBIDDEN'
-  | 'UPSTREAM_UNAVAILABLE'
-  | 'TIMEOUT'
-  | 'INTERNAL';
-
-const ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>([
+export const ERROR_CODES = [
   'NOT_FOUND',
   'BAD_USER_INPUT',
   'UNAUTHENTICATED',
@@ -21,11 +12,12 @@ const ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'UPSTREAM_UNAVAILABLE',
   'TIMEOUT',
   'INTERNAL',
-]);
+] as const;
 
-export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && ERROR_CODES.has(value);
-}
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const isErrorCode = (value: unknown): value is ErrorCode =>
+  (ERROR_CODES as readonly unknown[]).includes(value);
 
 export class AppError extends Error {
   constructor(

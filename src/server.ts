@@ -95,6 +95,14 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
+  // Without this, a keep-alive client holds stop() open until the drain limit even though its
+  // last response went out long ago.
+  const unanswered = new Set<ServerResponse>();
+  http.on('request', (_req, res: ServerResponse) => {
+    if (stopping) res.setHeader('connection', 'close');
+    unanswered.add(res);
+    res.on('close', () => unanswered.delete(res));
+  });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
@@ -138,6 +146,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
       stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => http.close(() => resolve()));
         http.closeIdleConnections();
+        for (const res of unanswered) if (!res.headersSent) res.setHeader('connection', 'close');
         const timer = setTimeout(() => {
           for (const socket of sockets) socket.destroy();
         }, drainMs);

@@ -1,4 +1,12 @@
-import { type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
+import {
+  type ASTNode,
+  type DocumentNode,
+  type ExecutionResult,
+  GraphQLError,
+  type GraphQLSchema,
+  Kind,
+  visit,
+} from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Authenticate } from './auth/jwt.js';
@@ -93,6 +101,55 @@ export function errorMapping(logger: Logger, metrics: Metrics): Plugin {
   };
 }
 
+/** Each value node of the document that sits in an argument, with that argument's path. */
+function argumentPaths(document: DocumentNode): Map<ASTNode, string> {
+  const paths = new Map<ASTNode, string>();
+  const stack: string[] = [];
+  visit(document, {
+    enter(node) {
+      if (stack.length > 0) paths.set(node, stack.join('.'));
+      if (node.kind === Kind.ARGUMENT || node.kind === Kind.OBJECT_FIELD)
+        stack.push(node.name.value);
+    },
+    leave(node) {
+      if (node.kind === Kind.ARGUMENT || node.kind === Kind.OBJECT_FIELD) stack.pop();
+    },
+  });
+  return paths;
+}
+
+/**
+ * GraphQL's validation names a bad literal by its type only ("Value \"GALAXY\" does not
+ * exist in \"ExecStatScope\" enum."); the client needs to know which argument to fix.
+ */
+function argumentNamesInValidationErrors(): Plugin {
+  return {
+    onValidate({ params }) {
+      return ({ result, setResult }) => {
+        if (result.length === 0) return;
+        const paths = argumentPaths(params.documentAST);
+        setResult(
+          result.map((error: Error) => {
+            if (!(error instanceof GraphQLError)) return error;
+            // Yoga caches validation results with this hook's changes, so a repeated
+            // document comes back already named.
+            if (error.message.startsWith('Argument "')) return error;
+            const node = error.nodes?.[0];
+            const path = node && paths.get(node);
+            if (!path) return error;
+            return new GraphQLError(`Argument "${path}": ${error.message}`, {
+              nodes: error.nodes,
+              source: error.source,
+              positions: error.positions,
+              extensions: error.extensions,
+            });
+          }),
+        );
+      };
+    },
+  };
+}
+
 function mapAsyncIterable<T>(source: AsyncIterable<T>, map: (value: T) => T): AsyncIterable<T> {
   return {
     [Symbol.asyncIterator]() {
@@ -152,6 +209,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     plugins: [
       // Cheap rejections (size, tokens, depth) come before signature checks.
       ...hardeningPlugins(options),
+      argumentNamesInValidationErrors(),
       useAuthentication(options.authenticate, viewers),
       errorMapping(options.logger, options.metrics),
       useRequestLog(options.logger, options.metrics),

@@ -1,12 +1,9 @@
-import pino from 'pino';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.js';
 
-const lines: Record<string, unknown>[] = [];
 let t: TestServer;
 beforeAll(async () => {
-  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
-  t = await startTestServer({}, logger);
+  t = await startTestServer();
 });
 afterAll(() => t.stop());
 
@@ -20,7 +17,7 @@ async function post(query: string, headers: Record<string, string> = {}) {
 }
 
 test('each request logs one JSON line with its id, operation, duration, statements and outcome', async () => {
-  lines.length = 0;
+  const before = t.logs.length;
   await post(
     'query Dashboard { teams(first: 3) { nodes { name runs(first: 2) { nodes { state } } } } }',
     {
@@ -28,7 +25,7 @@ test('each request logs one JSON line with its id, operation, duration, statemen
     },
   );
   await post('query Missing { team(name: "NO_SUCH_TEAM") { name } }');
-  const requests = lines.filter((line) => line.msg === 'request');
+  const requests = t.logs.slice(before).filter((line) => line.msg === 'request');
   expect(requests).toHaveLength(2);
   expect(requests[0]).toMatchObject({
     requestId: 'req-dashboard-1',

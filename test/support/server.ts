@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { type AgentGraphServer, createServer } from '../../src/server.js';
 
@@ -6,35 +6,53 @@ export interface TestServer {
   readonly server: AgentGraphServer;
   /** Base URL of the listening server (http://127.0.0.1:port). */
   readonly url: string;
+  /** What the server logged (pino's JSON lines, parsed), oldest first. */
+  readonly logs: readonly LogEntry[];
   /** Runs an operation in process through yoga's fetch, as a client would over HTTP. */
   gql<T = Record<string, unknown>>(
     query: string,
     variables?: Record<string, unknown>,
   ): Promise<GqlResult<T>>;
+  /** Runs an operation over the server's socket, with optional extra request headers. */
+  post<T = Record<string, unknown>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<GqlResult<T> & { readonly text: string }>;
   /** Statements issued while `run` executes. */
   countStatements(run: () => Promise<unknown>): Promise<number>;
   stop(): Promise<void>;
 }
 
+export interface LogEntry {
+  readonly level: number;
+  readonly msg: string;
+  readonly [key: string]: unknown;
+}
+
+export interface GqlError {
+  message: string;
+  path?: (string | number)[];
+  extensions?: { code?: string; [key: string]: unknown };
+}
+
 export interface GqlResult<T> {
   readonly status: number;
   readonly data: T | null | undefined;
-  readonly errors:
-    | { message: string; path?: string[]; extensions?: { code?: string; [key: string]: unknown } }[]
-    | undefined;
+  readonly errors: GqlError[] | undefined;
 }
 
 /** One server per test file (PGlite takes about a second to load); env overrides config. */
-export async function startTestServer(
-  env: Record<string, string> = {},
-  logger: Logger = pino({ level: 'silent' }),
-): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const config = loadConfig({ PORT: '0', SIMULATE: 'false', ...env });
+  const logs: LogEntry[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => logs.push(JSON.parse(line)) });
   const server = await createServer(config, logger);
   const url = await server.start();
   return {
     server,
     url,
+    logs,
     async gql(query, variables) {
       const response = await server.yoga.fetch('http://localhost/graphql', {
         method: 'POST',
@@ -43,6 +61,16 @@ export async function startTestServer(
       });
       const body = (await response.json()) as { data?: never; errors?: never };
       return { status: response.status, data: body.data, errors: body.errors };
+    },
+    async post(query, variables, headers = {}) {
+      const response = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query, variables }),
+      });
+      const text = await response.text();
+      const body = JSON.parse(text) as { data?: never; errors?: never };
+      return { status: response.status, data: body.data, errors: body.errors, text };
     },
     async countStatements(run) {
       const before = await server.metrics.statementCount();

@@ -18,6 +18,9 @@ export interface EmbeddedDatabase {
   readonly fromSnapshot: boolean;
 }
 
+/** The demo data is a few MB; PostgreSQL's default 128 MB of shared buffers only costs RSS. */
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
 /**
  * Opens PGlite with the Oracle-named views and the demo data. A cold PGlite start plus
  * seeding takes seconds, so the seeded data directory is cached as a tarball keyed by a
@@ -39,10 +42,10 @@ export async function openEmbeddedDatabase(
   let fromSnapshot = true;
   const snapshot = await readFile(snapshotPath).catch(() => undefined);
   if (snapshot) {
-    pg = await PGlite.create({ loadDataDir: new Blob([snapshot]) });
+    pg = await PGlite.create({ loadDataDir: new Blob([snapshot]), startParams: START_PARAMS });
   } else {
     fromSnapshot = false;
-    pg = await PGlite.create();
+    pg = await PGlite.create({ startParams: START_PARAMS });
     await seed(pg, data);
     await saveSnapshot(pg, config.cacheDir, snapshotPath);
   }

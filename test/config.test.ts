@@ -1,0 +1,189 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, test } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+function problemsOf(env: Record<string, string>): readonly string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  test('an empty environment gives the documented defaults: embedded database on 127.0.0.1:4000', () => {
+    expect(loadConfig({})).toMatchObject({
+      host: '127.0.0.1',
+      port: 4000,
+      logLevel: 'info',
+      database: {
+        kind: 'embedded',
+        sessionUser: 'APP_USER',
+        viewScope: 'dba',
+        latencyMs: 0,
+        cacheDir: 'node_modules/.cache/agent-graph',
+      },
+      live: { pollIntervalMs: 2000, redisUrl: undefined, simulate: true },
+      auth: {
+        jwt: null,
+        userClaim: 'db_user',
+        rolesClaim: 'roles',
+        allowAnonymous: false,
+        statsPublic: false,
+      },
+      a2a: { baseUrl: undefined, timeoutMs: 3000, cacheTtlMs: 60_000, retries: 2 },
+      limits: { maxQueryCost: 200_000, maxQueryDepth: 12, maxAliases: 15, maxBodyBytes: 1_048_576 },
+      http: { introspection: true, corsOrigins: [] },
+    });
+  });
+
+  test('reads every variable it knows', () => {
+    const config = loadConfig({
+      HOST: '0.0.0.0',
+      ALLOW_ANONYMOUS: 'true',
+      PORT: '8080',
+      LOG_LEVEL: 'DEBUG',
+      EMBEDDED_SESSION_USER: 'analyst',
+      ORACLE_VIEW_SCOPE: 'user',
+      EMBEDDED_LATENCY_MS: '5',
+      EMBEDDED_CACHE_DIR: '/tmp/agent-graph-cache',
+      POLL_INTERVAL_MS: '500',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      SIMULATE: 'off',
+    });
+    expect(config).toMatchObject({
+      host: '0.0.0.0',
+      port: 8080,
+      logLevel: 'debug',
+      database: {
+        kind: 'embedded',
+        sessionUser: 'ANALYST',
+        viewScope: 'user',
+        latencyMs: 5,
+        cacheDir: '/tmp/agent-graph-cache',
+      },
+      live: { pollIntervalMs: 500, redisUrl: 'redis://127.0.0.1:6379', simulate: false },
+    });
+  });
+
+  test('empty and blank values count as unset', () => {
+    expect(loadConfig({ PORT: '', HOST: '  ', ORACLE_CONNECT_STRING: '' })).toMatchObject({
+      host: '127.0.0.1',
+      port: 4000,
+      database: { kind: 'embedded' },
+    });
+  });
+
+  test('PORT=abc is refused, naming the variable and the value', () => {
+    expect(() => loadConfig({ PORT: 'abc' })).toThrow(ConfigError);
+    const problems = problemsOf({ PORT: 'abc' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^PORT must be a whole number from 0 to 65535 \(got "abc"\)$/);
+  });
+
+  test.each([
+    ['PORT', '65536'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['EMBEDDED_LATENCY_MS', '-3'],
+    ['POLL_INTERVAL_MS', '10'],
+    ['LOG_LEVEL', 'loud'],
+    ['ORACLE_VIEW_SCOPE', 'everything'],
+    ['SIMULATE', 'maybe'],
+    ['REDIS_URL', 'localhost:6379'],
+    ['REDIS_URL', 'http://127.0.0.1:6379'],
+  ])('%s=%s is refused', (name, value) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(name);
+    expect(problems[0]).toContain(value);
+  });
+
+  test('several bad values are all reported in one error', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'abc', LOG_LEVEL: 'loud', SIMULATE: 'maybe', POLL_INTERVAL_MS: 'soon' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { problems, message } = error as ConfigError;
+    expect(problems).toHaveLength(4);
+    for (const name of ['PORT', 'LOG_LEVEL', 'SIMULATE', 'POLL_INTERVAL_MS']) {
+      expect(problems.filter((p) => p.startsWith(name))).toHaveLength(1);
+      expect(message).toContain(name);
+    }
+  });
+
+  test('ORACLE_CONNECT_STRING needs ORACLE_USER and ORACLE_PASSWORD', () => {
+    const problems = problemsOf({ ORACLE_CONNECT_STRING: 'dbhost:1521/FREEPDB1' });
+    expect(problems).toHaveLength(2);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^ORACLE_USER is required when ORACLE_CONNECT_STRING is set/),
+        expect.stringMatching(/^ORACLE_PASSWORD is required when ORACLE_CONNECT_STRING is set/),
+      ]),
+    );
+  });
+
+  test('Oracle settings: view scope defaults to user, the wallet is optional, pool bounds are checked', () => {
+    const config = loadConfig({
+      ORACLE_CONNECT_STRING: 'mydb_high',
+      ORACLE_USER: 'app_user',
+      ORACLE_PASSWORD: 'secret',
+      ORACLE_CONFIG_DIR: '/opt/wallet',
+      ORACLE_WALLET_LOCATION: '/opt/wallet',
+      ORACLE_WALLET_PASSWORD: 'wallet-secret',
+    });
+    expect(config.database).toMatchObject({
+      kind: 'oracle',
+      connectString: 'mydb_high',
+      user: 'app_user',
+      password: 'secret',
+      configDir: '/opt/wallet',
+      walletLocation: '/opt/wallet',
+      walletPassword: 'wallet-secret',
+      viewScope: 'user',
+    });
+    expect(config.live.simulate).toBe(false);
+
+    const problems = problemsOf({
+      ORACLE_CONNECT_STRING: 'mydb_high',
+      ORACLE_USER: 'app_user',
+      ORACLE_PASSWORD: 'secret',
+      DB_POOL_MIN: '9',
+      DB_POOL_MAX: '4',
+    });
+    expect(problems).toEqual(['DB_POOL_MIN (9) exceeds DB_POOL_MAX (4)']);
+  });
+
+  test('the result is frozen all the way down', () => {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.database)).toBe(true);
+    expect(Object.isFrozen(config.live)).toBe(true);
+    expect(() => {
+      (config as { port: number }).port = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      (config.live as { simulate: boolean }).simulate = false;
+    }).toThrow(TypeError);
+  });
+});
+
+describe('start-up with a bad configuration', () => {
+  test('stops with one message listing every problem, before opening the database', async () => {
+    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { PATH: process.env.PATH, PORT: 'abc', LOG_LEVEL: 'loud' },
+      timeout: 20_000,
+    });
+    await expect(run).rejects.toMatchObject({ code: 1 });
+    const { stderr } = (await run.catch((error: unknown) => error)) as { stderr: string };
+    expect(stderr).toContain('agent-graph: Invalid configuration:');
+    expect(stderr).toContain('PORT must be a whole number from 0 to 65535 (got "abc")');
+    expect(stderr).toContain('LOG_LEVEL must be one of');
+  });
+});
