@@ -65,13 +65,13 @@ function audiences(sessionUser: string): Audience[] {
     },
     { label: 'USER views, admin', scope: 'user', viewer: ANONYMOUS_ADMIN, sees: session },
     {
-      label: `USER views, viewer ${sessionUser} (the session user)`,
+      label: 'USER views, session-user viewer',
       scope: 'user',
       viewer: { owner: sessionUser, admin: false, subject: null },
       sees: session,
     },
     {
-      label: 'USER views, viewer ANALYST (not the session user)',
+      label: 'USER views, ANALYST (another owner)',
       scope: 'user',
       viewer: ANALYST,
       sees: () => false,
