@@ -84,13 +84,12 @@ export class TeamHistoryRepository {
         for (const row of rows) {
           const run = this.toRun(row);
           const page = pages.get(run.teamName) ?? { items: [], totalCount: num(row.totalCount) };
-          page.items.push(run);
+          // Each team's first run also comes back to carry the total; it may lie before the window.
+          if (num(row.rn) > offset) page.items.push(run);
           pages.set(run.teamName, page);
         }
       }
     }
-    // A team whose window is past its last run returns no row, so its count is unknown here;
-    // the page is empty either way.
     return teamNames.map((name) => pages.get(name) ?? { items: [], totalCount: 0 });
   }
 

@@ -2,13 +2,12 @@
  * The repository contract, run against every driver: the embedded database always, a real
  * Oracle test schema when ORACLE_TEST_* is set (see targets.ts; otherwise its cases are
  * reported as skipped, by name). Expected values are computed from demoData(), which both
- * databases hold (the Oracle one through test/oracle/fixture.sql).
+ * databases hold (the Oracle one through test/oracle/fixture.sql). The team and history
+ * repositories have their own file, contract-teams.test.ts.
  */
 import { readdir } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { ViewScope } from '../../src/config.js';
-import { type Catalog, discoverCatalog } from '../../src/db/catalog.js';
-import { countStatements, type Driver } from '../../src/db/driver.js';
 import { pgColumn } from '../../src/db/embedded/ddl.js';
 import { demoData } from '../../src/db/embedded/demo-data.js';
 import { AppError } from '../../src/errors.js';
@@ -21,6 +20,7 @@ import type {
 import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
 import { AgentRepository } from '../../src/repositories/agents.js';
 import { ExecStatRepository } from '../../src/repositories/exec-stats.js';
+import { percentileCont, useContractTarget } from './contract-support.js';
 import { ENUMERATED_MODULES, placeholders, registeredStatements } from './statements.js';
 import { TARGETS } from './targets.js';
 
@@ -89,14 +89,6 @@ function sortedValues(values: (number | null)[], direction: 'ASC' | 'DESC'): (nu
   return [...present, ...values.filter((v) => v === null)];
 }
 
-function percentileCont(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const position = p * (sorted.length - 1);
-  const lower = sorted[Math.floor(position)] as number;
-  const upper = sorted[Math.ceil(position)] as number;
-  return lower + (upper - lower) * (position - Math.floor(position));
-}
-
 const ORDER_REQUEST_FLOW = {
   name: 'ORDER_REQUEST_FLOW',
   agentId: 1001,
@@ -115,30 +107,12 @@ const ORDER_REQUEST_FLOW = {
 for (const target of TARGETS) {
   const title = `repository contract on ${target.name}${target.skipReason ? ` (${target.skipReason})` : ''}`;
   describe.skipIf(target.skipReason !== undefined)(title, () => {
-    let opened: { driver: Driver; close(): Promise<void> };
-    let statements: string[] = [];
-    let driver: Driver;
-    const catalogs = {} as Record<ViewScope, Catalog>;
-
-    beforeAll(async () => {
-      opened = await target.open();
-      driver = countStatements(opened.driver, (name) => statements.push(name));
-      for (const scope of ['dba', 'user'] as const) {
-        catalogs[scope] = await discoverCatalog(driver, scope, target.sessionUser);
-      }
-    }, 600_000);
-    afterAll(() => opened?.close());
-
-    /** Runs `work` and returns its result with the names of the statements it issued. */
-    async function counted<T>(work: () => Promise<T>): Promise<[T, string[]]> {
-      statements = [];
-      const result = await work();
-      return [result, statements];
-    }
+    const contract = useContractTarget(target);
+    const { catalogs, counted } = contract;
 
     const agents = (scope: ViewScope = 'dba') =>
-      new AgentRepository(driver, catalogs[scope], ANONYMOUS_ADMIN);
-    const execStats = () => new ExecStatRepository(driver, catalogs.dba);
+      new AgentRepository(contract.driver, catalogs[scope], ANONYMOUS_ADMIN);
+    const execStats = () => new ExecStatRepository(contract.driver, catalogs.dba);
 
     describe('catalog discovery', () => {
       test('finds every view of both scopes, with the known column variants', () => {
@@ -324,7 +298,7 @@ for (const target of TARGETS) {
           ...catalogs.dba,
           execStatCluster: { ...catalogs.dba.execStatCluster, columns: null },
         };
-        const repository = new ExecStatRepository(driver, catalog);
+        const repository = new ExecStatRepository(contract.driver, catalog);
         const [error, issued] = await counted(() =>
           repository.summary('CLUSTER', {}).catch((e: unknown) => e),
         );
@@ -340,6 +314,7 @@ for (const target of TARGETS) {
     });
 
     test('a bind that the statement does not use is rejected (as Oracle does)', async () => {
+      const { driver } = contract;
       const count = { name: 'count', text: 'SELECT COUNT(*) AS N FROM V$AGENT_EXEC_STAT' };
       expect((await driver.query(count))[0]?.n).toBe(demoSet('INSTANCE', {}).length);
       await expect(driver.query(count, { unused: 1 })).rejects.toThrow();
@@ -347,6 +322,7 @@ for (const target of TARGETS) {
 
     describe('every statement the repositories can issue (statements.ts)', () => {
       test('runs, each variant, with exactly the binds its placeholders name', async () => {
+        const { driver } = contract;
         const entries = registeredStatements([catalogs.dba, catalogs.user], ORDER_FIELDS);
         expect(entries.length).toBeGreaterThan(200);
         for (const { statement, binds, agentDetails } of entries) {
@@ -369,7 +345,7 @@ for (const target of TARGETS) {
     test.skipIf(target.name !== 'oracle')(
       'a statement on a view the database does not have is FORBIDDEN, naming the view',
       async () => {
-        const error = await driver
+        const error = await contract.driver
           .query({ name: 'missing', text: 'SELECT COUNT(*) AS N FROM USER_AI_AGENT_NO_SUCH_VIEW' })
           .catch((e: unknown) => e);
         expect(error).toMatchObject({

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import oracledb from 'oracledb';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import type { Binds } from '../../src/db/driver.js';
@@ -9,6 +10,7 @@ import {
   type OraclePool,
   type OraclePoolStatistics,
   openOracleDriver,
+  utcAsWallClock,
   wallClockAsUtc,
   withAgentDetails,
 } from '../../src/db/oracle/driver.js';
@@ -17,6 +19,24 @@ import { AppError, StartupError } from '../../src/errors.js';
 import { Metrics } from '../../src/metrics.js';
 import { databaseError, njsError } from './oracledb-errors.js';
 import { closedPort, oracleTestConfig, silentListener } from './support.js';
+
+/** node-oracledb Thin's own bind conversion and wire encoding (internal modules). */
+const require = createRequire(import.meta.url);
+const thinTransformer = require('oracledb/lib/transformer.js') as {
+  transformValueIn(info: { type?: unknown }, value: unknown, options: object): unknown;
+};
+const { GrowableBuffer: ThinBuffer } = require('oracledb/lib/impl/datahandlers/buffer.js') as {
+  GrowableBuffer: new () => { buf: Buffer; writeOracleDate(value: unknown, type: unknown): void };
+};
+
+/** The wall clock in an Oracle TIMESTAMP's wire bytes: length, century, year, month, … */
+function timestampWallClock(bytes: Buffer): string {
+  const at = (i: number) => bytes[i] as number;
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  const date = `${pad((at(1) - 100) * 100 + at(2) - 100, 4)}-${pad(at(3))}-${pad(at(4))}`;
+  const time = `${pad(at(5) - 1)}:${pad(at(6) - 1)}:${pad(at(7) - 1)}`;
+  return `${date} ${time}.${pad(bytes.readInt32BE(8) / 1e6, 3)}`;
+}
 
 interface Call {
   readonly sql: string;
@@ -70,7 +90,7 @@ function fakePool(script: (Record<string, unknown>[] | Error)[]) {
 const statement = { name: 'agents.page', text: 'SELECT AGENT_NAME FROM DBA_AI_AGENTS' };
 
 describe('OracleDriver over a pool', () => {
-  test('passes :name binds through unchanged, as objects, with the call timeout set', async () => {
+  test('passes :name binds through, as objects, with the call timeout set', async () => {
     const fake = fakePool([[]]);
     const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1234 });
     const binds: Binds = {
@@ -91,7 +111,7 @@ describe('OracleDriver over a pool', () => {
     expect(call?.sql).toBe(
       'SELECT * FROM T WHERE A = :name0 OFFSET :page_offset ROWS FETCH NEXT :page_limit ROWS ONLY',
     );
-    expect(call?.binds).toBe(binds);
+    expect(call?.binds).toEqual({ ...binds, since: utcAsWallClock(new Date(0)) });
     expect(call?.callTimeout).toBe(1234);
     expect(call?.options.outFormat).toBe(oracledb.OUT_FORMAT_OBJECT);
     expect(call?.options.fetchTypeHandler).toBe(fetchTypeHandler);
@@ -292,6 +312,32 @@ describe('fetching', () => {
       expect(convert?.(null)).toBeNull();
     }
     expect(wallClockAsUtc(new Date(2026, 0, 1))).toEqual(new Date('2026-01-01T00:00:00Z'));
+  });
+
+  test('Date binds reach Oracle as their UTC wall clock, whatever TZ the process runs in', async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      const fake = fakePool([[]]);
+      const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000 });
+      const after = new Date('2026-09-15T12:30:00.250Z');
+      await driver.query(statement, { started_after: after, name0: 'A' });
+      const bound = fake.calls[0]?.binds as Record<string, unknown>;
+      expect(bound.name0).toBe('A');
+      // Encoded as node-oracledb Thin encodes it: a Date bind is a zone-less TIMESTAMP, and
+      // its bytes are the wall clock the catalog views hold for that instant.
+      const info: { type?: unknown } = {};
+      thinTransformer.transformValueIn(info, bound.started_after, {});
+      expect(info.type).toBe(oracledb.DB_TYPE_TIMESTAMP);
+      const buffer = new ThinBuffer();
+      buffer.writeOracleDate(bound.started_after, info.type);
+      expect(timestampWallClock(buffer.buf)).toBe('2026-09-15 12:30:00.250');
+      // Reading that wall clock back gives the instant asked for.
+      expect(wallClockAsUtc(bound.started_after as Date)).toEqual(after);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
   });
 
   test('other types, zoned timestamps included, are left to the driver', () => {

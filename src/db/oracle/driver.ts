@@ -58,6 +58,33 @@ export function wallClockAsUtc(value: Date): Date {
   );
 }
 
+/**
+ * The same convention for binds: Thin writes a Date bind as a TIMESTAMP holding the Date's
+ * local wall clock, so each Date is first moved to the instant whose local wall clock is its
+ * UTC one (nothing changes when the process runs in UTC).
+ */
+export function utcAsWallClock(value: Date): Date {
+  return new Date(
+    value.getUTCFullYear(),
+    value.getUTCMonth(),
+    value.getUTCDate(),
+    value.getUTCHours(),
+    value.getUTCMinutes(),
+    value.getUTCSeconds(),
+    value.getUTCMilliseconds(),
+  );
+}
+
+function wallClockBinds(binds: Binds): Binds {
+  if (!Object.values(binds).some((value) => value instanceof Date)) return binds;
+  return Object.fromEntries(
+    Object.entries(binds).map(([name, value]) => [
+      name,
+      value instanceof Date ? utcAsWallClock(value) : value,
+    ]),
+  );
+}
+
 /** CLOBs arrive as strings (JSON and text columns); zone-less dates as UTC. */
 export function fetchTypeHandler(
   metadata: oracledb.Metadata<unknown>,
@@ -223,7 +250,7 @@ export class OracleDriver implements Driver {
       connection.callTimeout = this.options.callTimeoutMs;
       const result = await connection.execute<Record<string, unknown>>(
         sql,
-        binds as oracledb.BindParameters,
+        wallClockBinds(binds) as oracledb.BindParameters,
         EXECUTE_OPTIONS,
       );
       return (result.rows ?? []).map(normalizeRow);

@@ -102,7 +102,11 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
         'teamRuns.count',
         `SELECT COUNT(*) AS TOTAL_COUNT FROM ${runs.name} h ${whereClause(conditions(shape))}`,
       ),
-    /** The newest runs of each of several teams: one window per team, one statement. */
+    /**
+     * The newest runs of each of several teams: one window per team, one statement. Each
+     * team's first run comes back too (RN = 1, dropped unless in the window), so a window
+     * past a team's last run still carries the team's total.
+     */
     runsByTeams: (teams: string, shape: RunFilterShape): Statement =>
       statement(
         'teamRuns.byTeams',
@@ -113,7 +117,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
            FROM ${runs.name} h
            ${whereClause([`h.TEAM_NAME IN (${teams})`, ...conditions(shape)])}
          ) w
-         WHERE w.RN > :page_offset AND w.RN <= :page_end
+         WHERE (w.RN > :page_offset AND w.RN <= :page_end) OR w.RN = 1
          ORDER BY w.TEAM_NAME, w.RN`,
       ),
     runsByIds: (ids: string, restricted: boolean): Statement =>

@@ -1,0 +1,681 @@
+/**
+ * The repository contract for agent teams and their history (TeamRepository and
+ * TeamHistoryRepository), run like contract.test.ts against every driver: the embedded
+ * database always, a real Oracle test schema when ORACLE_TEST_* is set (targets.ts).
+ *
+ * Every method is checked for five audiences: DBA_ and USER_ views, each with the
+ * administrator and with non-admin viewers. A non-admin viewer sees only their owner's rows
+ * in DBA_ views; in USER_ views (the session user's rows) a viewer who is another owner sees
+ * nothing, and no statement is issued for them. Expected values come from demo-teams.ts,
+ * computed from demoData() without SQL; statement names are asserted with `counted()`.
+ */
+import { describe, expect, test } from 'vitest';
+import type { ViewScope } from '../../src/config.js';
+import { OWNERS } from '../../src/db/embedded/demo-data.js';
+import type {
+  Team,
+  TeamRun,
+  TeamRunFilter,
+  TeamStats,
+  ToolCall,
+  ToolCallFilter,
+} from '../../src/model/team.js';
+import { ANONYMOUS_ADMIN, type Viewer } from '../../src/model/viewer.js';
+import { TeamHistoryRepository } from '../../src/repositories/team-history.js';
+import { TeamRepository } from '../../src/repositories/teams.js';
+import { useContractTarget } from './contract-support.js';
+import {
+  CALLS,
+  callPage,
+  callsOfRun,
+  matchesRun,
+  NEWEST_FIRST,
+  RUNS,
+  sortRuns,
+  sortTeams,
+  TASKS,
+  TEAMS,
+  tasksOfRun,
+  teamStats,
+  teamTools,
+} from './demo-teams.js';
+import { TARGETS } from './targets.js';
+
+const ANALYST: Viewer = { owner: 'ANALYST', admin: false, subject: null };
+
+interface Audience {
+  readonly label: string;
+  readonly scope: ViewScope;
+  readonly viewer: Viewer;
+  /** Whether the audience sees rows of this owner. */
+  readonly sees: (owner: string) => boolean;
+  /** Sees no row at all: every method answers empty without a statement. */
+  readonly blind: boolean;
+}
+
+function audiences(sessionUser: string): Audience[] {
+  const session = (owner: string) => owner === sessionUser;
+  const list: Omit<Audience, 'blind'>[] = [
+    { label: 'DBA views, admin', scope: 'dba', viewer: ANONYMOUS_ADMIN, sees: () => true },
+    {
+      label: 'DBA views, viewer ANALYST',
+      scope: 'dba',
+      viewer: ANALYST,
+      sees: (owner) => owner === 'ANALYST',
+    },
+    { label: 'USER views, admin', scope: 'user', viewer: ANONYMOUS_ADMIN, sees: session },
+    {
+      label: 'USER views, session-user viewer',
+      scope: 'user',
+      viewer: { owner: sessionUser, admin: false, subject: null },
+      sees: session,
+    },
+    {
+      label: 'USER views, ANALYST (another owner)',
+      scope: 'user',
+      viewer: ANALYST,
+      sees: () => false,
+    },
+  ];
+  return list.map((a) => ({ ...a, blind: !OWNERS.some(a.sees) }));
+}
+
+/** What an audience sees of the demo data. */
+function visible(audience: Audience) {
+  const runs = RUNS.filter((r) => audience.sees(r.owner));
+  return {
+    teams: TEAMS.filter((t) => audience.sees(t.owner)),
+    runs,
+    tasks: TASKS.filter((t) => audience.sees(t.owner ?? '')),
+    calls: CALLS.filter((c) => audience.sees(c.toolOwner ?? '')),
+  };
+}
+
+/** A run, task and call of each owner, with an unknown key and a repeated one. */
+const RUN_IDS = [
+  ...OWNERS.map((o) => RUNS.find((r) => r.owner === o)?.execId ?? ''),
+  'NO_SUCH_RUN',
+];
+const CALL_IDS = [
+  ...OWNERS.map((o) => CALLS.find((c) => c.toolOwner === o)?.invocationId ?? ''),
+  'NO_SUCH_CALL',
+];
+/** The run of ANALYST's with the most tool calls. */
+const BUSY_RUN = RUNS.filter((r) => r.owner === 'ANALYST')
+  .map((r) => ({ id: r.execId, calls: CALLS.filter((c) => c.teamExecId === r.execId).length }))
+  .sort((a, b) => b.calls - a.calls)[0]?.id as string;
+const TEAM_NAMES = [...TEAMS.map((t) => t.name), 'NO_SUCH_TEAM'];
+/** The start of a run: filters at exactly that instant show which side includes it. */
+const MIDDLE_RUN = sortRuns(RUNS, NEWEST_FIRST)[RUNS.length / 2] as TeamRun;
+const MIDDLE = MIDDLE_RUN.startDate as Date;
+const DAY = 24 * 3600 * 1000;
+
+/** Team stats, field by field; the computed figures to 6 decimals. */
+function expectStats(actual: readonly TeamStats[], expected: readonly TeamStats[]): void {
+  expect(actual.map((s) => s.teamName)).toEqual(expected.map((s) => s.teamName));
+  expected.forEach((want, i) => {
+    const got = actual[i] as unknown as Record<string, unknown>;
+    for (const [field, value] of Object.entries(want)) {
+      const label = `${want.teamName}.${field}`;
+      if (typeof value === 'number' && typeof got[field] === 'number') {
+        expect(got[field], label).toBeCloseTo(value, 6);
+      } else {
+        expect(got[field], label).toEqual(value);
+      }
+    }
+  });
+}
+
+for (const target of TARGETS) {
+  const title = `team repository contract on ${target.name}${target.skipReason ? ` (${target.skipReason})` : ''}`;
+  describe.skipIf(target.skipReason !== undefined)(title, () => {
+    const contract = useContractTarget(target);
+    const { catalogs, counted } = contract;
+    const AUDIENCES = audiences(target.sessionUser);
+    const ADMIN = AUDIENCES[0] as Audience;
+
+    const teams = (a: Audience) => new TeamRepository(contract.driver, catalogs[a.scope], a.viewer);
+    const history = (a: Audience) =>
+      new TeamHistoryRepository(contract.driver, catalogs[a.scope], a.viewer);
+    /** The statements an audience's call issues: none when it sees nothing. */
+    const sql = (a: Audience, ...names: string[]) => (a.blind ? [] : names);
+    /** An owner filter that USER_ views cannot satisfy is answered without SQL. */
+    const ownerUnreachable = (a: Audience, owner: string | null | undefined) =>
+      a.scope === 'user' && !!owner && owner !== target.sessionUser;
+    /** A page statement, plus the count statement when the page comes back empty. */
+    const pageSql = (a: Audience, name: string, empty: boolean, owner?: string | null) =>
+      ownerUnreachable(a, owner) ? [] : sql(a, `${name}.page`, ...(empty ? [`${name}.count`] : []));
+
+    test('the audiences see what the views hold', () => {
+      const counts = AUDIENCES.map((a) => visible(a).runs.length);
+      expect(counts[0]).toBe(RUNS.length);
+      expect(counts[1]).toBeGreaterThan(0);
+      expect(counts[1]).toBeLessThan(RUNS.length);
+      expect(counts[2]).toBeGreaterThan(0);
+      expect(counts[3]).toBe(counts[2]);
+      expect(counts[4]).toBe(0);
+    });
+
+    describe('TeamRepository', () => {
+      test.each(AUDIENCES)('page: every team once, by name, with the total ($label)', async (a) => {
+        const expected = sortTeams(visible(a).teams);
+        const listed: Team[] = [];
+        for (let offset = 0; offset < expected.length; offset += 4) {
+          const [page, issued] = await counted(() => teams(a).page({}, offset, 4));
+          expect(page.totalCount).toBe(expected.length);
+          expect(issued).toEqual(['teams.page']);
+          listed.push(...page.items);
+        }
+        expect(listed).toEqual(expected);
+        // Past the end, the total costs a count statement.
+        const [past, issued] = await counted(() => teams(a).page({}, expected.length, 4));
+        expect(past).toEqual({ items: [], totalCount: expected.length });
+        expect(issued).toEqual(sql(a, 'teams.page', 'teams.count'));
+      });
+
+      test.each(AUDIENCES)(
+        'page: nameContains is a case-insensitive part of the name, LIKE wildcards literal ($label)',
+        async (a) => {
+          const like = (text: string) =>
+            new RegExp(
+              text.toUpperCase().replace(/[%_]/g, (c) => (c === '%' ? '.*' : '.')),
+              'u',
+            );
+          for (const text of ['order', 'r_s', '%', 'Y%_T', '\\']) {
+            const contains = (t: Team) => t.name.toUpperCase().includes(text.toUpperCase());
+            if (/[%_]/.test(text)) {
+              // Read as LIKE wildcards, the text would select other teams: the case can fail.
+              expect(TEAMS.filter((t) => like(text).test(t.name))).not.toEqual(
+                TEAMS.filter(contains),
+              );
+            }
+            const expected = sortTeams(visible(a).teams.filter(contains));
+            const [page, issued] = await counted(() =>
+              teams(a).page({ nameContains: text }, 0, 100),
+            );
+            expect(page.items, text).toEqual(expected);
+            expect(page.totalCount, text).toBe(expected.length);
+            expect(issued, text).toEqual(pageSql(a, 'teams', expected.length === 0));
+            if (a === ADMIN && /^\w+$/.test(text)) expect(expected.length).toBeGreaterThan(0);
+          }
+        },
+      );
+
+      test.each(AUDIENCES)(
+        'page: owner filter, alone and with nameContains ($label)',
+        async (a) => {
+          const filters = [
+            ...OWNERS.map((owner) => ({ owner })),
+            { owner: 'ANALYST', nameContains: 'ins' },
+          ];
+          for (const filter of filters) {
+            const expected = sortTeams(
+              visible(a).teams.filter(
+                (t) =>
+                  t.owner === filter.owner &&
+                  (!('nameContains' in filter) ||
+                    t.name.includes(filter.nameContains.toUpperCase())),
+              ),
+            );
+            const [page, issued] = await counted(() => teams(a).page(filter, 0, 100));
+            expect(page, JSON.stringify(filter)).toEqual({
+              items: expected,
+              totalCount: expected.length,
+            });
+            expect(issued).toEqual(pageSql(a, 'teams', expected.length === 0, filter.owner));
+          }
+        },
+      );
+
+      test.each(AUDIENCES)(
+        'byNames: in the order asked, null where unknown or not visible ($label)',
+        async (a) => {
+          const names = [
+            'ORDER_SUPPORT_TEAM',
+            'NO_SUCH_TEAM',
+            'SALES_INSIGHT_TEAM',
+            'INCIDENT_RESPONSE_TEAM',
+            'ORDER_SUPPORT_TEAM',
+          ];
+          const [found, issued] = await counted(() => teams(a).byNames(names));
+          expect(found).toEqual(
+            names.map((name) => visible(a).teams.find((t) => t.name === name) ?? null),
+          );
+          expect(issued).toEqual(sql(a, 'teams.byNames'));
+        },
+      );
+
+      test('toolsOf: a team’s tools come through its members’ tasks (seed 001 values)', async () => {
+        const [tools] = await teams(ADMIN).toolsOf(['ORDER_SUPPORT_TEAM']);
+        expect(tools?.map((t) => [t.agentName, t.taskName, t.name, t.toolType])).toEqual([
+          ['ORDER_ASSISTANT', 'ANSWER_ORDER_QUESTION', 'ORDER_LOOKUP', 'SQL'],
+          ['REFUND_CHECKER', 'PROCESS_REFUND', 'NOTIFY_CUSTOMER', 'NOTIFICATION'],
+          ['REFUND_CHECKER', 'PROCESS_REFUND', 'REFUND_APPROVAL', 'HUMAN'],
+        ]);
+        expect(tools?.[2]).toEqual({
+          teamName: 'ORDER_SUPPORT_TEAM',
+          toolId: expect.stringMatching(/^\d+$/),
+          name: 'REFUND_APPROVAL',
+          owner: 'APP_USER',
+          instruction: 'Ask a supervisor to approve refunds above 100 USD',
+          toolType: 'HUMAN',
+          agentName: 'REFUND_CHECKER',
+          taskName: 'PROCESS_REFUND',
+        });
+        const ids = (tools ?? []).map((t) => t.toolId);
+        expect(new Set(ids).size).toBe(3);
+      });
+
+      test.each(AUDIENCES)(
+        'toolsOf: every team’s tools with instruction, type and id, in one statement ($label)',
+        async (a) => {
+          const [tools, issued] = await counted(() => teams(a).toolsOf(TEAM_NAMES));
+          expect(tools).toEqual(
+            TEAM_NAMES.map((name) => {
+              const team = visible(a).teams.find((t) => t.name === name);
+              return team ? teamTools(team) : [];
+            }),
+          );
+          expect(issued).toEqual(sql(a, 'teams.tools'));
+        },
+      );
+
+      test.each(AUDIENCES)(
+        'statsOf: runs by state, success rate, duration p50/p95 and human waits agree with the runs ($label)',
+        async (a) => {
+          const { runs, calls } = visible(a);
+          const [stats, issued] = await counted(() => teams(a).statsOf(TEAM_NAMES));
+          expectStats(
+            stats,
+            TEAM_NAMES.map((name) => teamStats(name, runs, calls)),
+          );
+          expect(issued).toEqual(sql(a, 'teams.stats'));
+          if (a === ADMIN) {
+            // Both kinds of team are present: the human-wait figures are really checked.
+            expect(stats.some((s) => s.humanWaitCount > 0)).toBe(true);
+            expect(stats.some((s) => s.runCount > 0 && s.humanWaitCount === 0)).toBe(true);
+          }
+        },
+      );
+    });
+
+    describe('TeamHistoryRepository', () => {
+      test.each(AUDIENCES)('page: every order field, both directions ($label)', async (a) => {
+        const { runs } = visible(a);
+        for (const field of ['START_DATE', 'END_DATE', 'TEAM_NAME', 'STATE'] as const) {
+          for (const direction of ['ASC', 'DESC'] as const) {
+            const order = { field, direction };
+            const [page, issued] = await counted(() => history(a).page({}, order, 30, 40));
+            const expected = sortRuns(runs, order).slice(30, 70);
+            expect(page.items, `${field} ${direction}`).toEqual(expected);
+            expect(page.totalCount).toBe(runs.length);
+            expect(issued).toEqual(pageSql(a, 'teamRuns', expected.length === 0));
+          }
+        }
+      });
+
+      const RUN_FILTERS: [string, TeamRunFilter][] = [
+        ['a team', { teamName: 'ORDER_SUPPORT_TEAM' }],
+        ['another owner’s team', { teamName: 'SALES_INSIGHT_TEAM' }],
+        ['two states', { states: ['WAITING_FOR_HUMAN', 'RESUMING'] }],
+        ['a state twice', { states: ['FAILED', 'FAILED'] }],
+        ['started at or after', { startedAfter: MIDDLE }],
+        ['started before', { startedBefore: MIDDLE }],
+        [
+          'a start window',
+          { startedAfter: new Date(MIDDLE.getTime() - 5 * DAY), startedBefore: MIDDLE },
+        ],
+        ...OWNERS.map((owner): [string, TeamRunFilter] => [`owner ${owner}`, { owner }]),
+        [
+          'all together',
+          {
+            teamName: 'ORDER_SUPPORT_TEAM',
+            states: ['SUCCEEDED', 'FAILED'],
+            startedAfter: new Date(MIDDLE.getTime() - 20 * DAY),
+            startedBefore: new Date(MIDDLE.getTime() + 20 * DAY),
+            owner: 'APP_USER',
+          },
+        ],
+      ];
+
+      test.each(AUDIENCES)('page: each filter, alone and together ($label)', async (a) => {
+        for (const [name, filter] of RUN_FILTERS) {
+          const expected = sortRuns(
+            visible(a).runs.filter((r) => matchesRun(r, filter)),
+            NEWEST_FIRST,
+          );
+          if (a === ADMIN) expect(expected.length, name).toBeGreaterThan(0);
+          const [page, issued] = await counted(() =>
+            history(a).page(filter, NEWEST_FIRST, 0, 1000),
+          );
+          expect(page.items, name).toEqual(expected);
+          expect(page.totalCount, name).toBe(expected.length);
+          expect(issued, name).toEqual(pageSql(a, 'teamRuns', expected.length === 0, filter.owner));
+        }
+      });
+
+      test('page: startedAfter includes a run that started at that instant, startedBefore excludes it', async () => {
+        const after = await history(ADMIN).page({ startedAfter: MIDDLE }, NEWEST_FIRST, 0, 1000);
+        const before = await history(ADMIN).page({ startedBefore: MIDDLE }, NEWEST_FIRST, 0, 1000);
+        expect(after.items.map((r) => r.execId)).toContain(MIDDLE_RUN.execId);
+        expect(before.items.map((r) => r.execId)).not.toContain(MIDDLE_RUN.execId);
+        expect(after.totalCount + before.totalCount).toBe(RUNS.length);
+      });
+
+      test.each(AUDIENCES)(
+        'pagesByTeams: each team’s newest runs, the window applied per team, in the teams’ order ($label)',
+        async (a) => {
+          const names = [
+            'ORDER_SUPPORT_TEAM',
+            'NO_SUCH_TEAM',
+            'SALES_INSIGHT_TEAM',
+            'INCIDENT_RESPONSE_TEAM',
+            'DOC_QA_TEAM',
+            'ORDER_SUPPORT_TEAM',
+          ];
+          const cases: [TeamRunFilter, number, number][] = [
+            [{}, 0, 3],
+            [{}, 2, 4],
+            [{}, 12, 5], // past the last run of the teams with 12 runs or fewer
+            [{ states: ['SUCCEEDED', 'FAILED'], startedBefore: MIDDLE }, 1, 3],
+            [{ owner: 'APP_USER' }, 0, 2],
+            [{ owner: 'OPS' }, 0, 2],
+          ];
+          for (const [filter, offset, limit] of cases) {
+            const label = JSON.stringify([filter, offset, limit]);
+            const all = names.map((name) =>
+              sortRuns(
+                visible(a).runs.filter((r) => r.teamName === name && matchesRun(r, filter)),
+                NEWEST_FIRST,
+              ),
+            );
+            const [pages, issued] = await counted(() =>
+              history(a).pagesByTeams(names, filter, offset, limit),
+            );
+            expect(
+              pages.map((p) => p.items),
+              label,
+            ).toEqual(all.map((runs) => runs.slice(offset, offset + limit)));
+            // Every team with runs reports its total, a window past its last run included.
+            expect(
+              pages.map((p) => p.totalCount),
+              label,
+            ).toEqual(all.map((runs) => runs.length));
+            expect(issued, label).toEqual(
+              ownerUnreachable(a, filter.owner) ? [] : sql(a, 'teamRuns.byTeams'),
+            );
+          }
+        },
+      );
+
+      test.each(AUDIENCES)(
+        'runsByIds: in the order asked, null where unknown or not visible ($label)',
+        async (a) => {
+          const ids = [...RUN_IDS, RUN_IDS[0] as string];
+          const [found, issued] = await counted(() => history(a).runsByIds(ids));
+          expect(found).toEqual(
+            ids.map((id) => visible(a).runs.find((r) => r.execId === id) ?? null),
+          );
+          expect(issued).toEqual(sql(a, 'teamRuns.byIds'));
+        },
+      );
+
+      test.each(AUDIENCES)(
+        'waitingForHuman: each team’s paused runs, oldest first ($label)',
+        async (a) => {
+          const [waiting, issued] = await counted(() => history(a).waitingForHuman(TEAM_NAMES));
+          const expected = TEAM_NAMES.map((name) =>
+            sortRuns(
+              visible(a).runs.filter((r) => r.teamName === name && r.state === 'WAITING_FOR_HUMAN'),
+              { field: 'START_DATE', direction: 'ASC' },
+            ),
+          );
+          expect(waiting).toEqual(expected);
+          if (a === ADMIN) expect(expected.flat().length).toBeGreaterThan(TEAMS.length);
+          expect(issued).toEqual(sql(a, 'teamRuns.waitingByTeams'));
+        },
+      );
+
+      const ALL_RUN_IDS = [...RUNS.map((r) => r.execId), 'NO_SUCH_RUN'];
+
+      test.each(AUDIENCES)(
+        'tasksOf: each run’s tasks in task order, with the conversation id of their JSON ($label)',
+        async (a) => {
+          const [tasks, issued] = await counted(() => history(a).tasksOf(ALL_RUN_IDS));
+          expect(tasks).toEqual(ALL_RUN_IDS.map((id) => tasksOfRun(visible(a).tasks, id)));
+          expect(issued).toEqual(sql(a, 'taskRuns.byRuns'));
+          for (const task of tasks.flat()) {
+            expect(task.conversationId).toMatch(/^[0-9a-f]{32}$/);
+            expect(task.conversationId).toBe(
+              (task.conversationParams as { conversation_id: string }).conversation_id,
+            );
+          }
+        },
+      );
+
+      test.each(AUDIENCES)(
+        'toolCallsOf: each run’s calls by task order, then start ($label)',
+        async (a) => {
+          const [calls, issued] = await counted(() => history(a).toolCallsOf(ALL_RUN_IDS));
+          expect(calls).toEqual(ALL_RUN_IDS.map((id) => callsOfRun(visible(a).calls, id)));
+          expect(issued).toEqual(sql(a, 'toolCalls.byRuns'));
+        },
+      );
+
+      test.each(AUDIENCES)(
+        'toolCallsByIds: in the order asked, null where unknown or not visible ($label)',
+        async (a) => {
+          const ids = [...CALL_IDS, CALL_IDS[1] as string];
+          const [found, issued] = await counted(() => history(a).toolCallsByIds(ids));
+          expect(found).toEqual(
+            ids.map((id) => visible(a).calls.find((c) => c.invocationId === id) ?? null),
+          );
+          expect(issued).toEqual(sql(a, 'toolCalls.byIds'));
+        },
+      );
+
+      const CALL_FILTERS: ToolCallFilter[] = [
+        {},
+        { toolName: 'REFUND_APPROVAL' },
+        { agentName: 'SALES_ANALYST' },
+        { teamExecId: BUSY_RUN },
+        { toolName: 'ORDER_LOOKUP', agentName: 'ORDER_ASSISTANT' },
+        { toolName: 'ORDER_LOOKUP', agentName: 'REFUND_CHECKER' },
+      ];
+
+      test.each(AUDIENCES)('toolCallPage: each filter, newest first ($label)', async (a) => {
+        for (const filter of CALL_FILTERS) {
+          const all = callPage(visible(a).calls, filter);
+          const expected = all.slice(2, 22);
+          const [page, issued] = await counted(() => history(a).toolCallPage(filter, 2, 20));
+          expect(page.items, JSON.stringify(filter)).toEqual(expected);
+          expect(page.totalCount).toBe(all.length);
+          expect(issued).toEqual(pageSql(a, 'toolCalls', expected.length === 0));
+        }
+      });
+    });
+
+    describe('statement counts', () => {
+      test.each(AUDIENCES)(
+        'the dashboard shape costs one statement per level, whatever the page sizes ($label)',
+        async (a) => {
+          for (const [teamCount, runCount] of [
+            [2, 1],
+            [5, 3],
+            [100, 100],
+          ] as const) {
+            const [shown, issued] = await counted(async () => {
+              const page = await teams(a).page({}, 0, teamCount);
+              const names = page.items.map((t) => t.name);
+              const [tools, runPages] = await Promise.all([
+                teams(a).toolsOf(names),
+                history(a).pagesByTeams(names, {}, 0, runCount),
+              ]);
+              const ids = runPages.flatMap((p) => p.items.map((r) => r.execId));
+              const tasks = await history(a).tasksOf(ids);
+              const calls = await history(a).toolCallsOf(ids);
+              return [names, tools.flat(), ids, tasks.flat(), calls.flat()].map((l) => l.length);
+            });
+            const { runs, tasks, calls } = visible(a);
+            const shownTeams = sortTeams(visible(a).teams).slice(0, teamCount);
+            const shownRuns = shownTeams.flatMap((t) =>
+              sortRuns(
+                runs.filter((r) => r.teamName === t.name),
+                NEWEST_FIRST,
+              ).slice(0, runCount),
+            );
+            const ids = new Set(shownRuns.map((r) => r.execId));
+            expect(shown, `${teamCount} teams × ${runCount} runs`).toEqual([
+              shownTeams.length,
+              shownTeams.flatMap(teamTools).length,
+              shownRuns.length,
+              tasks.filter((t) => ids.has(t.teamExecId)).length,
+              calls.filter((c) => ids.has(c.teamExecId)).length,
+            ]);
+            expect(issued.sort()).toEqual(
+              sql(
+                a,
+                'taskRuns.byRuns',
+                'teamRuns.byTeams',
+                'teams.page',
+                'teams.tools',
+                'toolCalls.byRuns',
+              ),
+            );
+          }
+        },
+      );
+
+      test('an empty list of keys costs no statement', async () => {
+        const [results, issued] = await counted(() =>
+          Promise.all([
+            teams(ADMIN).byNames([]),
+            teams(ADMIN).toolsOf([]),
+            teams(ADMIN).statsOf([]),
+            history(ADMIN).pagesByTeams([], {}, 0, 10),
+            history(ADMIN).runsByIds([]),
+            history(ADMIN).waitingForHuman([]),
+            history(ADMIN).tasksOf([]),
+            history(ADMIN).toolCallsOf([]),
+            history(ADMIN).toolCallsByIds([]),
+          ]),
+        );
+        expect(results).toEqual(results.map(() => []));
+        expect(issued).toEqual([]);
+      });
+
+      /** Each batched method, the statement it issues, its real keys and what it finds for a key. */
+      const BATCHED: {
+        method: string;
+        statement: string;
+        keys: readonly string[];
+        run(keys: string[]): Promise<unknown[]>;
+        expected(key: string): unknown;
+      }[] = [
+        {
+          method: 'TeamRepository.byNames',
+          statement: 'teams.byNames',
+          keys: TEAMS.map((t) => t.name),
+          run: (keys) => teams(ADMIN).byNames(keys),
+          expected: (key) => TEAMS.find((t) => t.name === key) ?? null,
+        },
+        {
+          method: 'TeamRepository.toolsOf',
+          statement: 'teams.tools',
+          keys: TEAMS.map((t) => t.name),
+          run: (keys) => teams(ADMIN).toolsOf(keys),
+          expected: (key) => {
+            const team = TEAMS.find((t) => t.name === key);
+            return team ? teamTools(team) : [];
+          },
+        },
+        {
+          method: 'TeamRepository.statsOf',
+          statement: 'teams.stats',
+          keys: TEAMS.map((t) => t.name),
+          run: async (keys) => (await teams(ADMIN).statsOf(keys)).map((s) => s.runCount),
+          expected: (key) => RUNS.filter((r) => r.teamName === key).length,
+        },
+        {
+          method: 'TeamHistoryRepository.pagesByTeams',
+          statement: 'teamRuns.byTeams',
+          keys: TEAMS.map((t) => t.name),
+          run: async (keys) =>
+            (await history(ADMIN).pagesByTeams(keys, {}, 0, 2)).map((p) => p.items),
+          expected: (key) =>
+            sortRuns(
+              RUNS.filter((r) => r.teamName === key),
+              NEWEST_FIRST,
+            ).slice(0, 2),
+        },
+        {
+          method: 'TeamHistoryRepository.waitingForHuman',
+          statement: 'teamRuns.waitingByTeams',
+          keys: TEAMS.map((t) => t.name),
+          run: (keys) => history(ADMIN).waitingForHuman(keys),
+          expected: (key) =>
+            sortRuns(
+              RUNS.filter((r) => r.teamName === key && r.state === 'WAITING_FOR_HUMAN'),
+              { field: 'START_DATE', direction: 'ASC' },
+            ),
+        },
+        {
+          method: 'TeamHistoryRepository.runsByIds',
+          statement: 'teamRuns.byIds',
+          keys: RUNS.map((r) => r.execId),
+          run: (keys) => history(ADMIN).runsByIds(keys),
+          expected: (key) => RUNS.find((r) => r.execId === key) ?? null,
+        },
+        {
+          method: 'TeamHistoryRepository.tasksOf',
+          statement: 'taskRuns.byRuns',
+          keys: RUNS.map((r) => r.execId),
+          run: (keys) => history(ADMIN).tasksOf(keys),
+          expected: (key) => tasksOfRun(TASKS, key),
+        },
+        {
+          method: 'TeamHistoryRepository.toolCallsOf',
+          statement: 'toolCalls.byRuns',
+          keys: RUNS.map((r) => r.execId),
+          run: (keys) => history(ADMIN).toolCallsOf(keys),
+          expected: (key) => callsOfRun(CALLS, key),
+        },
+        {
+          method: 'TeamHistoryRepository.toolCallsByIds',
+          statement: 'toolCalls.byIds',
+          keys: CALLS.map((c) => c.invocationId),
+          run: (keys) => history(ADMIN).toolCallsByIds(keys),
+          expected: (key) => CALLS.find((c) => c.invocationId === key) ?? null,
+        },
+      ];
+
+      test.each(BATCHED)(
+        '$method: over 1,000 keys, ceil(n/1000) statements, nothing lost or doubled',
+        async ({ statement, keys, run, expected }) => {
+          // [keys asked, distinct keys]: the split counts distinct keys only.
+          for (const [size, distinct] of [
+            [1000, 1000],
+            [1001, 1001],
+            [2500, 2500],
+            [2500, 1200],
+          ] as const) {
+            const unique = Array.from({ length: distinct }, (_, i) => `NO_SUCH_KEY_${i}`);
+            // Real keys first, last (the value the last IN list is padded with) and either side
+            // of each 1,000-key boundary.
+            [0, 999, 1000, 1999, 2000, distinct - 1]
+              .filter((i) => i < distinct)
+              .forEach((position, k) => {
+                unique[position] = keys[k % keys.length] as string;
+              });
+            const asked = Array.from({ length: size }, (_, i) => unique[i % distinct] as string);
+            const [found, issued] = await counted(() => run(asked));
+            expect(issued, `${size} keys, ${distinct} distinct`).toEqual(
+              Array.from({ length: Math.ceil(distinct / 1000) }, () => statement),
+            );
+            expect(found).toEqual(asked.map(expected));
+          }
+        },
+      );
+    });
+  });
+}
