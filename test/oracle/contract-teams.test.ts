@@ -249,10 +249,10 @@ for (const target of TARGETS) {
         const [tools] = await teams(ADMIN).toolsOf(['ORDER_SUPPORT_TEAM']);
         expect(tools?.map((t) => [t.agentName, t.taskName, t.name, t.toolType])).toEqual([
           ['ORDER_ASSISTANT', 'ANSWER_ORDER_QUESTION', 'ORDER_LOOKUP', 'SQL'],
-          ['REFUND_CHECKER', 'PROCESS_REFUND', 'NOTIFY_CUSTOMER', 'NOTIFICATION'],
           ['REFUND_CHECKER', 'PROCESS_REFUND', 'REFUND_APPROVAL', 'HUMAN'],
+          ['REFUND_CHECKER', 'PROCESS_REFUND', 'NOTIFY_CUSTOMER', 'NOTIFICATION'],
         ]);
-        expect(tools?.[2]).toEqual({
+        expect(tools?.[1]).toEqual({
           teamName: 'ORDER_SUPPORT_TEAM',
           toolId: expect.stringMatching(/^\d+$/),
           name: 'REFUND_APPROVAL',

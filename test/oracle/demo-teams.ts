@@ -154,7 +154,8 @@ export function sortTeams(teams: readonly Team[]): Team[] {
 /**
  * A team's tools: team attribute `agents` → each member's task → the task's `tools`
  * attribute → the tool (id) and its `instruction` and `tool_type` attributes, all of the
- * team's owner. Ordered by task then tool name; a tool reached twice is listed once.
+ * team's owner. In the order the team lists its members and each task its tools; a tool
+ * reached twice is listed once.
  */
 export function teamTools(team: Team): TeamTool[] {
   const members = JSON.parse(teamAttribute(team.owner, team.name, 'agents') ?? '[]') as {
@@ -179,7 +180,6 @@ export function teamTools(team: Team): TeamTool[] {
       });
     }
   }
-  found.sort((a, b) => binary(a.taskName, b.taskName) || binary(a.name, b.name));
   return found.filter((tool, i) => found.findIndex((t) => t.name === tool.name) === i);
 }
 
