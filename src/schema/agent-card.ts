@@ -231,6 +231,8 @@ builder.queryFields((t) => ({
     },
   }),
   a2aAgents: t.field({
+    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
+    nullable: true,
     type: [A2AAgentListingRef],
     description: 'The agents the A2A server lists for its database user (seed 004).',
     resolve: async (_root, _args, context) => {

@@ -55,6 +55,8 @@ const AgentConnectionRef = countedConnection('AgentConnection', AgentRef);
 
 builder.queryFields((t) => ({
   agents: t.field({
+    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
+    nullable: true,
     type: AgentConnectionRef,
     description: 'Stored agents, by owner and name.',
     complexity: connectionComplexity,

@@ -166,6 +166,8 @@ const ExecStatConnectionRef = countedConnection('ExecStatConnection', ExecStatRe
 
 builder.queryFields((t) => ({
   execStats: t.field({
+    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
+    nullable: true,
     type: ExecStatConnectionRef,
     description:
       'Runtime statistics rows, slowest first unless ordered otherwise. Admins only (or everyone with STATS_PUBLIC); CLUSTER scope is admin-only.',
@@ -192,6 +194,8 @@ builder.queryFields((t) => ({
     },
   }),
   execStatSummary: t.field({
+    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
+    nullable: true,
     type: ExecStatSummaryRef,
     description:
       'Count, totals and total-time average, percentiles and maximum over the filtered rows. Same access as execStats.',

@@ -115,6 +115,8 @@ builder.objectFields(TeamRef, (t) => ({
 
 builder.queryFields((t) => ({
   teamRuns: t.field({
+    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
+    nullable: true,
     authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
     type: TeamRunConnectionRef,
     description: 'Team runs across teams, newest first unless ordered otherwise.',

@@ -113,6 +113,8 @@ const TeamConnectionRef = countedConnection('TeamConnection', TeamRef);
 
 builder.queryFields((t) => ({
   teams: t.field({
+    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
+    nullable: true,
     authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
     type: TeamConnectionRef,
     description: 'Select AI agent teams, by name.',

@@ -77,6 +77,8 @@ const ToolCallConnectionRef = countedConnection('ToolCallConnection', ToolCallRe
 
 builder.queryFields((t) => ({
   toolCalls: t.field({
+    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
+    nullable: true,
     type: ToolCallConnectionRef,
     description: 'Tool calls across runs, newest first.',
     complexity: connectionComplexity,

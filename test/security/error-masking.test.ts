@@ -49,7 +49,7 @@ test('a driver error reaches the client as INTERNAL with a request id, and the l
     data: unknown;
     errors: { message: string; path: string[]; extensions: Record<string, unknown> }[];
   };
-  expect(body.data).toBeNull();
+  expect(body.data).toEqual({ teams: null });
   expect(body.errors).toEqual([
     {
       message: 'Internal server error',
