@@ -4,6 +4,7 @@ import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull } from '../db/ro
 import { chunk, inList } from '../db/sql/statement.js';
 import { type RunFilterShape, teamHistorySql } from '../db/sql/team-history.js';
 import type {
+  PolledRun,
   TaskRun,
   TeamRun,
   TeamRunFilter,
@@ -95,6 +96,13 @@ export class TeamHistoryRepository {
       }
     }
     return ids.map((id) => found.get(id) ?? null);
+  }
+
+  /** Runs that have not ended, plus those that ended at or after `since`: one statement. */
+  async livePoll(since: Date): Promise<PolledRun[]> {
+    requireView(this.catalog.teamHistory);
+    const rows = await this.driver.query(this.sql.livePoll(), { since });
+    return rows.map((row) => ({ ...this.toRun(row), waitingSince: dateOrNull(row.waitingSince) }));
   }
 
   async waitingForHuman(teamNames: readonly string[]): Promise<TeamRun[][]> {
