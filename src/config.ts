@@ -43,7 +43,11 @@ export interface Config {
   readonly database: DatabaseConfig;
   readonly live: {
     readonly pollIntervalMs: number;
+    /** How far before the last good poll the window for ended runs reaches (clock skew, commit lag). */
+    readonly overlapMs: number;
     readonly redisUrl: string | undefined;
+    /** Prefix of the Redis keys and channel, so that deployments can share one Redis. */
+    readonly redisPrefix: string;
     readonly simulate: boolean;
   };
 }
@@ -172,7 +176,9 @@ export function loadConfig(rawEnv: Env): Config {
     database,
     live: {
       pollIntervalMs: env.integer('POLL_INTERVAL_MS', 2000, 50, 3_600_000),
+      overlapMs: env.integer('POLL_OVERLAP_MS', 5000, 0, 3_600_000),
       redisUrl: env.url('REDIS_URL'),
+      redisPrefix: env.string('REDIS_PREFIX') ?? 'agentgraph:',
       simulate: env.boolean('SIMULATE', database.kind === 'embedded'),
     },
   };

@@ -9,14 +9,17 @@ import type { Config } from './config.js';
 import type { Repositories } from './context.js';
 import { discoverCatalog, missingViews } from './db/catalog.js';
 import { countStatements, type Driver } from './db/driver.js';
+import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
+import { createLiveHub, type LiveHub } from './live/hub.js';
+import { attachGraphqlWs } from './live/websocket.js';
 import { Metrics } from './metrics.js';
 import { AgentRepository } from './repositories/agents.js';
 import { ExecStatRepository } from './repositories/exec-stats.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
 import { TeamRepository } from './repositories/teams.js';
 import { schema } from './schema/index.js';
-import { type AgentGraphYoga, createAgentGraphYoga } from './yoga.js';
+import { type AgentGraphYoga, createAgentGraphYoga, createErrorMapper } from './yoga.js';
 
 export interface AgentGraphServer {
   readonly config: Config;
@@ -26,9 +29,16 @@ export interface AgentGraphServer {
   readonly repositories: Repositories;
   /** The driver every repository uses, counted by agentgraph_db_statements_total. */
   readonly driver: Driver;
+  /** Live subscriptions: the poller and the pubsub. */
+  readonly live: LiveHub;
+  /** Present in embedded mode with SIMULATE on. */
+  readonly simulator: Simulator | undefined;
   /** Listens on config.host:config.port (0 picks a free port); resolves to the base URL. */
   start(): Promise<string>;
-  /** Stops accepting, lets in-flight requests finish (up to drainMs), then closes the database. */
+  /**
+   * Stops accepting, closes WebSocket clients and ends subscriptions, stops the poller and
+   * the simulator, lets in-flight requests finish (up to drainMs), then closes the database.
+   */
   stop(drainMs?: number): Promise<void>;
 }
 
@@ -51,7 +61,18 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     teams: new TeamRepository(driver, catalog),
     history: new TeamHistoryRepository(driver, catalog),
   };
-  const yoga = createAgentGraphYoga({ schema, repositories, logger, metrics });
+  const live = createLiveHub({
+    config: config.live,
+    source: repositories.history,
+    metrics,
+    logger: logger.child({ component: 'live' }),
+  });
+  const errors = createErrorMapper(logger, metrics);
+  const yoga = createAgentGraphYoga({ schema, repositories, live, errors });
+  const simulator =
+    database.embedded && config.live.simulate
+      ? new Simulator(database.embedded.pg, { logger: logger.child({ component: 'simulator' }) })
+      : undefined;
 
   const sockets = new Set<Socket>();
   const http = createHttpServer((req, res) => {
@@ -61,6 +82,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
+  const ws = attachGraphqlWs({ server: http, yoga, errors, logger });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
@@ -90,12 +112,15 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     database,
     repositories,
     driver,
+    live,
+    simulator,
     start: () =>
       new Promise((resolve, reject) => {
         http.once('error', reject);
         http.listen(config.port, config.host, () => {
           const { port } = http.address() as AddressInfo;
           const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+          simulator?.start();
           resolve(`http://${host}:${port}`);
         });
       }),
@@ -106,6 +131,8 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
         const timer = setTimeout(() => {
           for (const socket of sockets) socket.destroy();
         }, drainMs);
+        // Ending the subscriptions completes SSE responses, so their connections can close.
+        await Promise.all([ws.close(Math.min(drainMs, 1_000)), live.stop(), simulator?.stop()]);
         await closed;
         clearTimeout(timer);
         await database.driver.close();

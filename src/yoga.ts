@@ -4,6 +4,9 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Context, Repositories } from './context.js';
 import { AppError, type ErrorCode, isErrorCode } from './errors.js';
+import type { LiveHub } from './live/hub.js';
+import { mapAsyncIterable } from './live/iterables.js';
+import { useContextPerEvent } from './live/per-event-context.js';
 import { createLoaders } from './loaders.js';
 import type { Metrics } from './metrics.js';
 
@@ -50,12 +53,18 @@ function withCode(
   });
 }
 
+export interface ErrorMapper {
+  mapError(error: GraphQLError, requestId: string): GraphQLError;
+  mapResult(result: ExecutionResult, requestId: string): ExecutionResult;
+}
+
 /**
- * The one place where errors become what clients see. Typed AppErrors keep their code and
- * message; GraphQL's own parse, validation and variable errors are BAD_USER_INPUT; anything
- * else (driver errors with ORA- text, SQL, stacks) is logged here and sent as INTERNAL.
+ * The one place where errors become what clients see, over HTTP, SSE and WebSocket alike.
+ * Typed AppErrors keep their code and message; GraphQL's own parse, validation and variable
+ * errors are BAD_USER_INPUT; anything else (driver errors with ORA- text, SQL, stacks) is
+ * logged here and sent as INTERNAL.
  */
-export function errorMapping(logger: Logger, metrics: Metrics): Plugin {
+export function createErrorMapper(logger: Logger, metrics: Metrics): ErrorMapper {
   const mapError = (error: GraphQLError, requestId: string): GraphQLError => {
     const original = error.originalError;
     let mapped: GraphQLError;
@@ -83,35 +92,23 @@ export function errorMapping(logger: Logger, metrics: Metrics): Plugin {
     result.errors?.length
       ? { ...result, errors: result.errors.map((e) => mapError(e, requestId)) }
       : result;
+  return { mapError, mapResult };
+}
 
+/** Applies the error mapping to everything yoga sends over HTTP and SSE. */
+export function errorMapping(mapper: ErrorMapper): Plugin {
   return {
     // The last stop before serialisation: parse and validation failures, execution results
     // and subscription events all pass here.
     onResultProcess({ result, setResult, request }) {
       const requestId = requestIdOf(request);
       if (Array.isArray(result)) {
-        setResult(result.map((r) => mapResult(r, requestId)));
+        setResult(result.map((r) => mapper.mapResult(r, requestId)));
       } else if (Symbol.asyncIterator in result) {
-        setResult(mapAsyncIterable(result, (value) => mapResult(value, requestId)));
+        setResult(mapAsyncIterable(result, (value) => mapper.mapResult(value, requestId)));
       } else {
-        setResult(mapResult(result, requestId));
+        setResult(mapper.mapResult(result, requestId));
       }
-    },
-  };
-}
-
-function mapAsyncIterable<T>(source: AsyncIterable<T>, map: (value: T) => T): AsyncIterable<T> {
-  return {
-    [Symbol.asyncIterator]() {
-      const iterator = source[Symbol.asyncIterator]();
-      return {
-        next: async () => {
-          const step = await iterator.next();
-          return step.done ? step : { done: false, value: map(step.value) };
-        },
-        return: async () =>
-          iterator.return ? iterator.return() : { done: true, value: undefined },
-      };
     },
   };
 }
@@ -119,8 +116,8 @@ function mapAsyncIterable<T>(source: AsyncIterable<T>, map: (value: T) => T): As
 export interface YogaOptions {
   readonly schema: GraphQLSchema;
   readonly repositories: Repositories;
-  readonly logger: Logger;
-  readonly metrics: Metrics;
+  readonly live: LiveHub;
+  readonly errors: ErrorMapper;
 }
 
 export type AgentGraphYoga = YogaServerInstance<Record<string, unknown>, Context>;
@@ -138,7 +135,8 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       requestId: requestIdOf(request),
       repositories: options.repositories,
       loaders: createLoaders(options.repositories),
+      live: options.live,
     }),
-    plugins: [errorMapping(options.logger, options.metrics)],
+    plugins: [errorMapping(options.errors), useContextPerEvent()],
   });
 }

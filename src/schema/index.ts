@@ -7,5 +7,6 @@ import './team.js';
 import './team-run.js';
 import './task-run.js';
 import './tool-call.js';
+import './subscription.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

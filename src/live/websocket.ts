@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import type { Context } from '../context.js';
+import type { AgentGraphYoga, ErrorMapper } from '../yoga.js';
+
+/** A client that opens a socket must send connection_init within this time. */
+export const CONNECTION_INIT_WAIT_TIMEOUT_MS = 3_000;
+/** Ping interval; a client that has not answered the previous ping by then is dropped. */
+export const KEEP_ALIVE_MS = 12_000;
+
+/** ExecutionArgs carrying yoga's enveloped execute and subscribe (yoga's graphql-ws example). */
+interface EnvelopedArgs extends ExecutionArgs {
+  execute(args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult;
+  subscribe(args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult>;
+}
+
+export interface GraphqlWsServer {
+  /** Closes every client (1001 Going Away), dropping those that do not answer within graceMs. */
+  close(graceMs: number): Promise<void>;
+}
+
+/**
+ * graphql-ws (protocol graphql-transport-ws) on the HTTP server's upgrade requests for
+ * /graphql, executed through yoga's envelop so that it shares the schema, the context (one
+ * per subscription, one per event), the per-event loaders and, through `errors`, the error
+ * mapping of HTTP and SSE.
+ */
+export function attachGraphqlWs(options: {
+  readonly server: Server;
+  readonly yoga: AgentGraphYoga;
+  readonly errors: ErrorMapper;
+  readonly logger: Logger;
+}): GraphqlWsServer {
+  const { yoga, errors } = options;
+  const wss = new WebSocketServer({ server: options.server, path: yoga.graphqlEndpoint });
+  const disposable = useServer<Record<string, unknown> | undefined>(
+    {
+      connectionInitWaitTimeout: CONNECTION_INIT_WAIT_TIMEOUT_MS,
+      execute: (args) => (args as EnvelopedArgs).execute(args),
+      subscribe: (args) => (args as EnvelopedArgs).subscribe(args),
+      onSubscribe: async (ctx, _id, payload) => {
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          request: toFetchRequest(ctx.extra.request, yoga.graphqlEndpoint),
+          socket: ctx.extra.socket,
+          params: payload,
+        });
+        let document: DocumentNode;
+        try {
+          document = parse(payload.query);
+        } catch (error) {
+          return [error as GraphQLError];
+        }
+        const validationErrors = validate(schema, document);
+        if (validationErrors.length > 0) return validationErrors;
+        const args: EnvelopedArgs = {
+          schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue: await contextFactory(),
+          execute,
+          subscribe,
+        };
+        return args;
+      },
+      onNext: (_ctx, _id, _payload, args, result) =>
+        toFormatted(errors.mapResult(result, (args.contextValue as Context).requestId)),
+      onError: (_ctx, _id, _payload, graphqlErrors) => {
+        const requestId = randomUUID();
+        return graphqlErrors.map((error) => errors.mapError(error, requestId).toJSON());
+      },
+    },
+    wss,
+    KEEP_ALIVE_MS,
+  );
+  wss.on('error', (error) => options.logger.error({ err: error }, 'WebSocket server error'));
+
+  return {
+    async close(graceMs) {
+      const disposed = disposable.dispose();
+      const timer = setTimeout(() => {
+        for (const client of wss.clients) client.terminate();
+      }, graceMs);
+      try {
+        await disposed;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+function toFormatted(result: ExecutionResult) {
+  return result.errors
+    ? { ...result, errors: result.errors.map((error) => error.toJSON()) }
+    : { ...result, errors: undefined };
+}
+
+/** The upgrade request as a Fetch Request, which is what the yoga context factory reads. */
+function toFetchRequest(request: IncomingMessage, path: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  return new Request(`http://${request.headers.host ?? 'localhost'}${path}`, { headers });
+}
