@@ -117,15 +117,18 @@ export class RedisCoordinator implements Coordinator {
   private readonly snapshotKey: string;
   private readonly lockTtlMs: number;
   private readonly snapshotTtlMs: number;
+  private readonly listenTimeoutMs: number;
 
   constructor(options: RedisCoordinatorOptions) {
-    const redisOptions = {
-      // A stalled Redis must not stall the poll loop: commands fail and the tick retries.
+    // A stalled Redis must not stall the poll loop: commands fail and the next tick retries.
+    this.commands = new Redis(options.url, {
       commandTimeout: Math.max(1_000, options.intervalMs),
       maxRetriesPerRequest: 1,
-    };
-    this.commands = new Redis(options.url, redisOptions);
-    this.subscriber = new Redis(options.url, redisOptions);
+    });
+    // The event target subscribes without handling a rejection, so the subscriber's commands
+    // wait for Redis to come back rather than fail.
+    this.subscriber = new Redis(options.url, { maxRetriesPerRequest: null });
+    this.listenTimeoutMs = Math.max(1_000, options.intervalMs);
     for (const client of [this.commands, this.subscriber]) {
       client.on('error', (error: Error) =>
         options.logger.warn({ err: error }, 'Redis connection error'),
@@ -184,10 +187,23 @@ export class RedisCoordinator implements Coordinator {
   async listening(): Promise<void> {
     // The event target subscribed on the first listener without waiting; a second SUBSCRIBE
     // on the same connection is answered only after the first took effect.
-    await this.subscriber.subscribe(this.topic);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error('Redis did not confirm the subscription in time')),
+        this.listenTimeoutMs,
+      );
+    });
+    try {
+      await Promise.race([this.subscriber.subscribe(this.topic), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.commands.quit(), this.subscriber.quit()]);
+    // Not QUIT: with Redis unreachable it would wait for a reconnection that may never come.
+    this.commands.disconnect();
+    this.subscriber.disconnect();
   }
 }

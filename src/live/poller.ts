@@ -43,6 +43,7 @@ export class Poller {
   private snapshot: Snapshot | null = null;
   private failures = 0;
   private retryAt = 0;
+  private claimFailing = false;
 
   constructor(private readonly options: PollerOptions) {}
 
@@ -88,6 +89,8 @@ export class Poller {
     try {
       const token = this.token ?? randomUUID();
       const claim = await coordinator.claim(token);
+      if (this.claimFailing) logger.info('poll lock reachable again');
+      this.claimFailing = false;
       if (claim === 'elsewhere') {
         if (this.token) logger.info('another instance took the poll lock; standing by');
         this.drop();
@@ -108,7 +111,9 @@ export class Poller {
       // Without the coordinator this process cannot know it holds the lock, nor publish.
       this.drop();
       metrics.pollCycles.inc({ outcome: 'error' });
-      logger.error({ err: error }, 'poll lock claim failed');
+      // Once per outage: the claim is retried every quarter interval.
+      if (!this.claimFailing) logger.error({ err: error }, 'poll lock claim failed; retrying');
+      this.claimFailing = true;
     }
     if (this.running) {
       const period = this.token ? intervalMs : intervalMs / 4;

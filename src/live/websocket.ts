@@ -107,5 +107,7 @@ function toFetchRequest(request: IncomingMessage, path: string): Request {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     else if (value !== undefined) headers.set(name, value);
   }
-  return new Request(`http://${request.headers.host ?? 'localhost'}${path}`, { headers });
+  // The Host header is the client's to choose; a malformed one must not fail the subscription.
+  const host = URL.canParse(`http://${request.headers.host}`) ? request.headers.host : 'localhost';
+  return new Request(`http://${host}${path}`, { headers });
 }

@@ -98,9 +98,14 @@ export class TeamHistoryRepository {
     return ids.map((id) => found.get(id) ?? null);
   }
 
+  /** Fails with FORBIDDEN, naming the grant, when the team-history view cannot be read. */
+  requireRuns(): void {
+    requireView(this.catalog.teamHistory);
+  }
+
   /** Runs that have not ended, plus those that ended at or after `since`: one statement. */
   async livePoll(since: Date): Promise<PolledRun[]> {
-    requireView(this.catalog.teamHistory);
+    this.requireRuns();
     const rows = await this.driver.query(this.sql.livePoll(), { since });
     return rows.map((row) => ({ ...this.toRun(row), waitingSince: dateOrNull(row.waitingSince) }));
   }

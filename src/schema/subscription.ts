@@ -60,7 +60,10 @@ builder.subscriptionFields((t) => ({
     description:
       'One event per observed state change of a run and per new run, from the moment of subscribing, filtered by team and new state.',
     args: { filter: t.arg({ type: TeamRunChangeFilterRef }) },
-    subscribe: (_root, args, context) => context.live.teamRunChanges(args.filter ?? {}),
+    subscribe: (_root, args, context) => {
+      context.repositories.history.requireRuns();
+      return context.live.teamRunChanges(args.filter ?? {});
+    },
     resolve: (change) => change,
   }),
   teamsWaitingForHuman: t.field({
@@ -68,7 +71,10 @@ builder.subscriptionFields((t) => ({
     description:
       'The runs waiting for a human (of one team, or of all teams), longest-waiting first: the current set at once, then the whole set again each time it changes.',
     args: { teamName: t.arg.string({ description: 'Only runs of this team.' }) },
-    subscribe: (_root, args, context) => context.live.waitingForHuman(args.teamName ?? null),
+    subscribe: (_root, args, context) => {
+      context.repositories.history.requireRuns();
+      return context.live.waitingForHuman(args.teamName ?? null);
+    },
     resolve: (runs) => runs,
   }),
 }));

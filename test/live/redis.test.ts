@@ -32,12 +32,20 @@ const children: ChildProcess[] = [];
 const PREFIX = `agentgraph-test:${randomUUID()}:`;
 let a: TestServer;
 let b: TestServer;
+let cutOff: TestServer;
 let dying: { url: string; process: ChildProcess };
 
 // Starting is the slow part (an embedded database each, and a child process), so it happens
 // once, all at the same time. Until someone subscribes to it, an instance does not poll.
 beforeAll(async () => {
-  [a, b, dying] = await Promise.all([instance(PREFIX), instance(PREFIX), spawnInstance(PREFIX)]);
+  [a, b, dying, cutOff] = await Promise.all([
+    instance(PREFIX),
+    instance(PREFIX),
+    spawnInstance(PREFIX),
+    // Nothing listens on port 1.
+    startTestServer({ ...env(PREFIX), REDIS_URL: 'redis://127.0.0.1:1' }),
+  ]);
+  servers.push(cutOff);
 });
 
 afterAll(async () => {
@@ -178,6 +186,25 @@ describe('several instances through Redis', () => {
     expect(onB.events).toHaveLength(1);
     expect(onDying.events).toHaveLength(0);
     onB.close();
+  });
+});
+
+describe('without Redis', () => {
+  test('subscriptions stay open, failures are counted, and the server still stops', async () => {
+    const recorder = subscribeWs(client(cutOff.url), CHANGES);
+    await until(
+      async () =>
+        (await metric(cutOff.server, 'agentgraph_poll_cycles_total', { outcome: 'error' })) >= 2,
+      10_000,
+      'failed lock claims',
+    );
+    expect(await metric(cutOff.server, 'agentgraph_active_subscriptions')).toBe(1);
+    expect(cutOff.server.live.polling).toBe(false);
+    expect(recorder.completed || recorder.errors.length > 0).toBe(false);
+    const stopping = Date.now();
+    await cutOff.stop();
+    expect(Date.now() - stopping).toBeLessThan(3_000);
+    await recorder.until(() => recorder.completed || recorder.errors.length > 0);
   });
 });
 
