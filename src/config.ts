@@ -100,7 +100,11 @@ export interface Config {
   readonly a2a: A2AConfig;
   readonly live: {
     readonly pollIntervalMs: number;
+    /** How far before the last good poll the window for ended runs reaches (clock skew, commit lag). */
+    readonly overlapMs: number;
     readonly redisUrl: string | undefined;
+    /** Prefix of the Redis keys and channel, so that deployments can share one Redis. */
+    readonly redisPrefix: string;
     readonly simulate: boolean;
   };
   readonly limits: LimitsConfig;
@@ -341,7 +345,9 @@ export function loadConfig(rawEnv: Env): Config {
     a2a: readA2A(env),
     live: {
       pollIntervalMs: env.integer('POLL_INTERVAL_MS', 2000, 50, 3_600_000),
+      overlapMs: env.integer('POLL_OVERLAP_MS', 5000, 0, 3_600_000),
       redisUrl: env.url('REDIS_URL', ['redis:', 'rediss:']),
+      redisPrefix: env.string('REDIS_PREFIX') ?? 'agentgraph:',
       simulate: env.boolean('SIMULATE', database.kind === 'embedded'),
     },
     limits: readLimits(env),

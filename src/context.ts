@@ -1,4 +1,5 @@
 import type { A2ACards } from './a2a/client.js';
+import type { LiveHub } from './live/hub.js';
 import type { Loaders } from './loaders.js';
 import type { Viewer } from './model/viewer.js';
 import type { AgentRepository } from './repositories/agents.js';
@@ -16,8 +17,9 @@ export interface Repositories {
 }
 
 /**
- * What every resolver receives: one per request, so the loaders (and the dataloaders
- * that Pothos keys on this object) never outlive the operation they serve.
+ * What every resolver receives: one per request, and one per event of a subscription (see
+ * live/per-event-context.ts), so the loaders (and the dataloaders that Pothos keys on this
+ * object) never outlive the operation or event they serve.
  */
 export interface Context {
   readonly requestId: string;
@@ -29,4 +31,6 @@ export interface Context {
   readonly loaders: Loaders;
   /** What this request cost, for the request log. */
   readonly usage: { statements: number };
+  /** Live subscriptions of this process. */
+  readonly live: LiveHub;
 }

@@ -13,13 +13,17 @@ import type { Config } from './config.js';
 import type { Repositories } from './context.js';
 import { discoverCatalog, missingViews } from './db/catalog.js';
 import { countStatements, type Driver } from './db/driver.js';
+import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
+import { createLiveHub, type LiveHub } from './live/hub.js';
+import { attachGraphqlWs } from './live/websocket.js';
 import { Metrics } from './metrics.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
 import { createRepositories } from './repositories/create.js';
+import { TeamHistoryRepository } from './repositories/team-history.js';
 import { TeamRepository } from './repositories/teams.js';
 import { schema } from './schema/index.js';
-import { type AgentGraphYoga, createAgentGraphYoga } from './yoga.js';
+import { type AgentGraphYoga, createAgentGraphYoga, createErrorMapper } from './yoga.js';
 
 export interface AgentGraphServer {
   readonly config: Config;
@@ -32,9 +36,16 @@ export interface AgentGraphServer {
   readonly driver: Driver;
   /** The embedded A2A stand-in, when A2A_BASE_URL is unset in embedded mode. */
   readonly a2aStandin: A2AStandin | undefined;
+  /** Live subscriptions: the poller and the pubsub. */
+  readonly live: LiveHub;
+  /** Present in embedded mode with SIMULATE on. */
+  readonly simulator: Simulator | undefined;
   /** Listens on config.host:config.port (0 picks a free port); resolves to the base URL. */
   start(): Promise<string>;
-  /** Stops accepting, lets in-flight requests finish (up to drainMs), then closes the database. */
+  /**
+   * Stops accepting, closes WebSocket clients and ends subscriptions, stops the poller and
+   * the simulator, lets in-flight requests finish (up to drainMs), then closes the database.
+   */
   stop(drainMs?: number): Promise<void>;
 }
 
@@ -76,16 +87,33 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
       viewer,
       a2a.cards,
     );
+  // One poller per process reads every run; each subscription filters for its viewer.
+  const live = createLiveHub({
+    config: config.live,
+    source: new TeamHistoryRepository(driver, catalog, ANONYMOUS_ADMIN),
+    metrics,
+    logger: logger.child({ component: 'live' }),
+  });
+  const errors = createErrorMapper(logger, metrics);
+  const authenticate = createAuthenticator(config.auth);
+  const viewers = new WeakMap<Request, Viewer>();
   const yoga = createAgentGraphYoga({
     schema,
     repositoriesFor,
-    authenticate: createAuthenticator(config.auth),
+    authenticate,
+    viewers,
     statsPublic: config.auth.statsPublic,
     logger,
     metrics,
+    live,
+    errors,
     limits: config.limits,
     http: config.http,
   });
+  const simulator =
+    database.embedded && config.live.simulate
+      ? new Simulator(database.embedded.pg, { logger: logger.child({ component: 'simulator' }) })
+      : undefined;
 
   const sockets = new Set<Socket>();
   const http = createHttpServer((req, res) => {
@@ -103,6 +131,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     unanswered.add(res);
     res.on('close', () => unanswered.delete(res));
   });
+  const ws = attachGraphqlWs({ server: http, yoga, errors, logger, authenticate, viewers });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
@@ -133,12 +162,15 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     repositoriesFor,
     driver,
     a2aStandin: a2a.standin,
+    live,
+    simulator,
     start: () =>
       new Promise((resolve, reject) => {
         http.once('error', reject);
         http.listen(config.port, config.host, () => {
           const { port } = http.address() as AddressInfo;
           const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+          simulator?.start();
           resolve(`http://${host}:${port}`);
         });
       }),
@@ -150,6 +182,8 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
         const timer = setTimeout(() => {
           for (const socket of sockets) socket.destroy();
         }, drainMs);
+        // Ending the subscriptions completes SSE responses, so their connections can close.
+        await Promise.all([ws.close(Math.min(drainMs, 1_000)), live.stop(), simulator?.stop()]);
         await closed;
         clearTimeout(timer);
         await a2a.stop();

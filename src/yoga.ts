@@ -15,6 +15,9 @@ import type { HttpConfig, LimitsConfig } from './config.js';
 import type { Context, Repositories } from './context.js';
 import { AppError, type ErrorCode, isErrorCode } from './errors.js';
 import { corsOptions, hardeningPlugins } from './hardening/index.js';
+import type { LiveHub } from './live/hub.js';
+import { mapAsyncIterable } from './live/iterables.js';
+import { useContextPerEvent } from './live/per-event-context.js';
 import { createLoaders } from './loaders.js';
 import type { Metrics } from './metrics.js';
 import type { Viewer } from './model/viewer.js';
@@ -51,12 +54,18 @@ function withCode(
   });
 }
 
+export interface ErrorMapper {
+  mapError(error: GraphQLError, requestId: string): GraphQLError;
+  mapResult(result: ExecutionResult, requestId: string): ExecutionResult;
+}
+
 /**
- * The one place where errors become what clients see. Typed AppErrors keep their code and
- * message; GraphQL's own parse, validation and variable errors are BAD_USER_INPUT; anything
- * else (driver errors with ORA- text, SQL, stacks) is logged here and sent as INTERNAL.
+ * The one place where errors become what clients see, over HTTP, SSE and WebSocket alike.
+ * Typed AppErrors keep their code and message; GraphQL's own parse, validation and variable
+ * errors are BAD_USER_INPUT; anything else (driver errors with ORA- text, SQL, stacks) is
+ * logged here and sent as INTERNAL.
  */
-export function errorMapping(logger: Logger, metrics: Metrics): Plugin {
+export function createErrorMapper(logger: Logger, metrics: Metrics): ErrorMapper {
   const mapError = (error: GraphQLError, requestId: string): GraphQLError => {
     const original = error.originalError;
     let mapped: GraphQLError;
@@ -84,18 +93,22 @@ export function errorMapping(logger: Logger, metrics: Metrics): Plugin {
     result.errors?.length
       ? { ...result, errors: result.errors.map((e) => mapError(e, requestId)) }
       : result;
+  return { mapError, mapResult };
+}
 
+/** Applies the error mapping to everything yoga sends over HTTP and SSE. */
+export function errorMapping(mapper: ErrorMapper): Plugin {
   return {
     // The last stop before serialisation: parse and validation failures, execution results
     // and subscription events all pass here.
     onResultProcess({ result, setResult, request }) {
       const requestId = requestIdOf(request);
       if (Array.isArray(result)) {
-        setResult(result.map((r) => mapResult(r, requestId)));
+        setResult(result.map((r) => mapper.mapResult(r, requestId)));
       } else if (Symbol.asyncIterator in result) {
-        setResult(mapAsyncIterable(result, (value) => mapResult(value, requestId)));
+        setResult(mapAsyncIterable(result, (value) => mapper.mapResult(value, requestId)));
       } else {
-        setResult(mapResult(result, requestId));
+        setResult(mapper.mapResult(result, requestId));
       }
     },
   };
@@ -150,30 +163,18 @@ function argumentNamesInValidationErrors(): Plugin {
   };
 }
 
-function mapAsyncIterable<T>(source: AsyncIterable<T>, map: (value: T) => T): AsyncIterable<T> {
-  return {
-    [Symbol.asyncIterator]() {
-      const iterator = source[Symbol.asyncIterator]();
-      return {
-        next: async () => {
-          const step = await iterator.next();
-          return step.done ? step : { done: false, value: map(step.value) };
-        },
-        return: async () =>
-          iterator.return ? iterator.return() : { done: true, value: undefined },
-      };
-    },
-  };
-}
-
 export interface YogaOptions {
   readonly schema: GraphQLSchema;
   /** Repositories limited to what one viewer may see. */
   readonly repositoriesFor: (viewer: Viewer, usage: { statements: number }) => Repositories;
   readonly authenticate: Authenticate;
+  /** Each authenticated request's viewer (HTTP requests here, WebSocket ones in live/). */
+  readonly viewers: WeakMap<Request, Viewer>;
   readonly statsPublic: boolean;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  readonly live: LiveHub;
+  readonly errors: ErrorMapper;
   readonly limits: LimitsConfig;
   readonly http: HttpConfig;
 }
@@ -181,7 +182,7 @@ export interface YogaOptions {
 export type AgentGraphYoga = YogaServerInstance<Record<string, unknown>, Context>;
 
 export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
-  const viewers = new WeakMap<Request, Viewer>();
+  const { viewers } = options;
   return createYoga<Record<string, unknown>, Context>({
     schema: options.schema,
     graphqlEndpoint: '/graphql',
@@ -204,6 +205,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
         statsPublic: options.statsPublic,
         repositories,
         loaders: createLoaders(repositories),
+        live: options.live,
       };
     },
     plugins: [
@@ -211,7 +213,8 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       ...hardeningPlugins(options),
       argumentNamesInValidationErrors(),
       useAuthentication(options.authenticate, viewers),
-      errorMapping(options.logger, options.metrics),
+      errorMapping(options.errors),
+      useContextPerEvent(),
       useRequestLog(options.logger, options.metrics),
     ],
   });

@@ -47,6 +47,15 @@ export interface TeamRun {
   readonly instanceId: number | null;
 }
 
+/** A run as the live poller reads it: the history row plus when it began waiting for a human. */
+export interface PolledRun extends TeamRun {
+  /**
+   * For a run in WAITING_FOR_HUMAN: the start of its open tool call (the human tool call it
+   * is blocked on), else the start of its task in WAITING_FOR_HUMAN; null otherwise.
+   */
+  readonly waitingSince: Date | null;
+}
+
 export interface TeamRunFilter {
   readonly teamName?: string | null;
   readonly states?: readonly TeamRunState[] | null;

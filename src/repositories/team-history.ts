@@ -4,6 +4,7 @@ import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull } from '../db/ro
 import { chunk, inList } from '../db/sql/statement.js';
 import { type RunFilterShape, teamHistorySql } from '../db/sql/team-history.js';
 import type {
+  PolledRun,
   TaskRun,
   TeamRun,
   TeamRunFilter,
@@ -102,6 +103,18 @@ export class TeamHistoryRepository {
       found.set(run.execId, run);
     }
     return ids.map((id) => found.get(id) ?? null);
+  }
+
+  /** Fails with FORBIDDEN, naming the grant, when the team-history view cannot be read. */
+  requireRuns(): void {
+    requireView(this.catalog.teamHistory);
+  }
+
+  /** Runs that have not ended, plus those that ended at or after `since`: one statement. */
+  async livePoll(since: Date): Promise<PolledRun[]> {
+    this.requireRuns();
+    const rows = await this.driver.query(this.sql.livePoll(), { since });
+    return rows.map((row) => ({ ...this.toRun(row), waitingSince: dateOrNull(row.waitingSince) }));
   }
 
   async waitingForHuman(teamNames: readonly string[]): Promise<TeamRun[][]> {

@@ -8,5 +8,6 @@ import './team-run.js';
 import './task-run.js';
 import './tool-call.js';
 import './agent-card.js';
+import './subscription.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

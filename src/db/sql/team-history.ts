@@ -84,6 +84,23 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
 
   const viewerOwns = (column: string, restricted: boolean) =>
     restricted ? `AND ${column} = ${OWNED_BY_VIEWER}` : '';
+  const waitingSources = [
+    ...(calls.columns
+      ? [
+          `(SELECT MAX(c.START_DATE) FROM ${calls.name} c WHERE c.TEAM_EXEC_ID = h.TEAM_EXEC_ID AND c.END_DATE IS NULL)`,
+        ]
+      : []),
+    ...(tasks.columns
+      ? [
+          `(SELECT MAX(t.START_DATE) FROM ${tasks.name} t WHERE t.TEAM_EXEC_ID = h.TEAM_EXEC_ID AND t.STATE = 'WAITING_FOR_HUMAN')`,
+        ]
+      : []),
+  ];
+  // Oracle's COALESCE takes two or more arguments.
+  const waitingSince =
+    waitingSources.length > 1
+      ? `COALESCE(${waitingSources.join(', ')})`
+      : (waitingSources[0] ?? 'CAST(NULL AS TIMESTAMP)');
 
   return {
     runsPage: (
@@ -132,6 +149,19 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
         `SELECT ${runColumns} FROM ${runs.name} h
          WHERE h.TEAM_NAME IN (${teams}) AND h.STATE = 'WAITING_FOR_HUMAN' ${viewerOwns('h.TEAM_OWNER', restricted)}
          ORDER BY h.TEAM_NAME, h.START_DATE, h.TEAM_EXEC_ID`,
+      ),
+    /**
+     * The live poller's one statement per cycle: every run that has not ended, plus those
+     * that ended at or after :since. Runs that wait for a human carry the start of the tool
+     * call they are blocked on (or of their waiting task) as WAITING_SINCE.
+     */
+    livePoll: (): Statement =>
+      statement(
+        'teamRuns.live',
+        `SELECT ${runColumns},
+           CASE WHEN h.STATE = 'WAITING_FOR_HUMAN' THEN ${waitingSince} END AS WAITING_SINCE
+         FROM ${runs.name} h
+         WHERE h.STATE IN ('RUNNING', 'WAITING_FOR_HUMAN', 'RESUMING') OR h.END_DATE >= :since`,
       ),
     tasksByRuns: (ids: string, restricted: boolean): Statement =>
       statement(

@@ -1,0 +1,209 @@
+import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { createPubSub, type PubSub } from 'graphql-yoga';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { CycleMessage, Snapshot } from './snapshot.js';
+
+export type LivePubSub = PubSub<Record<string, [CycleMessage]>>;
+
+/** `acquired`: the lock was free and is now ours; `renewed`: it was ours; `elsewhere`: another poller has it. */
+export type Claim = 'acquired' | 'renewed' | 'elsewhere';
+
+/**
+ * Who polls, where the last good snapshot is kept and how cycle messages reach every
+ * subscriber. In memory for one process; through Redis for several, where only the holder
+ * of a lock with expiry polls and its snapshot lets the next holder carry on from it.
+ */
+export interface Coordinator {
+  readonly pubsub: LivePubSub;
+  readonly topic: string;
+  claim(token: string): Promise<Claim>;
+  /** The last good snapshot, for a poller that has just acquired the lock and for late joiners. */
+  loadSnapshot(): Promise<Snapshot | null>;
+  /**
+   * Stores the snapshot and publishes the message, both only if `token` still holds the lock
+   * (a poller that lost it mid-cycle must not publish). Resolves to whether it did.
+   */
+  commit(token: string, snapshot: Snapshot, message: CycleMessage | null): Promise<boolean>;
+  release(token: string): Promise<void>;
+  /** Resolves once every message published from now on reaches this process's listeners. */
+  listening(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const TOPIC = 'live:cycles';
+
+export class MemoryCoordinator implements Coordinator {
+  readonly topic = TOPIC;
+  readonly pubsub: LivePubSub = createPubSub();
+  private holder: string | null = null;
+  private snapshot: Snapshot | null = null;
+
+  async claim(token: string): Promise<Claim> {
+    if (this.holder === token) return 'renewed';
+    if (this.holder !== null) return 'elsewhere';
+    this.holder = token;
+    return 'acquired';
+  }
+
+  async loadSnapshot(): Promise<Snapshot | null> {
+    return this.snapshot;
+  }
+
+  async commit(token: string, snapshot: Snapshot, message: CycleMessage | null): Promise<boolean> {
+    if (this.holder !== token) return false;
+    this.snapshot = snapshot;
+    if (message) this.pubsub.publish(this.topic, message);
+    return true;
+  }
+
+  async release(token: string): Promise<void> {
+    if (this.holder !== token) return;
+    this.holder = null;
+    // With nobody left to poll for, the next subscriber starts from a fresh baseline.
+    this.snapshot = null;
+  }
+
+  async listening(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}
+
+// Acquire the lock, or renew it (and the snapshot's expiry) if it is ours already.
+const CLAIM = `
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+  return 1
+end
+if not holder then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 2
+end
+return 0`;
+
+const COMMIT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+if ARGV[4] ~= '' then redis.call('PUBLISH', KEYS[3], ARGV[4]) end
+return 1`;
+
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1`;
+
+export interface RedisCoordinatorOptions {
+  readonly url: string;
+  /** Prefix of every key and channel, so that deployments (and test runs) can share a Redis. */
+  readonly prefix: string;
+  readonly intervalMs: number;
+  readonly logger: Logger;
+}
+
+/**
+ * The lock lives 1.5 intervals: the holder renews it every interval, and waiting instances
+ * try every quarter interval (see Poller), so a dead holder is replaced within 1.75
+ * intervals. The snapshot outlives the lock long enough for that hand-over, and no longer,
+ * so that a poller starting after a quiet spell begins from a fresh baseline instead of
+ * replaying old changes.
+ */
+export class RedisCoordinator implements Coordinator {
+  readonly topic: string;
+  readonly pubsub: LivePubSub;
+  private readonly commands: Redis;
+  private readonly subscriber: Redis;
+  private readonly lockKey: string;
+  private readonly snapshotKey: string;
+  private readonly lockTtlMs: number;
+  private readonly snapshotTtlMs: number;
+  private readonly listenTimeoutMs: number;
+
+  constructor(options: RedisCoordinatorOptions) {
+    // A stalled Redis must not stall the poll loop: commands fail and the next tick retries.
+    this.commands = new Redis(options.url, {
+      commandTimeout: Math.max(1_000, options.intervalMs),
+      maxRetriesPerRequest: 1,
+    });
+    // The event target subscribes without handling a rejection, so the subscriber's commands
+    // wait for Redis to come back rather than fail.
+    this.subscriber = new Redis(options.url, { maxRetriesPerRequest: null });
+    this.listenTimeoutMs = Math.max(1_000, options.intervalMs);
+    for (const client of [this.commands, this.subscriber]) {
+      client.on('error', (error: Error) =>
+        options.logger.warn({ err: error }, 'Redis connection error'),
+      );
+    }
+    this.topic = `${options.prefix}${TOPIC}`;
+    this.lockKey = `${options.prefix}live:lock`;
+    this.snapshotKey = `${options.prefix}live:snapshot`;
+    this.lockTtlMs = Math.round(options.intervalMs * 1.5);
+    this.snapshotTtlMs = options.intervalMs * 4;
+    this.pubsub = createPubSub({
+      eventTarget: createRedisEventTarget({
+        publishClient: this.commands,
+        subscribeClient: this.subscriber,
+      }),
+    });
+  }
+
+  async claim(token: string): Promise<Claim> {
+    const result = await this.commands.eval(
+      CLAIM,
+      2,
+      this.lockKey,
+      this.snapshotKey,
+      token,
+      this.lockTtlMs,
+      this.snapshotTtlMs,
+    );
+    return result === 1 ? 'renewed' : result === 2 ? 'acquired' : 'elsewhere';
+  }
+
+  async loadSnapshot(): Promise<Snapshot | null> {
+    const text = await this.commands.get(this.snapshotKey);
+    return text ? (JSON.parse(text) as Snapshot) : null;
+  }
+
+  async commit(token: string, snapshot: Snapshot, message: CycleMessage | null): Promise<boolean> {
+    const result = await this.commands.eval(
+      COMMIT,
+      3,
+      this.lockKey,
+      this.snapshotKey,
+      this.topic,
+      token,
+      JSON.stringify(snapshot),
+      this.snapshotTtlMs,
+      message ? JSON.stringify(message) : '',
+    );
+    return result === 1;
+  }
+
+  async release(token: string): Promise<void> {
+    await this.commands.eval(RELEASE, 1, this.lockKey, token);
+  }
+
+  async listening(): Promise<void> {
+    // The event target subscribed on the first listener without waiting; a second SUBSCRIBE
+    // on the same connection is answered only after the first took effect.
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error('Redis did not confirm the subscription in time')),
+        this.listenTimeoutMs,
+      );
+    });
+    try {
+      await Promise.race([this.subscriber.subscribe(this.topic), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    // Not QUIT: with Redis unreachable it would wait for a reconnection that may never come.
+    this.commands.disconnect();
+    this.subscriber.disconnect();
+  }
+}

@@ -1,0 +1,257 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Metrics } from '../metrics.js';
+import type { TeamRun, TeamRunState } from '../model/team.js';
+import { Channel } from './channel.js';
+import { type Coordinator, MemoryCoordinator, RedisCoordinator } from './coordinator.js';
+import { type LiveSource, Poller } from './poller.js';
+import {
+  type CycleMessage,
+  fromWire,
+  type Transition,
+  type WireRun,
+  waitingKey,
+  waitingOf,
+} from './snapshot.js';
+
+export interface TeamRunChangeFilter {
+  readonly teamName?: string | null;
+  /** New states to report; all when empty or absent. */
+  readonly states?: readonly TeamRunState[] | null;
+  /** Only runs of this owner (a non-admin viewer's); every owner when absent. */
+  readonly owner?: string | null;
+}
+
+export interface TeamRunChange {
+  readonly run: TeamRun;
+  readonly previousState: TeamRunState | null;
+  readonly state: TeamRunState;
+}
+
+export interface WaitingRun {
+  readonly execId: string;
+  readonly teamName: string;
+  readonly startDate: Date | null;
+  readonly waitingSince: Date | null;
+  readonly run: TeamRun;
+}
+
+export interface LiveHubOptions {
+  readonly coordinator: Coordinator;
+  readonly source: LiveSource;
+  readonly intervalMs: number;
+  readonly overlapMs: number;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+}
+
+interface Listener {
+  deliver(message: CycleMessage): void;
+  /** The waiting set read from the stored snapshot when this process joined late. */
+  restore(waiting: readonly WireRun[]): void;
+  end(): void;
+}
+
+/** The latest waiting set this process knows, to answer a new subscriber at once. */
+interface Mirror {
+  readonly epoch: string;
+  readonly seq: number;
+  readonly waiting: readonly WireRun[];
+}
+
+interface Session {
+  readonly poller: Poller;
+  mirror: Mirror | null;
+  stop(): Promise<void>;
+}
+
+/**
+ * Subscriptions of this process. The first one starts a session (the poller and one
+ * listener on the pubsub topic); the last one to end stops it. Each cycle message is
+ * received once per process and fanned out to the subscriptions, which filter in memory.
+ */
+export class LiveHub {
+  private readonly listeners = new Set<Listener>();
+  private session: Session | null = null;
+  private stopping: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly options: LiveHubOptions) {}
+
+  /** True while this process holds the poll lock (always, with subscribers, without Redis). */
+  get polling(): boolean {
+    return this.session?.poller.polling ?? false;
+  }
+
+  /** True while a session (poller and pubsub listener) runs. */
+  get active(): boolean {
+    return this.session !== null;
+  }
+
+  /** One event per observed transition or new run, whose team and new state match. */
+  teamRunChanges(filter: TeamRunChangeFilter): AsyncIterableIterator<TeamRunChange> {
+    const states = filter.states?.length ? new Set(filter.states) : null;
+    const matches = (t: Transition) =>
+      (!filter.teamName || t.run.teamName === filter.teamName) &&
+      (!filter.owner || t.run.owner === filter.owner) &&
+      (!states || states.has(t.run.state));
+    const channel = this.channel<TeamRunChange>({
+      deliver: (message) => {
+        for (const transition of message.transitions) {
+          if (!matches(transition)) continue;
+          channel.push({
+            run: fromWire(transition.run),
+            previousState: transition.previousState,
+            state: transition.run.state,
+          });
+        }
+      },
+      restore: () => {},
+    });
+    return channel;
+  }
+
+  /** The current waiting set (of one team, or all), then the whole set whenever it changes. */
+  waitingForHuman(
+    teamName: string | null,
+    owner: string | null = null,
+  ): AsyncIterableIterator<WaitingRun[]> {
+    let last: string | null = null;
+    const emit = (waiting: readonly WireRun[]) => {
+      const mine = waiting.filter(
+        (run) => (!teamName || run.teamName === teamName) && (!owner || run.owner === owner),
+      );
+      const key = waitingKey(mine);
+      if (key === last) return;
+      last = key;
+      channel.replace([...mine].sort(byWaitingSince).map(toWaitingRun));
+    };
+    const channel = this.channel<WaitingRun[]>({
+      deliver: (message) => emit(message.waiting),
+      restore: emit,
+    });
+    const mirror = this.session?.mirror;
+    if (mirror) emit(mirror.waiting);
+    return channel;
+  }
+
+  /** Ends every subscription, stops the poller and disconnects from the coordinator. */
+  async stop(): Promise<void> {
+    this.closed = true;
+    for (const listener of [...this.listeners]) listener.end();
+    await this.stopping;
+    await this.options.coordinator.close();
+  }
+
+  private channel<T>(handlers: Omit<Listener, 'end'>): Channel<T> {
+    const listener: Listener = { ...handlers, end: () => channel.close() };
+    const channel = new Channel<T>(() => this.remove(listener));
+    if (this.closed) {
+      channel.close();
+      return channel;
+    }
+    this.listeners.add(listener);
+    this.options.metrics.activeSubscriptions.inc();
+    this.session ??= this.startSession();
+    return channel;
+  }
+
+  private remove(listener: Listener): void {
+    if (!this.listeners.delete(listener)) return;
+    this.options.metrics.activeSubscriptions.dec();
+    if (this.listeners.size > 0 || !this.session) return;
+    const session = this.session;
+    this.session = null;
+    this.stopping = this.stopping.then(() => session.stop());
+  }
+
+  private startSession(): Session {
+    const { coordinator, logger } = this.options;
+    const poller = new Poller(this.options);
+    // Listening starts now, before any await, so that no message published after a
+    // subscriber read the mirror can pass it by.
+    const messages = coordinator.pubsub.subscribe(coordinator.topic)[Symbol.asyncIterator]();
+    const session: Session = { poller, mirror: null, stop: async () => {} };
+    const pump = (async () => {
+      for (;;) {
+        const step = await messages.next();
+        if (step.done) return;
+        this.receive(session, step.value);
+      }
+    })();
+    const started = this.stopping.then(async () => {
+      try {
+        await coordinator.listening();
+        const stored = await coordinator.loadSnapshot();
+        if (stored && !session.mirror && this.session === session) {
+          const waiting = waitingOf(stored.runs);
+          session.mirror = { epoch: stored.epoch, seq: stored.seq, waiting };
+          for (const listener of [...this.listeners]) listener.restore(waiting);
+        }
+      } catch (error) {
+        logger.error({ err: error }, 'live coordinator unavailable; the poller keeps trying');
+      }
+      if (this.session === session) poller.start();
+    });
+    session.stop = async () => {
+      await started;
+      await messages.return?.();
+      await pump;
+      await poller.stop();
+    };
+    return session;
+  }
+
+  private receive(session: Session, message: CycleMessage): void {
+    if (session !== this.session) return;
+    const mirror = session.mirror;
+    if (mirror && mirror.epoch === message.epoch && message.seq <= mirror.seq) return;
+    session.mirror = { epoch: message.epoch, seq: message.seq, waiting: message.waiting };
+    for (const listener of [...this.listeners]) listener.deliver(message);
+  }
+}
+
+/** Longest-waiting first; a run whose start of waiting is unknown waited since before polling began. */
+function byWaitingSince(a: WireRun, b: WireRun): number {
+  const since = (run: WireRun) => run.waitingSince ?? '';
+  return since(a).localeCompare(since(b)) || a.execId.localeCompare(b.execId);
+}
+
+function toWaitingRun(wire: WireRun): WaitingRun {
+  const run = fromWire(wire);
+  return {
+    execId: run.execId,
+    teamName: run.teamName,
+    startDate: run.startDate,
+    waitingSince: wire.waitingSince === null ? null : new Date(wire.waitingSince),
+    run,
+  };
+}
+
+export interface LiveHubFactoryOptions {
+  readonly config: Config['live'];
+  readonly source: LiveSource;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+}
+
+/** In memory for one process; through Redis (pubsub, lock and snapshot) when REDIS_URL is set. */
+export function createLiveHub(options: LiveHubFactoryOptions): LiveHub {
+  const { config, logger } = options;
+  const coordinator = config.redisUrl
+    ? new RedisCoordinator({
+        url: config.redisUrl,
+        prefix: config.redisPrefix,
+        intervalMs: config.pollIntervalMs,
+        logger,
+      })
+    : new MemoryCoordinator();
+  return new LiveHub({
+    coordinator,
+    source: options.source,
+    intervalMs: config.pollIntervalMs,
+    overlapMs: config.overlapMs,
+    metrics: options.metrics,
+    logger,
+  });
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import type { Authenticate } from '../auth/jwt.js';
+import type { Context } from '../context.js';
+import { AppError } from '../errors.js';
+import type { Viewer } from '../model/viewer.js';
+import type { AgentGraphYoga, ErrorMapper } from '../yoga.js';
+
+/** A client that opens a socket must send connection_init within this time. */
+export const CONNECTION_INIT_WAIT_TIMEOUT_MS = 3_000;
+/** Ping interval; a client that has not answered the previous ping by then is dropped. */
+export const KEEP_ALIVE_MS = 12_000;
+
+/** ExecutionArgs carrying yoga's enveloped execute and subscribe (yoga's graphql-ws example). */
+interface EnvelopedArgs extends ExecutionArgs {
+  execute(args: ExecutionArgs): Promise<ExecutionResult> | ExecutionResult;
+  subscribe(args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult>;
+}
+
+export interface GraphqlWsServer {
+  /** Closes every client (1001 Going Away), dropping those that do not answer within graceMs. */
+  close(graceMs: number): Promise<void>;
+}
+
+/**
+ * graphql-ws (protocol graphql-transport-ws) on the HTTP server's upgrade requests for
+ * /graphql, executed through yoga's envelop so that it shares the schema, the context (one
+ * per subscription, one per event), the per-event loaders and, through `errors`, the error
+ * mapping of HTTP and SSE.
+ */
+export function attachGraphqlWs(options: {
+  readonly server: Server;
+  readonly yoga: AgentGraphYoga;
+  readonly errors: ErrorMapper;
+  readonly logger: Logger;
+  readonly authenticate: Authenticate;
+  /** Where the yoga context factory finds each request's viewer. */
+  readonly viewers: WeakMap<Request, Viewer>;
+}): GraphqlWsServer {
+  const { yoga, errors } = options;
+  const wss = new WebSocketServer({ server: options.server, path: yoga.graphqlEndpoint });
+  const connectionViewers = new WeakMap<object, Viewer>();
+  const disposable = useServer<Record<string, unknown> | undefined>(
+    {
+      connectionInitWaitTimeout: CONNECTION_INIT_WAIT_TIMEOUT_MS,
+      // The token may come in connection_init's payload (browsers cannot set headers on a
+      // WebSocket) or on the upgrade request. 4401: no valid token.
+      onConnect: async (ctx) => {
+        const fromParams =
+          ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
+        const authorization =
+          typeof fromParams === 'string' ? fromParams : ctx.extra.request.headers.authorization;
+        try {
+          connectionViewers.set(ctx.extra.socket, await options.authenticate(authorization));
+          return true;
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          ctx.extra.socket.close(4401, error.message.slice(0, 120));
+          return false;
+        }
+      },
+      execute: (args) => (args as EnvelopedArgs).execute(args),
+      subscribe: (args) => (args as EnvelopedArgs).subscribe(args),
+      onSubscribe: async (ctx, _id, payload) => {
+        const request = toFetchRequest(ctx.extra.request, yoga.graphqlEndpoint);
+        const viewer = connectionViewers.get(ctx.extra.socket);
+        if (viewer) options.viewers.set(request, viewer);
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          request,
+          socket: ctx.extra.socket,
+          params: payload,
+        });
+        let document: DocumentNode;
+        try {
+          document = parse(payload.query);
+        } catch (error) {
+          return [error as GraphQLError];
+        }
+        const validationErrors = validate(schema, document);
+        if (validationErrors.length > 0) return validationErrors;
+        const args: EnvelopedArgs = {
+          schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue: await contextFactory(),
+          execute,
+          subscribe,
+        };
+        return args;
+      },
+      onNext: (_ctx, _id, _payload, args, result) =>
+        toFormatted(errors.mapResult(result, (args.contextValue as Context).requestId)),
+      onError: (_ctx, _id, _payload, graphqlErrors) => {
+        const requestId = randomUUID();
+        return graphqlErrors.map((error) => errors.mapError(error, requestId).toJSON());
+      },
+    },
+    wss,
+    KEEP_ALIVE_MS,
+  );
+  wss.on('error', (error) => options.logger.error({ err: error }, 'WebSocket server error'));
+
+  return {
+    async close(graceMs) {
+      const disposed = disposable.dispose();
+      const timer = setTimeout(() => {
+        for (const client of wss.clients) client.terminate();
+      }, graceMs);
+      try {
+        await disposed;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+function toFormatted(result: ExecutionResult) {
+  return result.errors
+    ? { ...result, errors: result.errors.map((error) => error.toJSON()) }
+    : { ...result, errors: undefined };
+}
+
+/** The upgrade request as a Fetch Request, which is what the yoga context factory reads. */
+function toFetchRequest(request: IncomingMessage, path: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  // The Host header is the client's to choose; a malformed one must not fail the subscription.
+  const host = URL.canParse(`http://${request.headers.host}`) ? request.headers.host : 'localhost';
+  return new Request(`http://${host}${path}`, { headers });
+}

@@ -1,0 +1,80 @@
+import { builder } from '../builder.js';
+import type { TeamRunChange, WaitingRun } from '../live/hub.js';
+import { TeamRunStateRef } from './team.js';
+import { TeamRunRef } from './team-run.js';
+
+builder.subscriptionType({
+  description:
+    'Live changes of team runs, polled from the team-history view once per POLL_INTERVAL_MS for all subscribers together. Over WebSocket (graphql-transport-ws) or SSE at /graphql.',
+});
+
+const TeamRunChangeFilterRef = builder.inputType('TeamRunChangeFilter', {
+  fields: (t) => ({
+    teamName: t.string({ description: 'Only runs of this team.' }),
+    states: t.field({
+      type: [TeamRunStateRef],
+      description: 'Only changes into one of these states; all states when absent or empty.',
+    }),
+  }),
+});
+
+const TeamRunChangeRef = builder.objectRef<TeamRunChange>('TeamRunChange').implement({
+  description: 'A run observed in a new state, or a run seen for the first time.',
+  fields: (t) => ({
+    run: t.field({
+      type: TeamRunRef,
+      description:
+        'The run as the poll read it. Its nested fields (tasks, toolCalls, team) are loaded for this event, so they show the database as of this event.',
+      resolve: (change) => change.run,
+    }),
+    previousState: t.field({
+      type: TeamRunStateRef,
+      nullable: true,
+      description:
+        'The state at the previous observation; null for a new run. States that came and went between two polls are not seen.',
+      resolve: (change) => change.previousState,
+    }),
+    state: t.field({ type: TeamRunStateRef, resolve: (change) => change.state }),
+  }),
+});
+
+const WaitingRunRef = builder.objectRef<WaitingRun>('WaitingRun').implement({
+  description: 'A run paused in WAITING_FOR_HUMAN.',
+  fields: (t) => ({
+    execId: t.exposeID('execId'),
+    teamName: t.exposeString('teamName'),
+    startDate: t.expose('startDate', { type: 'DateTime', nullable: true }),
+    waitingSince: t.expose('waitingSince', {
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'When the run began waiting: the start of its open tool call (the human tool call it is blocked on), else the start of its task in WAITING_FOR_HUMAN, else the poll that first saw it waiting; null when none of these is known (a run already waiting when polling began, without those rows).',
+    }),
+    run: t.field({ type: TeamRunRef, resolve: (waiting) => waiting.run }),
+  }),
+});
+
+builder.subscriptionFields((t) => ({
+  teamRunChanged: t.field({
+    type: TeamRunChangeRef,
+    description:
+      'One event per observed state change of a run and per new run, from the moment of subscribing, filtered by team and new state.',
+    args: { filter: t.arg({ type: TeamRunChangeFilterRef }) },
+    subscribe: (_root, args, context) => {
+      context.repositories.history.requireRuns();
+      return context.live.teamRunChanges({ ...args.filter, owner: context.viewer.owner });
+    },
+    resolve: (change) => change,
+  }),
+  teamsWaitingForHuman: t.field({
+    type: [WaitingRunRef],
+    description:
+      'The runs waiting for a human (of one team, or of all teams), longest-waiting first: the current set at once, then the whole set again each time it changes.',
+    args: { teamName: t.arg.string({ description: 'Only runs of this team.' }) },
+    subscribe: (_root, args, context) => {
+      context.repositories.history.requireRuns();
+      return context.live.waitingForHuman(args.teamName ?? null, context.viewer.owner);
+    },
+    resolve: (runs) => runs,
+  }),
+}));

@@ -1,0 +1,158 @@
+import type { PGlite } from '@electric-sql/pglite';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { type EmbeddedDatabase, openEmbeddedDatabase } from '../../src/db/embedded/database.js';
+import { Simulator, setRunState, startRun } from '../../src/db/embedded/simulator.js';
+
+let one: EmbeddedDatabase;
+let two: EmbeddedDatabase;
+
+beforeAll(async () => {
+  const config = loadConfig({});
+  if (config.database.kind !== 'embedded') throw new Error('embedded only');
+  [one, two] = await Promise.all([
+    openEmbeddedDatabase(config.database),
+    openEmbeddedDatabase(config.database),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([one.driver.close(), two.driver.close()]);
+});
+
+async function run(pg: PGlite, execId: string) {
+  const [history] = (
+    await pg.query<{ state: string; end_date: Date | null }>(
+      'SELECT state, end_date FROM dba_ai_agent_team_history WHERE team_exec_id = $1',
+      [execId],
+    )
+  ).rows;
+  const tasks = (
+    await pg.query<{ task_name: string; state: string; end_date: Date | null }>(
+      `SELECT task_name, state, end_date FROM dba_ai_agent_task_history
+       WHERE team_exec_id = $1 ORDER BY task_order`,
+      [execId],
+    )
+  ).rows;
+  const calls = (
+    await pg.query<{ tool_name: string; start_date: Date; end_date: Date | null; output: string }>(
+      `SELECT tool_name, start_date, end_date, output FROM dba_ai_agent_tool_history
+       WHERE team_exec_id = $1 ORDER BY start_date, invocation_id`,
+      [execId],
+    )
+  ).rows;
+  return { ...history, tasks, calls };
+}
+
+describe('setRunState and startRun', () => {
+  test('a run goes through the human loop with its tasks and tool calls', async () => {
+    const pg = one.pg;
+    const execId = 'SIMULATOR_TEST_RUN_1';
+    const at = (s: number) => new Date(Date.UTC(2026, 10, 30, 12, 0, s));
+    await startRun(pg, { owner: 'APP_USER', teamName: 'ORDER_SUPPORT_TEAM', execId }, at(0));
+    let state = await run(pg, execId);
+    expect(state).toMatchObject({ state: 'RUNNING', end_date: null });
+    expect(state.tasks).toEqual([
+      { task_name: 'ANSWER_ORDER_QUESTION', state: 'RUNNING', end_date: null },
+    ]);
+    expect(state.calls).toEqual([
+      expect.objectContaining({ tool_name: 'ORDER_LOOKUP', end_date: null }),
+    ]);
+
+    await setRunState(pg, execId, 'WAITING_FOR_HUMAN', at(10));
+    state = await run(pg, execId);
+    expect(state.tasks.map((t) => [t.task_name, t.state])).toEqual([
+      ['ANSWER_ORDER_QUESTION', 'SUCCEEDED'],
+      ['PROCESS_REFUND', 'WAITING_FOR_HUMAN'],
+    ]);
+    const open = state.calls.filter((c) => c.end_date === null);
+    expect(open).toEqual([
+      expect.objectContaining({ tool_name: 'REFUND_APPROVAL', start_date: at(10) }),
+    ]);
+
+    await setRunState(pg, execId, 'RESUMING', at(20));
+    state = await run(pg, execId);
+    expect(state.tasks.at(-1)?.state).toBe('RESUMING');
+    expect(state.calls.find((c) => c.tool_name === 'REFUND_APPROVAL')).toMatchObject({
+      end_date: at(20),
+      output: '{"answer":"approved"}',
+    });
+
+    await setRunState(pg, execId, 'RUNNING', at(30));
+    await setRunState(pg, execId, 'SUCCEEDED', at(40));
+    state = await run(pg, execId);
+    expect(state).toMatchObject({ state: 'SUCCEEDED', end_date: at(40) });
+    expect(state.tasks.every((t) => t.end_date !== null)).toBe(true);
+    expect(state.calls.every((c) => c.end_date !== null)).toBe(true);
+    await expect(setRunState(pg, execId, 'RUNNING', at(50))).rejects.toThrow(/has ended/);
+  });
+});
+
+describe('Simulator', () => {
+  test('makes the same moves from the same seed on the same data', async () => {
+    const a = new Simulator(one.pg, { seed: 7 });
+    const b = new Simulator(two.pg, { seed: 7 });
+    const start = Date.UTC(2026, 10, 30, 13, 0, 0);
+    let moves = 0;
+    for (let step = 0; step < 8; step++) {
+      const at = new Date(start + step * 3_000);
+      const made = await a.step(at);
+      expect(await b.step(at)).toEqual(made);
+      moves += made.length;
+    }
+    expect(moves).toBeGreaterThan(8);
+    // Everything but the run the previous test added to the first database.
+    const tables = async (pg: PGlite) =>
+      Promise.all(
+        [
+          ['team', 'team_exec_id'],
+          ['task', 'team_exec_id, task_order'],
+          ['tool', 'invocation_id'],
+        ].map(
+          async ([kind, key]) =>
+            (
+              await pg.query(
+                `SELECT * FROM dba_ai_agent_${kind}_history
+                 WHERE team_exec_id <> 'SIMULATOR_TEST_RUN_1' ORDER BY ${key}`,
+              )
+            ).rows,
+        ),
+      );
+    expect(await tables(two.pg)).toEqual(await tables(one.pg));
+  });
+
+  test('moves runs only along the documented transitions', async () => {
+    const simulator = new Simulator(one.pg, { seed: 11 });
+    const allowed: Record<string, string[]> = {
+      RUNNING: ['WAITING_FOR_HUMAN', 'SUCCEEDED', 'FAILED'],
+      WAITING_FOR_HUMAN: ['RESUMING'],
+      RESUMING: ['RUNNING'],
+    };
+    const start = Date.UTC(2026, 10, 30, 14, 0, 0);
+    for (let step = 0; step < 20; step++) {
+      for (const move of await simulator.step(new Date(start + step * 1_000))) {
+        if (move.from === null) expect(move.to).toBe('RUNNING');
+        else expect(allowed[move.from]).toContain(move.to);
+      }
+    }
+  });
+
+  test('runs on a timer until stopped', async () => {
+    const simulator = new Simulator(two.pg, { seed: 3, periodMs: 20 });
+    const count = async () =>
+      Number(
+        (
+          await two.pg.query<{ n: string }>(
+            "SELECT count(*) AS n FROM dba_ai_agent_team_history WHERE start_date > now() - interval '1 minute' OR end_date > now() - interval '1 minute'",
+          )
+        ).rows[0]?.n,
+      );
+    const before = await count();
+    simulator.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await simulator.stop();
+    const after = await count();
+    expect(after).toBeGreaterThan(before);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await count()).toBe(after);
+  });
+});

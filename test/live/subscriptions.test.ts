@@ -1,0 +1,353 @@
+import { randomUUID } from 'node:crypto';
+import type { PGlite } from '@electric-sql/pglite';
+import type { Client } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import WebSocket from 'ws';
+import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
+import { CONNECTION_INIT_WAIT_TIMEOUT_MS } from '../../src/live/websocket.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import {
+  activeSubscriptions,
+  embeddedPg,
+  goodCycles,
+  metric,
+  pollStatements,
+  type Recorder,
+  runsIn,
+  settled,
+  sleep,
+  subscribeSse,
+  subscribeWs,
+  until,
+  wsClient,
+  wsUrl,
+} from './support.js';
+
+const INTERVAL = 150;
+const REPORT = 'REPORT_SUMMARY_AGENT_TEAM';
+const ORDER = 'ORDER_SUPPORT_TEAM';
+
+let t: TestServer;
+let pg: PGlite;
+const clients: Client[] = [];
+/** A socket that never sends connection_init, opened first so its timeout runs meanwhile. */
+let silent: { openedAt: number; closed: Promise<{ code: number; at: number }> };
+
+beforeAll(async () => {
+  t = await startTestServer({ POLL_INTERVAL_MS: String(INTERVAL) });
+  pg = embeddedPg(t.server);
+  const socket = new WebSocket(wsUrl(t.url), 'graphql-transport-ws');
+  const closed = new Promise<{ code: number; at: number }>((resolve) =>
+    socket.on('close', (code) => resolve({ code, at: Date.now() })),
+  );
+  await new Promise((resolve) => socket.on('open', resolve));
+  silent = { openedAt: Date.now(), closed };
+});
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.dispose()));
+  await t.stop();
+});
+
+function client(): Client {
+  const c = wsClient(t.url);
+  clients.push(c);
+  return c;
+}
+
+/** A new RUNNING run of an APP_USER team, created before anyone subscribes to it. */
+async function newRun(teamName: string): Promise<string> {
+  const execId = randomUUID().replaceAll('-', '').toUpperCase();
+  await startRun(pg, { owner: 'APP_USER', teamName, execId });
+  return execId;
+}
+
+interface Change {
+  teamRunChanged: {
+    previousState: string | null;
+    state: string;
+    run: { execId: string; teamName: string; state: string };
+  };
+}
+
+const CHANGES = `subscription($filter: TeamRunChangeFilter) {
+  teamRunChanged(filter: $filter) { previousState state run { execId teamName state } }
+}`;
+
+async function closeAll(...recorders: Recorder<unknown>[]): Promise<void> {
+  for (const recorder of recorders) recorder.close();
+  await until(async () => (await activeSubscriptions(t.server)) === 0, 5_000, 'no subscriptions');
+}
+
+describe('teamRunChanged', () => {
+  test('a transition reaches WebSocket and SSE subscribers within one poll interval', async () => {
+    const execId = await newRun(REPORT);
+    const ws = subscribeWs<Change>(client(), CHANGES, { filter: { teamName: REPORT } });
+    const sse = await subscribeSse<Change>(t.url, CHANGES, { filter: { teamName: REPORT } });
+    await settled(t.server, 2);
+
+    const changedAt = Date.now();
+    await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
+    const [viaWs] = await ws.take(1);
+    const [viaSse] = await sse.take(1);
+    const expected = {
+      previousState: 'RUNNING',
+      state: 'WAITING_FOR_HUMAN',
+      run: { execId, teamName: REPORT, state: 'WAITING_FOR_HUMAN' },
+    };
+    expect(viaWs?.teamRunChanged).toEqual(expected);
+    expect(viaSse?.teamRunChanged).toEqual(expected);
+    // One interval, plus the cycle itself and delivery on a busy two-core machine.
+    for (const recorder of [ws, sse]) {
+      expect((recorder.events[0]?.at ?? Infinity) - changedAt).toBeLessThan(INTERVAL + 250);
+    }
+    await closeAll(ws, sse);
+  });
+
+  test('filters by team and by new state; new runs are events too', async () => {
+    const report = await newRun(REPORT);
+    const order = await newRun(ORDER);
+    const byTeam = subscribeWs<Change>(client(), CHANGES, { filter: { teamName: REPORT } });
+    const ended = subscribeWs<Change>(client(), CHANGES, {
+      filter: { states: ['SUCCEEDED', 'FAILED'] },
+    });
+    const both = await subscribeSse<Change>(t.url, CHANGES, {
+      filter: { teamName: REPORT, states: ['WAITING_FOR_HUMAN'] },
+    });
+    const all = subscribeWs<Change>(client(), CHANGES);
+    await settled(t.server, 4);
+
+    await setRunState(pg, report, 'WAITING_FOR_HUMAN');
+    await setRunState(pg, order, 'SUCCEEDED');
+    const started = await newRun(REPORT);
+    await all.take(3);
+    await sleep(INTERVAL * 3);
+
+    const seen = (r: Recorder<Change>) =>
+      r.data.map((d) => `${d.teamRunChanged.run.execId}:${d.teamRunChanged.state}`).sort();
+    expect(seen(all)).toEqual(
+      [`${report}:WAITING_FOR_HUMAN`, `${order}:SUCCEEDED`, `${started}:RUNNING`].sort(),
+    );
+    expect(seen(byTeam)).toEqual([`${report}:WAITING_FOR_HUMAN`, `${started}:RUNNING`].sort());
+    expect(seen(ended)).toEqual([`${order}:SUCCEEDED`]);
+    expect(seen(both)).toEqual([`${report}:WAITING_FOR_HUMAN`]);
+    const fresh = all.data.find((d) => d.teamRunChanged.run.execId === started);
+    expect(fresh?.teamRunChanged.previousState).toBeNull();
+    await closeAll(byTeam, ended, both, all);
+  });
+
+  test('nested fields are loaded for each event, not cached from an earlier one', async () => {
+    const execId = await newRun(REPORT);
+    type Nested = {
+      teamRunChanged: {
+        state: string;
+        run: {
+          tasks: { taskName: string; state: string }[];
+          toolCalls: { toolName: string; endDate: string | null }[];
+        };
+      };
+    };
+    const recorder = subscribeWs<Nested>(
+      client(),
+      `subscription($filter: TeamRunChangeFilter) { teamRunChanged(filter: $filter) {
+        state run { tasks { taskName state } toolCalls { toolName endDate } } } }`,
+      { filter: { teamName: REPORT } },
+    );
+    await settled(t.server, 1);
+
+    await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
+    await recorder.take(1);
+    await setRunState(pg, execId, 'RESUMING');
+    const [first, second] = await recorder.take(2);
+
+    const lastTask = (event: Nested | undefined) => event?.teamRunChanged.run.tasks.at(-1);
+    const review = (event: Nested | undefined) =>
+      event?.teamRunChanged.run.toolCalls.find((call) => call.toolName === 'HUMAN_REVIEW');
+    expect(lastTask(first)).toEqual({
+      taskName: 'REVIEW_SUMMARY_TASK',
+      state: 'WAITING_FOR_HUMAN',
+    });
+    expect(review(first)?.endDate).toBeNull();
+    // Read again at the second event: the task moved on and the human answered.
+    expect(lastTask(second)).toEqual({ taskName: 'REVIEW_SUMMARY_TASK', state: 'RESUMING' });
+    expect(review(second)?.endDate).not.toBeNull();
+    await closeAll(recorder);
+  });
+});
+
+describe('teamsWaitingForHuman', () => {
+  type Waiting = {
+    teamsWaitingForHuman: {
+      execId: string;
+      teamName: string;
+      startDate: string | null;
+      waitingSince: string | null;
+      run: { state: string; tasks: { state: string }[] };
+    }[];
+  };
+  const WAITING = `subscription($team: String) { teamsWaitingForHuman(teamName: $team) {
+    execId teamName startDate waitingSince run { state tasks { state } } } }`;
+  const ids = (waiting: Waiting | undefined) =>
+    (waiting?.teamsWaitingForHuman.map((run) => run.execId) ?? []).sort();
+
+  test('sends the current set on subscribe, then the whole set each time it changes', async () => {
+    const newcomer = await newRun(ORDER);
+    const ws = subscribeWs<Waiting>(client(), WAITING, { team: ORDER });
+    const sse = await subscribeSse<Waiting>(t.url, WAITING, { team: ORDER });
+    const [initial] = await ws.take(1);
+    const [initialSse] = await sse.take(1);
+    const before = (await runsIn(pg, 'WAITING_FOR_HUMAN', ORDER)).map((run) => run.execId);
+    expect(before.length).toBeGreaterThan(0);
+    expect(ids(initial)).toEqual(before);
+    expect(ids(initialSse)).toEqual(before);
+    expect(initial?.teamsWaitingForHuman.every((run) => run.teamName === ORDER)).toBe(true);
+    expect(initial?.teamsWaitingForHuman.every((run) => run.waitingSince !== null)).toBe(true);
+
+    const pausedAt = new Date();
+    await setRunState(pg, newcomer, 'WAITING_FOR_HUMAN', pausedAt);
+    const [, added] = await ws.take(2);
+    expect(ids(added)).toEqual([...before, newcomer].sort());
+    const entry = added?.teamsWaitingForHuman.find((run) => run.execId === newcomer);
+    // The open HUMAN tool call starts when the run pauses.
+    expect(entry?.waitingSince).toBe(pausedAt.toISOString());
+    expect(entry?.run.state).toBe('WAITING_FOR_HUMAN');
+    expect(entry?.run.tasks.at(-1)?.state).toBe('WAITING_FOR_HUMAN');
+
+    // A change of another team's waiting set is not an event for this one.
+    const [other] = await runsIn(pg, 'RUNNING', REPORT);
+    if (other) await setRunState(pg, other.execId, 'WAITING_FOR_HUMAN');
+    const [leaving] = before;
+    await setRunState(pg, leaving as string, 'RESUMING');
+    const [, , removed] = await ws.take(3);
+    expect(ids(removed)).toEqual([...before.slice(1), newcomer].sort());
+    await sse.take(3);
+    await sleep(INTERVAL * 3);
+    expect(ws.events).toHaveLength(3);
+    expect(sse.events).toHaveLength(3);
+    await closeAll(ws, sse);
+  });
+});
+
+describe('cost and clean-up', () => {
+  test('200 concurrent subscribers cost one poll statement per cycle', async () => {
+    const execId = await newRun(REPORT);
+    const recorders: Recorder<unknown>[] = [];
+    for (let c = 0; c < 15; c++) {
+      const shared = client();
+      for (let s = 0; s < 10; s++) recorders.push(subscribeWs(shared, CHANGES));
+    }
+    for (let s = 0; s < 50; s++) {
+      const sse = await subscribeSse(
+        t.url,
+        'subscription { teamsWaitingForHuman { execId waitingSince } }',
+      );
+      await sse.take(1);
+      recorders.push(sse);
+    }
+    await settled(t.server, 200);
+
+    const statementsBefore = await t.server.metrics.statementCount();
+    const pollsBefore = await pollStatements(t.server);
+    const cyclesBefore = await goodCycles(t.server);
+    const startedAt = Date.now();
+    await sleep(INTERVAL * 8);
+    const counts = recorders.map((recorder) => recorder.events.length);
+    await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
+    await Promise.all(recorders.map((recorder, i) => recorder.take((counts[i] ?? 0) + 1)));
+    const elapsed = Date.now() - startedAt;
+
+    const polls = (await pollStatements(t.server)) - pollsBefore;
+    const cycles = (await goodCycles(t.server)) - cyclesBefore;
+    expect(polls).toBe(cycles);
+    expect(polls).toBeGreaterThanOrEqual(5);
+    // One cycle per interval, not one per subscriber.
+    expect(polls).toBeLessThanOrEqual(Math.ceil(elapsed / INTERVAL) + 1);
+    expect((await t.server.metrics.statementCount()) - statementsBefore).toBe(polls);
+    await closeAll(...recorders);
+  });
+
+  test('closing subscriptions and connections ends the poller; no timer is left', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const baseline = timers();
+    const own = wsClient(t.url);
+    const first = subscribeWs(own, CHANGES);
+    subscribeWs(own, 'subscription { teamsWaitingForHuman { execId } }');
+    const sse = await subscribeSse(t.url, CHANGES);
+    await settled(t.server, 3);
+    expect(t.server.live.polling).toBe(true);
+
+    // complete (unsubscribe) on a connection that stays open
+    first.close();
+    await until(async () => (await activeSubscriptions(t.server)) === 2);
+    // the client goes away: its socket closes, and the SSE request is aborted
+    await own.dispose();
+    sse.close();
+    await until(async () => (await activeSubscriptions(t.server)) === 0);
+    await until(() => !t.server.live.active, 2_000, 'the live session to stop');
+    expect(t.server.live.polling).toBe(false);
+
+    const cycles = await goodCycles(t.server);
+    await sleep(INTERVAL * 4);
+    expect(await goodCycles(t.server)).toBe(cycles);
+    await until(() => timers() <= baseline, 2_000, 'timers to be cleared');
+  });
+});
+
+describe('graphql-ws transport', () => {
+  test('speaks only graphql-transport-ws and drops clients that never initialise', async () => {
+    // The legacy subscriptions-transport-ws protocol is refused at the handshake...
+    const legacy = new WebSocket(wsUrl(t.url), 'graphql-ws');
+    const refusal = await new Promise<string>((resolve) =>
+      legacy.on('error', (error) => resolve(error.message)),
+    );
+    expect(refusal).toBe('Server sent no subprotocol');
+    // ...and a socket without a subprotocol is closed with 4406.
+    const bare = new WebSocket(wsUrl(t.url));
+    expect(await new Promise<number>((resolve) => bare.on('close', resolve))).toBe(4406);
+
+    const { code, at } = await silent.closed;
+    expect(code).toBe(4408);
+    expect(at - silent.openedAt).toBeGreaterThanOrEqual(CONNECTION_INIT_WAIT_TIMEOUT_MS - 100);
+  });
+
+  test('errors over WebSocket carry the same codes as over HTTP', async () => {
+    const c = client();
+    const invalid = subscribeWs(
+      c,
+      'subscription { teamRunChanged(filter: { states: [SLEEPING] }) { state } }',
+    );
+    await invalid.until(() => invalid.errors.length > 0);
+    expect(invalid.errors[0]).toEqual([
+      expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) }),
+    ]);
+    const query = subscribeWs<{ team: null }>(c, '{ team(name: "NO_SUCH_TEAM") { name } }');
+    await query.take(1);
+    expect(query.events[0]?.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    const sse = await subscribeSse(
+      t.url,
+      'subscription { teamRunChanged(filter: { states: [SLEEPING] }) { state } }',
+    );
+    await sse.take(1);
+    expect(sse.events[0]?.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(
+      await metric(t.server, 'agentgraph_graphql_errors_total', { code: 'BAD_USER_INPUT' }),
+    ).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('shutdown', () => {
+  test('server.stop() closes WebSocket clients, ends SSE streams and stops the poller', async () => {
+    const socketClosed = new Promise<number>((resolve) => {
+      const c = wsClient(t.url);
+      clients.push(c);
+      c.on('closed', (event) => resolve((event as { code: number }).code));
+      subscribeWs(c, CHANGES);
+    });
+    const sse = await subscribeSse(t.url, CHANGES);
+    await settled(t.server, 2);
+    await t.stop();
+    expect(await socketClosed).toBe(1001);
+    await sse.until(() => sse.completed);
+    expect(t.server.live.active).toBe(false);
+    expect(await activeSubscriptions(t.server)).toBe(0);
+  });
+});

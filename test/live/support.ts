@@ -1,0 +1,219 @@
+import type { PGlite } from '@electric-sql/pglite';
+import { type Client, createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import type { AgentGraphServer } from '../../src/server.js';
+
+export interface GqlEvent<T> {
+  readonly data?: T | null;
+  readonly errors?: { message: string; extensions?: { code?: string } }[];
+}
+
+/** The events of one subscription as they arrive, over either transport. */
+export class Recorder<T> {
+  readonly events: (GqlEvent<T> & { at: number })[] = [];
+  readonly errors: unknown[] = [];
+  completed = false;
+  private waiters: (() => void)[] = [];
+
+  constructor(readonly close: () => void) {}
+
+  push(event: GqlEvent<T>): void {
+    this.events.push({ ...event, at: Date.now() });
+    this.wake();
+  }
+
+  fail(error: unknown): void {
+    this.errors.push(error);
+    this.wake();
+  }
+
+  complete(): void {
+    this.completed = true;
+    this.wake();
+  }
+
+  get data(): T[] {
+    return this.events.flatMap((event) => (event.data ? [event.data] : []));
+  }
+
+  /** Resolves once `count` events have arrived. */
+  async take(count: number, timeoutMs = 5_000): Promise<T[]> {
+    await this.until(() => this.events.length >= count, timeoutMs, `${count} events`);
+    return this.data.slice(0, count);
+  }
+
+  async until(predicate: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!predicate()) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new Error(
+          `timed out waiting for ${what}; got ${JSON.stringify(this.events)} ${String(this.errors)}`,
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  private wake(): void {
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+}
+
+export function wsUrl(httpUrl: string): string {
+  return `${httpUrl.replace(/^http/, 'ws')}/graphql`;
+}
+
+export function wsClient(httpUrl: string): Client {
+  return createClient({ url: wsUrl(httpUrl), webSocketImpl: WebSocket, retryAttempts: 0 });
+}
+
+export function subscribeWs<T>(
+  client: Client,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Recorder<T> {
+  let unsubscribe = () => {};
+  const recorder = new Recorder<T>(() => unsubscribe());
+  unsubscribe = client.subscribe<T>(
+    { query, variables },
+    {
+      next: (value) => recorder.push(value as GqlEvent<T>),
+      error: (error) => recorder.fail(error),
+      complete: () => recorder.complete(),
+    },
+  );
+  return recorder;
+}
+
+/** A GraphQL-over-SSE subscription through fetch; resolves once the response has started. */
+export async function subscribeSse<T>(
+  httpUrl: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<Recorder<T>> {
+  const abort = new AbortController();
+  const recorder = new Recorder<T>(() => abort.abort());
+  const response = await fetch(`${httpUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ query, variables }),
+    signal: abort.signal,
+  });
+  if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    throw new Error(`not an event stream: ${response.status} ${await response.text()}`);
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  void (async () => {
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end = buffer.indexOf('\n\n');
+        while (end !== -1) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          end = buffer.indexOf('\n\n');
+          const lines = block.split('\n');
+          const event = lines
+            .find((l) => l.startsWith('event:'))
+            ?.slice(6)
+            .trim();
+          const data = lines
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).trim())
+            .join('\n');
+          if (event === 'next') recorder.push(JSON.parse(data) as GqlEvent<T>);
+          if (event === 'complete') recorder.complete();
+        }
+      }
+      recorder.complete();
+    } catch (error) {
+      if (!abort.signal.aborted) recorder.fail(error);
+    }
+  })();
+  return recorder;
+}
+
+export async function until(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 5_000,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function metric(
+  server: AgentGraphServer,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const metrics = await server.metrics.registry.getMetricsAsJSON();
+  const found = metrics.find((m) => m.name === name);
+  return (found?.values ?? [])
+    .filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))
+    .reduce((sum, v) => sum + v.value, 0);
+}
+
+export const activeSubscriptions = (server: AgentGraphServer) =>
+  metric(server, 'agentgraph_active_subscriptions');
+
+export const goodCycles = (server: AgentGraphServer) =>
+  metric(server, 'agentgraph_poll_cycles_total', { outcome: 'ok' });
+
+export const pollStatements = (server: AgentGraphServer) =>
+  metric(server, 'agentgraph_db_statements_total', { statement: 'teamRuns.live' });
+
+/**
+ * Waits until the server counts `subscriptions` open subscriptions and has then finished a
+ * poll cycle, so that any change made from now on is reported.
+ */
+export async function settled(server: AgentGraphServer, subscriptions: number): Promise<void> {
+  await until(
+    async () => (await activeSubscriptions(server)) === subscriptions,
+    5_000,
+    `${subscriptions} subscriptions`,
+  );
+  const cycles = await goodCycles(server);
+  await until(async () => (await goodCycles(server)) > cycles, 5_000, 'a poll cycle');
+}
+
+export function embeddedPg(server: AgentGraphServer): PGlite {
+  const pg = server.database.embedded?.pg;
+  if (!pg) throw new Error('the test server is not embedded');
+  return pg;
+}
+
+/** Runs of a team in a state, oldest TEAM_EXEC_ID first, straight from the embedded tables. */
+export async function runsIn(
+  pg: PGlite,
+  state: string,
+  teamName?: string,
+  owner?: string,
+): Promise<{ execId: string; teamName: string; owner: string }[]> {
+  const { rows } = await pg.query<{ team_exec_id: string; team_name: string; team_owner: string }>(
+    `SELECT team_exec_id, team_name, team_owner FROM dba_ai_agent_team_history
+     WHERE state = $1 AND ($2::text IS NULL OR team_name = $2) AND ($3::text IS NULL OR team_owner = $3)
+     ORDER BY team_exec_id`,
+    [state, teamName ?? null, owner ?? null],
+  );
+  return rows.map((row) => ({
+    execId: row.team_exec_id,
+    teamName: row.team_name,
+    owner: row.team_owner,
+  }));
+}
