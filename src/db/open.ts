@@ -1,7 +1,6 @@
 import type { DatabaseConfig } from '../config.js';
 import type { Driver } from './driver.js';
-import { type EmbeddedDatabase, openEmbeddedDatabase } from './embedded/database.js';
-import { openOracleDriver } from './oracle/driver.js';
+import type { EmbeddedDatabase } from './embedded/database.js';
 
 export interface OpenDatabase {
   readonly driver: Driver;
@@ -14,14 +13,19 @@ export interface OpenOptions {
   readonly warn?: (message: string) => void;
 }
 
-/** Oracle when ORACLE_CONNECT_STRING is set (fails with a StartupError), else embedded. */
+/**
+ * Oracle when ORACLE_CONNECT_STRING is set (fails with a StartupError), else embedded. Each
+ * driver is imported only when chosen, so neither mode pays for loading the other.
+ */
 export async function openDatabase(
   config: DatabaseConfig,
   options: OpenOptions = {},
 ): Promise<OpenDatabase> {
   if (config.kind === 'embedded') {
+    const { openEmbeddedDatabase } = await import('./embedded/database.js');
     const embedded = await openEmbeddedDatabase(config);
     return { driver: embedded.driver, embedded };
   }
+  const { openOracleDriver } = await import('./oracle/driver.js');
   return { driver: await openOracleDriver(config, options.warn), embedded: undefined };
 }
