@@ -23,11 +23,13 @@ COPY --from=build /app/dist ./dist
 # container loads the snapshot (about a second) instead. The snapshot is read-only at run time.
 RUN node --input-type=module -e "import { loadConfig } from './dist/config.js'; \
 import { openEmbeddedDatabase } from './dist/db/embedded/database.js'; \
-const { database } = loadConfig(process.env); \
+const { database } = loadConfig({ EMBEDDED_CACHE_DIR: process.env.EMBEDDED_CACHE_DIR }); \
 const db = await openEmbeddedDatabase(database); \
 await db.driver.close();"
 USER node
 EXPOSE 4000
+# HOST=0.0.0.0 needs AUTH_JWT_SECRET or AUTH_JWKS_URL (or ALLOW_ANONYMOUS=true for a demo):
+# the server refuses to serve anonymous callers as administrators on a public address.
 # The image has no curl: node's own fetch probes /health.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

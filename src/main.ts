@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, isLoopback, loadConfig } from './config.js';
 import { StartupError } from './errors.js';
 import { createServer } from './server.js';
 
@@ -26,6 +26,14 @@ try {
     },
     `agent-graph ready at ${url}/graphql`,
   );
+  if (!config.auth.jwt) {
+    logger.warn(
+      { host: config.host, allowAnonymous: config.auth.allowAnonymous },
+      config.auth.allowAnonymous && !isLoopback(config.host)
+        ? `ALLOW_ANONYMOUS=true: no authentication on ${config.host}, every caller is an administrator`
+        : 'no authentication configured: every caller is an administrator (loopback only)',
+    );
+  }
   let signals = 0;
   const shutdown = (signal: string) => {
     if (++signals > 1) process.exit(1);
