@@ -128,6 +128,19 @@ export class RedisCoordinator implements Coordinator {
     // The event target subscribes without handling a rejection, so the subscriber's commands
     // wait for Redis to come back rather than fail.
     this.subscriber = new Redis(options.url, { maxRetriesPerRequest: null });
+    // The event target also sends SUBSCRIBE and UNSUBSCRIBE without handling their result;
+    // closing the connection rejects any still in flight, which must not go unhandled.
+    // Callers that await them (listening()) still see the rejection.
+    for (const method of ['subscribe', 'unsubscribe'] as const) {
+      const send = this.subscriber[method].bind(this.subscriber) as (
+        ...args: unknown[]
+      ) => Promise<unknown>;
+      this.subscriber[method] = ((...args: unknown[]) => {
+        const reply = send(...args);
+        reply.catch(() => {});
+        return reply;
+      }) as never;
+    }
     this.listenTimeoutMs = Math.max(1_000, options.intervalMs);
     for (const client of [this.commands, this.subscriber]) {
       client.on('error', (error: Error) =>
