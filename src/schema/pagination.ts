@@ -2,7 +2,8 @@ import type { ObjectRef } from '@pothos/core';
 import { builder } from '../builder.js';
 import { badUserInput } from '../errors.js';
 
-type SchemaTypesOf = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+export type SchemaTypesOf =
+  typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;

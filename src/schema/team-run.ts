@@ -2,7 +2,13 @@ import { builder } from '../builder.js';
 import { badUserInput, notFound } from '../errors.js';
 import { durationMs, type TeamRun, type TeamRunFilter } from '../model/team.js';
 import { OrderDirectionRef } from './exec-stat.js';
-import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
+import {
+  connectionComplexity,
+  countedConnection,
+  pageWindow,
+  type SchemaTypesOf,
+  toConnection,
+} from './pagination.js';
 import { TeamRef, TeamRunStateRef } from './team.js';
 
 export const TeamRunRef = builder.loadableNodeRef<TeamRun>('TeamRun', {
@@ -43,32 +49,29 @@ TeamRunRef.implement({
 
 export const TeamRunConnectionRef = countedConnection('TeamRunConnection', TeamRunRef);
 
-const TeamRunsOfTeamFilterRef = builder.inputType('TeamRunsOfTeamFilter', {
-  fields: (t) => ({
-    states: t.field({ type: [TeamRunStateRef] }),
-    startedAfter: t.field({
-      type: 'DateTime',
-      description: 'Runs that started at or after this instant.',
-    }),
-    startedBefore: t.field({
-      type: 'DateTime',
-      description: 'Runs that started before this instant.',
-    }),
+/** The filters a team's own runs take; the cross-team filter adds team and owner. */
+const stateAndStartFields = (
+  t: PothosSchemaTypes.InputFieldBuilder<SchemaTypesOf, 'InputObject'>,
+) => ({
+  states: t.field({ type: [TeamRunStateRef] }),
+  startedAfter: t.field({
+    type: 'DateTime',
+    description: 'Runs that started at or after this instant.',
   }),
+  startedBefore: t.field({
+    type: 'DateTime',
+    description: 'Runs that started before this instant.',
+  }),
+});
+
+const TeamRunsOfTeamFilterRef = builder.inputType('TeamRunsOfTeamFilter', {
+  fields: stateAndStartFields,
 });
 
 const TeamRunFilterRef = builder.inputType('TeamRunFilter', {
   fields: (t) => ({
     teamName: t.string(),
-    states: t.field({ type: [TeamRunStateRef] }),
-    startedAfter: t.field({
-      type: 'DateTime',
-      description: 'Runs that started at or after this instant.',
-    }),
-    startedBefore: t.field({
-      type: 'DateTime',
-      description: 'Runs that started before this instant.',
-    }),
+    ...stateAndStartFields(t),
     owner: t.string({ description: 'TEAM_OWNER.' }),
   }),
 });

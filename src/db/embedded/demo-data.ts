@@ -1,4 +1,5 @@
 import { MEASURES } from '../../model/exec-stat.js';
+import { TEAM_RUN_STATES, type TeamRunState } from '../../model/team.js';
 import { pgColumn } from './ddl.js';
 
 /**
@@ -8,13 +9,6 @@ import { pgColumn } from './ddl.js';
 
 export const DEMO_EPOCH = Date.UTC(2026, 8, 1, 8, 0, 0);
 export const OWNERS = ['APP_USER', 'ANALYST', 'OPS'] as const;
-export const TEAM_RUN_STATES = [
-  'RUNNING',
-  'WAITING_FOR_HUMAN',
-  'RESUMING',
-  'SUCCEEDED',
-  'FAILED',
-] as const;
 
 type Tables = Record<string, Record<string, unknown>[]>;
 
@@ -386,9 +380,9 @@ export function demoData(): Tables {
 }
 
 /** Final state of a run, weighted like a healthy system, with every state present. */
-function runState(random: Random, index: number): (typeof TEAM_RUN_STATES)[number] {
-  if (index < TEAM_RUN_STATES.length)
-    return TEAM_RUN_STATES[index] as (typeof TEAM_RUN_STATES)[number];
+function runState(random: Random, index: number): TeamRunState {
+  const first = TEAM_RUN_STATES[index];
+  if (first) return first;
   const r = random.float();
   if (r < 0.62) return 'SUCCEEDED';
   if (r < 0.8) return 'FAILED';
