@@ -25,12 +25,22 @@ import { requestIdOf } from './request-id.js';
 import { useRequestLog } from './request-log.js';
 
 export const EXAMPLE_QUERY = `# agent-graph: Oracle AI Database agents, their statistics and team history.
-# Press the run button (or Ctrl-Enter) to try it.
+# Press the run button (or Ctrl-Enter) to try it. For live updates, run this in a new tab:
+#   subscription { teamsWaitingForHuman { execId teamName waitingSince } }
 
 query Overview {
   agents(first: 5) {
     totalCount
     nodes { name owner createTime description inputs { title type } callContract { inputFormat requiredKeys } }
+  }
+  teams(first: 3) {
+    nodes {
+      name description tools { name toolType }
+      stats { runCount successRate durationP50Ms humanWaitAvgMs }
+      waitingForHuman { execId startDate }
+      runs(first: 3) { nodes { execId state startDate durationMs tasks { taskOrder taskName state toolCalls { toolName } } } }
+      agentCard { name skills { id name description } }
+    }
   }
   slowExecutions: execStats(first: 5, filter: { minTotalTimeMs: 2000 }, orderBy: { field: TOTAL_TIME, direction: DESC }) {
     nodes { conId totalTimeExecMs totalTimeLlmMs totalTimeToolMs llmTimePct toolTimePct llmCallCount toolCallCount inputTokens outputTokens }
