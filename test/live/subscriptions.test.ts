@@ -73,6 +73,13 @@ const CHANGES = `subscription($filter: TeamRunChangeFilter) {
   teamRunChanged(filter: $filter) { previousState state run { execId teamName state } }
 }`;
 
+/** Cycles observed by the cycle-duration histogram. */
+async function timedCycles(): Promise<number> {
+  const { values } = await t.server.metrics.pollCycleDuration.get();
+  return values.find((v) => v.metricName === 'agentgraph_poll_cycle_duration_seconds_count')
+    ?.value as number;
+}
+
 async function closeAll(...recorders: Recorder<unknown>[]): Promise<void> {
   for (const recorder of recorders) recorder.close();
   await until(async () => (await activeSubscriptions(t.server)) === 0, 5_000, 'no subscriptions');
@@ -248,6 +255,7 @@ describe('cost and clean-up', () => {
     const statementsBefore = await t.server.metrics.statementCount();
     const pollsBefore = await pollStatements(t.server);
     const cyclesBefore = await goodCycles(t.server);
+    const timedBefore = await timedCycles();
     const startedAt = Date.now();
     await sleep(INTERVAL * 8);
     const counts = recorders.map((recorder) => recorder.events.length);
@@ -258,6 +266,7 @@ describe('cost and clean-up', () => {
     const polls = (await pollStatements(t.server)) - pollsBefore;
     const cycles = (await goodCycles(t.server)) - cyclesBefore;
     expect(polls).toBe(cycles);
+    expect((await timedCycles()) - timedBefore).toBe(cycles);
     expect(polls).toBeGreaterThanOrEqual(5);
     // One cycle per interval, not one per subscriber.
     expect(polls).toBeLessThanOrEqual(Math.ceil(elapsed / INTERVAL) + 1);
