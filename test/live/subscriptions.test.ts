@@ -274,6 +274,55 @@ describe('cost and clean-up', () => {
     await closeAll(...recorders);
   });
 
+  test('subscribers of the same subscription share one execution per event', async () => {
+    const NESTED = `subscription($filter: TeamRunChangeFilter) { teamRunChanged(filter: $filter) {
+      state run { execId tasks { taskName state } toolCalls { toolName } } } }`;
+    const variables = { filter: { teamName: REPORT } };
+    type Nested = Change & { teamRunChanged: { run: { tasks: unknown[] } } };
+    const reached = (recorders: Recorder<Nested>[], execId: string, state: string) =>
+      Promise.all(
+        recorders.map((recorder) =>
+          recorder.until(() =>
+            recorder.data.some(
+              (d) => d.teamRunChanged.run.execId === execId && d.teamRunChanged.state === state,
+            ),
+          ),
+        ),
+      );
+    /** Statements other than the poll's until one change has reached every recorder. */
+    const nestedStatements = async (recorders: Recorder<Nested>[]) => {
+      const execId = await newRun(REPORT);
+      // The new run is an event too: its statements must be over before counting.
+      await reached(recorders, execId, 'RUNNING');
+      const statements = await t.server.metrics.statementCount();
+      const polls = await pollStatements(t.server);
+      await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
+      await reached(recorders, execId, 'WAITING_FOR_HUMAN');
+      const other = (await t.server.metrics.statementCount()) - statements;
+      return other - ((await pollStatements(t.server)) - polls);
+    };
+
+    const alone = [subscribeWs<Nested>(client(), NESTED, variables)];
+    const many: Recorder<Nested>[] = [];
+    try {
+      await settled(t.server, 1);
+      const single = await nestedStatements(alone);
+      alone[0]?.close();
+      for (let c = 0; c < 10; c++) {
+        const shared = client();
+        for (let s = 0; s < 3; s++) many.push(subscribeWs<Nested>(shared, NESTED, variables));
+      }
+      await settled(t.server, 30);
+      expect(single).toBeGreaterThan(0);
+      expect(await nestedStatements(many)).toBe(single);
+      // And every one of them received the same data.
+      const last = many.map((recorder) => JSON.stringify(recorder.events.at(-1)?.data));
+      expect(new Set(last).size).toBe(1);
+    } finally {
+      await closeAll(...alone, ...many);
+    }
+  });
+
   test('closing subscriptions and connections ends the poller; no timer is left', async () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const baseline = timers();
