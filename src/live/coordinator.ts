@@ -142,7 +142,7 @@ export class RedisCoordinator implements Coordinator {
     this.pubsub = createPubSub({
       eventTarget: createRedisEventTarget({
         publishClient: this.commands,
-        subscribeClient: this.subscriber,
+        subscribeClient: withHandledSubscribes(this.subscriber),
       }),
     });
   }
@@ -194,8 +194,11 @@ export class RedisCoordinator implements Coordinator {
         this.listenTimeoutMs,
       );
     });
+    const subscribed = this.subscriber.subscribe(this.topic);
+    // Past the time-out nobody awaits it, and close() rejects it ("Connection is closed").
+    subscribed.catch(() => undefined);
     try {
-      await Promise.race([this.subscriber.subscribe(this.topic), timeout]);
+      await Promise.race([subscribed, timeout]);
     } finally {
       clearTimeout(timer);
     }
@@ -206,4 +209,24 @@ export class RedisCoordinator implements Coordinator {
     this.commands.disconnect();
     this.subscriber.disconnect();
   }
+}
+
+/**
+ * The event target sends SUBSCRIBE and UNSUBSCRIBE without handling a rejection, and while
+ * Redis is unreachable they wait in the queue until close() rejects them ("Connection is
+ * closed"): unhandled rejections, which can end a process.
+ */
+function withHandledSubscribes(client: Redis): Redis {
+  return new Proxy(client, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (property !== 'subscribe' && property !== 'unsubscribe') return value.bind(target);
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args) as Promise<unknown>;
+        result.catch(() => undefined);
+        return result;
+      };
+    },
+  });
 }
