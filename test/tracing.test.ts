@@ -26,15 +26,21 @@ interface OtlpExport {
   }[];
 }
 
-/** A loopback OTLP/HTTP collector: keeps every JSON body posted to /v1/traces. */
-async function startCollector(): Promise<{ url: string; bodies: string[]; server: Server }> {
+/** A loopback OTLP/HTTP collector: keeps every body posted to /v1/traces, and its type. */
+async function startCollector(): Promise<{
+  url: string;
+  bodies: string[];
+  types: (string | undefined)[];
+  server: Server;
+}> {
   const bodies: string[] = [];
+  const types: (string | undefined)[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       if (req.method === 'POST' && req.url === '/v1/traces') {
-        expect(req.headers['content-type']).toBe('application/json');
+        types.push(req.headers['content-type']);
         bodies.push(Buffer.concat(chunks).toString('utf8'));
       }
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -43,7 +49,7 @@ async function startCollector(): Promise<{ url: string; bodies: string[]; server
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, bodies, server };
+  return { url: `http://127.0.0.1:${port}`, bodies, types, server };
 }
 
 /** The call stack with which a GraphQL request reaches the database driver. */
@@ -134,8 +140,9 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     }
   });
 
-  test('no bind value reaches the collector', () => {
+  test('spans arrive as OTLP JSON, and no bind value reaches the collector', () => {
     expect(collector.bodies.length).toBeGreaterThan(0);
+    expect(new Set(collector.types)).toEqual(new Set(['application/json']));
     for (const body of collector.bodies) expect(body).not.toContain(UNKNOWN_TEAM);
   });
 
