@@ -1,16 +1,20 @@
 /**
  * `npm run bench`: loads a real agent-graph process over loopback the way its users do and
  * prints requests/s, latency, database statements per request and each throughput as a ratio
- * to the `{ __typename }` floor measured in the same run. Writes bench/results.json.
+ * to the `{ __typename }` floor measured in the same run; then idle graphql-ws subscribers
+ * and bursts of changes (bench/subscribers.ts). Writes bench/results.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import { runSubscribers, type SubscriberRow } from './subscribers.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = 32;
+const SUBSCRIBERS = (process.env.BENCH_SUBSCRIBERS ?? '1000,5000').split(',').map(Number);
+const POLL_INTERVAL_MS = Number(process.env.POLL_INTERVAL_MS ?? 2000);
 
 interface Scenario {
   readonly name: string;
@@ -113,9 +117,15 @@ async function load(url: string, scenario: Scenario, connections: number, second
   if (!probe.ok || probeText.includes('"errors"')) {
     throw new Error(`${scenario.name} fails: ${probeText.slice(0, 300)}`);
   }
-  // Counted on one request alone: under load, requests still in flight when the run ends
-  // would be charged to the finished ones.
-  const before = await statementCount(url);
+  // Counted on one request alone, once the previous run's requests (still in the server
+  // when autocannon stops) have finished: they would be charged to this one.
+  let before = await statementCount(url);
+  for (;;) {
+    await sleep(200);
+    const now = await statementCount(url);
+    if (now === before) break;
+    before = now;
+  }
   await (
     await fetch(`${url}/graphql`, {
       method: 'POST',
@@ -181,34 +191,68 @@ async function runSuite(
   return rows;
 }
 
-function table(rows: Row[]): string {
-  const header = [
-    'scenario',
-    'db latency',
-    'conns',
-    'req/s',
-    'p50 ms',
-    'p99 ms',
-    'stmts/req',
-    'KB/resp',
-    '% of floor',
-  ];
-  const lines = rows.map((r) => [
-    r.scenario,
-    `${r.latencyMs} ms`,
-    String(r.connections),
-    r.requestsPerSecond.toFixed(0),
-    r.p50Ms.toFixed(1),
-    r.p99Ms.toFixed(1),
-    r.statementsPerRequest.toFixed(2),
-    (r.responseBytes / 1024).toFixed(1),
-    r.ratioToFloor === null ? '' : `${(100 * r.ratioToFloor).toFixed(2)} %`,
-  ]);
+function table(header: string[], lines: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
   const format = (cells: string[]) =>
     `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   return [format(header), format(widths.map((w) => '-'.repeat(w))), ...lines.map(format)].join(
     '\n',
+  );
+}
+
+function httpTable(rows: Row[]): string {
+  return table(
+    [
+      'scenario',
+      'db latency',
+      'conns',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'stmts/req',
+      'KB/resp',
+      '% of floor',
+    ],
+    rows.map((r) => [
+      r.scenario,
+      `${r.latencyMs} ms`,
+      String(r.connections),
+      r.requestsPerSecond.toFixed(0),
+      r.p50Ms.toFixed(1),
+      r.p99Ms.toFixed(1),
+      r.statementsPerRequest.toFixed(2),
+      (r.responseBytes / 1024).toFixed(1),
+      r.ratioToFloor === null ? '' : `${(100 * r.ratioToFloor).toFixed(2)} %`,
+    ]),
+  );
+}
+
+function subscriberTable(rows: SubscriberRow[]): string {
+  return table(
+    [
+      'subscribers',
+      'interval',
+      'deliveries',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'polls/cycle',
+      'stmts/cycle',
+      'RSS MiB',
+      'KiB/subscriber',
+    ],
+    rows.map((r) => [
+      String(r.subscribers),
+      `${r.pollIntervalMs} ms`,
+      String(r.deliveries),
+      r.medianMs.toFixed(0),
+      r.p99Ms.toFixed(0),
+      r.maxMs.toFixed(0),
+      r.pollStatementsPerCycle.toFixed(2),
+      r.statementsPerCycle.toFixed(2),
+      r.rssMiB.toFixed(0),
+      r.rssKiBPerSubscriber.toFixed(1),
+    ]),
   );
 }
 
@@ -223,11 +267,15 @@ const remote = await runSuite(
   floor,
 );
 const rows = [...base, ...remote];
+const subscribers = await runSubscribers(SUBSCRIBERS, POLL_INTERVAL_MS, (line) =>
+  process.stderr.write(line),
+);
 const results = {
   date: new Date().toISOString(),
   node: process.version,
   durationSeconds: DURATION_S,
   rows,
+  subscribers,
   elapsedSeconds: Math.round((Date.now() - started) / 1000),
 };
 await writeFile(
@@ -235,5 +283,5 @@ await writeFile(
   `${JSON.stringify(results, null, 2)}\n`,
 );
 process.stdout.write(
-  `${table(rows)}\n\nwritten to bench/results.json in ${results.elapsedSeconds} s\n`,
+  `${httpTable(rows)}\n\n${subscriberTable(subscribers)}\n\nwritten to bench/results.json in ${results.elapsedSeconds} s\n`,
 );

@@ -1,220 +1,245 @@
 /**
- * Live-subscription benchmark: delay from a state change to delivery, and server memory per
- * idle WebSocket subscriber.
+ * The subscribers scenario of `npm run bench`: N idle graphql-ws subscribers on one server
+ * process, then bursts of state changes. Measures the delay from each committed change to
+ * its receipt at every subscriber, the poll statements per cycle, and the server's RSS per
+ * subscriber.
  *
- *   npx tsx bench/subscribers.ts
- *
- * Environment: POLL_INTERVAL_MS (2000), TRANSITIONS (50), SUBSCRIBERS (1000 per step, two
- * steps), EMBEDDED_LATENCY_MS (0; models a remote database for the delay part).
- *
- *   npx tsx bench/subscribers.ts delay | memory     (one part only)
- *
- * The delay part runs the server in this process (the bench writes the transitions into its
- * embedded database) with one graphql-ws subscriber. The memory part runs the server in a
- * child process, so that its memory holds no client, and reads RSS and V8 heap used from
- * /metrics after two steps of idle subscribers, each on its own connection; then, in a new
- * process, the same number multiplexed over 10 connections.
+ * The server runs in this process, so that the bench can write the changes into its embedded
+ * database, with no load generator in it; the subscribers run in a child process
+ * (bench/subscriber-clients.ts), so that the server's RSS holds none of them. Both stamp
+ * times with the same wall clock.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { type Client, createClient } from 'graphql-ws';
+import type { Readable, Writable } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import pino from 'pino';
-import WebSocket from 'ws';
 import { loadConfig } from '../src/config.js';
-import { mulberry32 } from '../src/db/embedded/demo-data.js';
 import { setRunState, startRun } from '../src/db/embedded/simulator.js';
-import { createServer } from '../src/server.js';
+import { type AgentGraphServer, createServer } from '../src/server.js';
 
-const INTERVAL = Number(process.env.POLL_INTERVAL_MS ?? 2000);
-const TRANSITIONS = Number(process.env.TRANSITIONS ?? 50);
-const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 1000);
-const LATENCY = process.env.EMBEDDED_LATENCY_MS ?? '0';
+const TEAM = 'REPORT_SUMMARY_AGENT_TEAM';
+const BURST = 20;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-
-function client(url: string): Client {
-  return createClient({
-    url: `${url.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    retryAttempts: 0,
-    lazy: false,
-  });
+export interface SubscriberRow {
+  readonly subscribers: number;
+  readonly pollIntervalMs: number;
+  /** (subscriber, changed run) pairs received, over all bursts. */
+  readonly deliveries: number;
+  readonly medianMs: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  /** teamRuns.live statements per good poll cycle while the bursts were delivered. */
+  readonly pollStatementsPerCycle: number;
+  /** Every statement per good poll cycle meanwhile: more than the poll means per-subscriber work. */
+  readonly statementsPerCycle: number;
+  readonly rssMiB: number;
+  readonly rssKiBPerSubscriber: number;
 }
 
-async function delays(): Promise<void> {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const now = () => performance.timeOrigin + performance.now();
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+
+// Collected before each RSS reading, so that garbage left by the previous step is not
+// counted as the subscribers' memory.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** The subscriber process: one command line out, one answer line back. */
+class Clients {
+  private readonly answers: AsyncIterator<string>;
+
+  constructor(private readonly child: ChildProcessByStdio<Writable, Readable, null>) {
+    this.answers = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  }
+
+  static start(url: string): Clients {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'bench/subscriber-clients.ts',
+        `${url.replace(/^http/, 'ws')}/graphql`,
+        TEAM,
+      ],
+      { cwd: new URL('..', import.meta.url), stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    return new Clients(child);
+  }
+
+  send(command: unknown): void {
+    this.child.stdin.write(`${JSON.stringify(command)}\n`);
+  }
+
+  async answer<T>(timeoutMs: number): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer from the subscribers in ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    try {
+      const next = await Promise.race([this.answers.next(), timeout]);
+      if (next.done) throw new Error('the subscriber process ended');
+      return JSON.parse(next.value) as T;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.send({ close: true });
+    await exited;
+  }
+}
+
+/** Sums a metric's samples whose labels include `labels`. */
+async function sample(server: AgentGraphServer, name: string, labels: Record<string, string>) {
+  const metric = (await server.metrics.registry.getMetricsAsJSON()).find((m) => m.name === name);
+  return (metric?.values ?? [])
+    .filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))
+    .reduce((sum, v) => sum + v.value, 0);
+}
+
+const goodCycles = async (server: AgentGraphServer) =>
+  (await server.metrics.pollCycles.get()).values.find((v) => v.labels.outcome === 'ok')?.value ?? 0;
+
+/** Resolves just after a good poll cycle has finished. */
+async function cycleEnd(server: AgentGraphServer): Promise<void> {
+  const cycles = await goodCycles(server);
+  while ((await goodCycles(server)) === cycles) await sleep(2);
+}
+
+type Pg = NonNullable<AgentGraphServer['database']['embedded']>['pg'];
+
+/**
+ * Moves `runs` to `state` at `phase` (0–1) of the poll interval after a cycle ends, and
+ * resolves to each (subscriber, run) delay in milliseconds.
+ */
+async function burst(
+  server: AgentGraphServer,
+  pg: Pg,
+  clients: Clients,
+  runs: readonly string[],
+  state: 'WAITING_FOR_HUMAN' | 'RUNNING',
+  phase: number,
+): Promise<number[]> {
+  const { pollIntervalMs } = server.config.live;
+  clients.send({ watch: runs, present: state === 'WAITING_FOR_HUMAN' });
+  await clients.answer(10_000);
+  await cycleEnd(server);
+  await sleep(phase * pollIntervalMs);
+  const changedAt = new Map<string, number>();
+  for (const execId of runs) {
+    await setRunState(pg, execId, state);
+    changedAt.set(execId, now());
+  }
+  const { receipts } = await clients.answer<{ receipts: Record<string, number[]> }>(
+    pollIntervalMs * 3 + 30_000,
+  );
+  return Object.entries(receipts).flatMap(([execId, times]) =>
+    times.map((at) => at - (changedAt.get(execId) as number)),
+  );
+}
+
+/**
+ * Changes land at four moments of the cycle. The first, with the heavier message (the waiting
+ * set holds the burst), lands just after a cycle has read the database: the worst case, a
+ * whole interval before the next cycle sees it.
+ */
+const BURSTS = [
+  { state: 'WAITING_FOR_HUMAN', phase: 0.02 },
+  { state: 'RUNNING', phase: 0.25 },
+  { state: 'WAITING_FOR_HUMAN', phase: 0.5 },
+  { state: 'RUNNING', phase: 0.75 },
+] as const;
+
+export async function runSubscribers(
+  counts: readonly number[],
+  pollIntervalMs: number,
+  log: (line: string) => void,
+): Promise<SubscriberRow[]> {
   const config = loadConfig({
     PORT: '0',
     SIMULATE: 'false',
-    POLL_INTERVAL_MS: String(INTERVAL),
-    EMBEDDED_LATENCY_MS: LATENCY,
+    POLL_INTERVAL_MS: String(pollIntervalMs),
   });
   const server = await createServer(config, pino({ level: 'warn' }));
   const url = await server.start();
   const pg = server.database.embedded?.pg;
-  if (!pg) throw new Error('the delay bench needs the embedded database');
-
+  if (!pg) throw new Error('the subscribers scenario needs the embedded database');
   const runs: string[] = [];
-  for (let i = 0; i < TRANSITIONS; i++) {
+  for (let i = 0; i < BURST; i++) {
     const execId = randomUUID().replaceAll('-', '').toUpperCase();
-    await startRun(pg, { owner: 'APP_USER', teamName: 'REPORT_SUMMARY_AGENT_TEAM', execId });
+    await startRun(pg, { owner: 'APP_USER', teamName: TEAM, execId });
     runs.push(execId);
   }
-  const changedAt = new Map<string, number>();
-  const delivered = new Map<string, number>();
-  const ws = client(url);
-  const ready = new Promise<void>((resolve) => ws.on('connected', () => resolve()));
-  ws.subscribe<{ teamRunChanged: { run: { execId: string } } }>(
-    {
-      query: `subscription { teamRunChanged(filter: { states: [WAITING_FOR_HUMAN] }) {
-        run { execId } } }`,
-    },
-    {
-      next: ({ data }) => {
-        const id = data?.teamRunChanged.run.execId;
-        if (id && !delivered.has(id)) delivered.set(id, performance.now());
-      },
-      error: (error) => console.error(error),
-      complete: () => {},
-    },
-  );
-  await ready;
-  // Past the baseline cycle, so that every change below is a transition.
-  await sleep(INTERVAL * 2);
-
-  // Changes at pseudo-random moments relative to the poll cycle, like real ones.
-  const random = mulberry32(42);
-  for (const execId of runs) {
-    await sleep(random() * INTERVAL * 1.1);
-    await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
-    changedAt.set(execId, performance.now());
-  }
-  const deadline = Date.now() + INTERVAL * 3 + 5_000;
-  while (delivered.size < runs.length && Date.now() < deadline) await sleep(50);
-
-  const measured = runs
-    .filter((id) => delivered.has(id))
-    .map((id) => (delivered.get(id) as number) - (changedAt.get(id) as number))
-    .sort((a, b) => a - b);
-  const polls = (await server.metrics.dbStatements.get()).values.find(
-    (v) => v.labels.statement === 'teamRuns.live',
-  )?.value;
-  console.log(
-    JSON.stringify({
-      part: 'delay',
-      pollIntervalMs: INTERVAL,
-      embeddedLatencyMs: Number(LATENCY),
-      transitions: runs.length,
-      delivered: measured.length,
-      medianMs: Math.round(percentile(measured, 50)),
-      p99Ms: Math.round(percentile(measured, 99)),
-      maxMs: Math.round(measured.at(-1) ?? Number.NaN),
-      pollStatements: polls,
-    }),
-  );
-  await ws.dispose();
-  await server.stop();
-}
-
-interface MemoryStep {
-  readonly subscribers: number;
-  readonly connections: number;
-  readonly rssMiB: number;
-  readonly heapUsedMiB: number;
-}
-
-/** A fresh server process; `connections` × `perConnection` idle subscribers, twice. */
-async function memory(connections: number, perConnection: number): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: new URL('..', import.meta.url),
-    env: {
-      ...process.env,
-      PORT: '0',
-      SIMULATE: 'false',
-      LOG_LEVEL: 'info',
-      POLL_INTERVAL_MS: String(INTERVAL),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout });
-  const url = await new Promise<string>((resolve) =>
-    lines.on('line', (line) => {
-      const entry = JSON.parse(line) as { url?: string; msg?: string };
-      if (entry.msg?.startsWith('agent-graph ready') && entry.url) {
-        resolve(entry.url.replace(/\/graphql$/, ''));
-      }
-    }),
-  );
-  const scrape = async () => {
-    const text = await (await fetch(`${url}/metrics`)).text();
-    const value = (name: string) =>
-      Number(
-        text
-          .split('\n')
-          .find((l) => l.startsWith(`${name} `))
-          ?.split(' ')[1],
-      );
-    return {
-      subscriptions: value('agentgraph_active_subscriptions'),
-      rssMiB: value('process_resident_memory_bytes') / 2 ** 20,
-      heapUsedMiB: value('nodejs_heap_size_used_bytes') / 2 ** 20,
-    };
-  };
-  const settle = async (subscriptions: number) => {
-    while ((await scrape()).subscriptions < subscriptions) await sleep(100);
-    // Let allocation and collection settle before reading memory.
-    await sleep(3_000);
-    return scrape();
-  };
-  const query = `subscription { teamRunChanged(filter: { teamName: "ORDER_SUPPORT_TEAM" }) {
-    previousState state run { execId tasks { state } } } }`;
-  const sink = { next: () => {}, error: (e: unknown) => console.error(e), complete: () => {} };
-  const clients: Client[] = [];
-  const open = async (count: number, each: number) => {
-    for (let i = 0; i < count; i++) {
-      const c = client(url);
-      clients.push(c);
-      for (let s = 0; s < each; s++) c.subscribe({ query }, sink);
-      if (i % 100 === 99) await sleep(50);
+  const clients = Clients.start(url);
+  /**
+   * RSS once it stops falling: some buffers (the database snapshot read at start-up) are
+   * released only a collection or two after they became garbage.
+   */
+  const settledRss = async () => {
+    await cycleEnd(server);
+    let last = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 10; i++) {
+      gc();
+      await sleep(300);
+      const rss = process.memoryUsage.rss();
+      if (Math.abs(last - rss) < 2 ** 20) break;
+      last = rss;
     }
+    return last;
   };
+  const rows: SubscriberRow[] = [];
+  try {
+    clients.send({ open: 1 });
+    await clients.answer(30_000);
+    const baseRss = await settledRss();
+    for (const subscribers of counts) {
+      clients.send({ open: subscribers });
+      await clients.answer(120_000);
+      const rss = await settledRss();
 
-  // Warm-up: one subscriber, so the poller, the schema and the code paths are in place.
-  await open(1, 1);
-  const base = await settle(1);
-  const steps: MemoryStep[] = [];
-  for (let step = 1; step <= 2; step++) {
-    await open(connections, perConnection);
-    const subscribers = step * connections * perConnection;
-    const now = await settle(subscribers + 1);
-    steps.push({
-      subscribers,
-      connections: step * connections,
-      rssMiB: Math.round(now.rssMiB),
-      heapUsedMiB: Math.round(now.heapUsedMiB),
-    });
+      const polls = () =>
+        sample(server, 'agentgraph_db_statements_total', { statement: 'teamRuns.live' });
+      const before = {
+        statements: await server.metrics.statementCount(),
+        polls: await polls(),
+        cycles: await goodCycles(server),
+      };
+      const delays: number[] = [];
+      for (const { state, phase } of BURSTS) {
+        delays.push(...(await burst(server, pg, clients, runs, state, phase)));
+      }
+      delays.sort((a, b) => a - b);
+      const cycles = (await goodCycles(server)) - before.cycles;
+      const statements = (await server.metrics.statementCount()) - before.statements;
+
+      rows.push({
+        subscribers,
+        pollIntervalMs,
+        deliveries: delays.length,
+        medianMs: percentile(delays, 50),
+        p99Ms: percentile(delays, 99),
+        maxMs: delays.at(-1) ?? Number.NaN,
+        pollStatementsPerCycle: ((await polls()) - before.polls) / cycles,
+        statementsPerCycle: statements / cycles,
+        rssMiB: rss / 2 ** 20,
+        rssKiBPerSubscriber: (rss - baseRss) / 1024 / (subscribers - 1),
+      });
+      log(`  subscribers (${subscribers}): p99 delivery ${percentile(delays, 99).toFixed(0)} ms\n`);
+    }
+  } finally {
+    await clients.close();
+    await server.stop();
   }
-  const last = steps.at(-1) as MemoryStep;
-  const per1000 = (mib: number) => Math.round((mib / (last.subscribers / 1000)) * 10) / 10;
-  console.log(
-    JSON.stringify({
-      part: 'memory',
-      perConnection,
-      base: { rssMiB: Math.round(base.rssMiB), heapUsedMiB: Math.round(base.heapUsedMiB) },
-      steps,
-      rssMiBPer1000: per1000(last.rssMiB - base.rssMiB),
-      heapUsedMiBPer1000: per1000(last.heapUsedMiB - base.heapUsedMiB),
-    }),
-  );
-  await Promise.all(clients.map((c) => c.dispose()));
-  child.kill('SIGTERM');
-}
-
-const part = process.argv[2];
-if (!part || part === 'delay') await delays();
-if (!part || part === 'memory') {
-  await memory(SUBSCRIBERS, 1);
-  await memory(10, SUBSCRIBERS / 10);
+  return rows;
 }

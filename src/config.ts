@@ -91,6 +91,15 @@ export interface HttpConfig {
   readonly corsOrigins: readonly string[];
 }
 
+export interface TracingConfig {
+  /**
+   * Base URL of an OTLP/HTTP collector (spans go to its /v1/traces). Unset: tracing is off and
+   * costs nothing, since nothing is loaded or wrapped.
+   */
+  readonly endpoint: string | undefined;
+  readonly serviceName: string;
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -109,6 +118,7 @@ export interface Config {
   };
   readonly limits: LimitsConfig;
   readonly http: HttpConfig;
+  readonly tracing: TracingConfig;
 }
 
 export class ConfigError extends Error {
@@ -332,6 +342,13 @@ function originOf(raw: string): string | undefined {
   }
 }
 
+function readTracing(env: EnvReader): TracingConfig {
+  return {
+    endpoint: env.url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+    serviceName: env.string('OTEL_SERVICE_NAME') ?? 'agent-graph',
+  };
+}
+
 export function loadConfig(rawEnv: Env): Config {
   const env = new EnvReader(rawEnv);
   const database = readDatabase(env);
@@ -352,6 +369,7 @@ export function loadConfig(rawEnv: Env): Config {
     },
     limits: readLimits(env),
     http: readHttp(env),
+    tracing: readTracing(env),
   };
   if (env.problems.length > 0) throw new ConfigError(env.problems);
   return deepFreeze(config);

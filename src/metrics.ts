@@ -22,6 +22,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly pollCycleDuration = new Histogram({
+    name: 'agentgraph_poll_cycle_duration_seconds',
+    help: 'Time of one live poll cycle: the poll statement, the diff and publishing its events.',
+    // A cycle near the poll interval (2 s by default) delays every event by a further interval.
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
   readonly a2aRequests = new Counter({
     name: 'agentgraph_a2a_requests_total',
     help: 'HTTP requests made to the A2A server, by outcome.',

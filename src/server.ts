@@ -23,6 +23,7 @@ import { createRepositories } from './repositories/create.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
 import { TeamRepository } from './repositories/teams.js';
 import { schema } from './schema/index.js';
+import { startTracing, type Tracing } from './tracing/index.js';
 import { type AgentGraphYoga, createAgentGraphYoga, createErrorMapper } from './yoga.js';
 
 export interface AgentGraphServer {
@@ -40,6 +41,8 @@ export interface AgentGraphServer {
   readonly live: LiveHub;
   /** Present in embedded mode with SIMULATE on. */
   readonly simulator: Simulator | undefined;
+  /** Present when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  readonly tracing: Tracing | undefined;
   /** Listens on config.host:config.port (0 picks a free port); resolves to the base URL. */
   start(): Promise<string>;
   /**
@@ -51,14 +54,16 @@ export interface AgentGraphServer {
 
 export async function createServer(config: Config, logger: Logger): Promise<AgentGraphServer> {
   const metrics = new Metrics({ processMetrics: true });
+  const tracing = await startTracing(config.tracing, logger);
   const database = await openDatabase(config.database, {
     warn: (message) => logger.warn(message),
   });
   if (database.driver.poolStatistics) {
     metrics.observeDatabasePool(() => database.driver.poolStatistics?.() ?? null);
   }
-  const driver = countStatements(database.driver, (name) =>
-    metrics.dbStatements.inc({ statement: name }),
+  const driver = countStatements(
+    tracing ? tracing.traceDriver(database.driver) : database.driver,
+    (name) => metrics.dbStatements.inc({ statement: name }),
   );
   const catalog = await discoverCatalog(driver, config.database.viewScope, sessionUser(config));
   for (const view of missingViews(catalog)) {
@@ -109,6 +114,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     errors,
     limits: config.limits,
     http: config.http,
+    tracing,
   });
   const simulator =
     database.embedded && config.live.simulate
@@ -164,6 +170,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     a2aStandin: a2a.standin,
     live,
     simulator,
+    tracing,
     start: () =>
       new Promise((resolve, reject) => {
         http.once('error', reject);
@@ -188,6 +195,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
         clearTimeout(timer);
         await a2a.stop();
         await database.driver.close(Math.ceil(drainMs / 1000));
+        await tracing?.shutdown();
       })();
       return stopping;
     },

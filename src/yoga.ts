@@ -23,6 +23,7 @@ import type { Metrics } from './metrics.js';
 import type { Viewer } from './model/viewer.js';
 import { requestIdOf } from './request-id.js';
 import { useRequestLog } from './request-log.js';
+import type { Tracing } from './tracing/index.js';
 
 export const EXAMPLE_QUERY = `# agent-graph: Oracle AI Database agents, their statistics and team history.
 # Press the run button (or Ctrl-Enter) to try it. For live updates, run this in a new tab:
@@ -187,6 +188,8 @@ export interface YogaOptions {
   readonly errors: ErrorMapper;
   readonly limits: LimitsConfig;
   readonly http: HttpConfig;
+  /** Absent unless OTEL_EXPORTER_OTLP_ENDPOINT is set, and then its plugin comes last. */
+  readonly tracing?: Tracing | undefined;
 }
 
 export type AgentGraphYoga = YogaServerInstance<Record<string, unknown>, Context>;
@@ -226,6 +229,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       errorMapping(options.errors),
       useContextPerEvent(),
       useRequestLog(options.logger, options.metrics),
+      ...(options.tracing ? [options.tracing.plugin] : []),
     ],
   });
 }

@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       a2a: { baseUrl: undefined, timeoutMs: 3000, cacheTtlMs: 60_000, retries: 2 },
       limits: { maxQueryCost: 200_000, maxQueryDepth: 12, maxAliases: 15, maxBodyBytes: 1_048_576 },
       http: { introspection: true, corsOrigins: [] },
+      tracing: { endpoint: undefined, serviceName: 'agent-graph' },
     });
   });
 
@@ -53,6 +54,8 @@ describe('loadConfig', () => {
       POLL_INTERVAL_MS: '500',
       REDIS_URL: 'redis://127.0.0.1:6379',
       SIMULATE: 'off',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+      OTEL_SERVICE_NAME: 'agent-graph-eu',
     });
     expect(config).toMatchObject({
       host: '0.0.0.0',
@@ -66,6 +69,7 @@ describe('loadConfig', () => {
         cacheDir: '/tmp/agent-graph-cache',
       },
       live: { pollIntervalMs: 500, redisUrl: 'redis://127.0.0.1:6379', simulate: false },
+      tracing: { endpoint: 'http://127.0.0.1:4318', serviceName: 'agent-graph-eu' },
     });
   });
 
@@ -95,6 +99,7 @@ describe('loadConfig', () => {
     ['SIMULATE', 'maybe'],
     ['REDIS_URL', 'localhost:6379'],
     ['REDIS_URL', 'http://127.0.0.1:6379'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', '127.0.0.1:4318'],
   ])('%s=%s is refused', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);

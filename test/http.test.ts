@@ -40,6 +40,7 @@ describe('GET /metrics', () => {
     for (const [name, type] of [
       ['agentgraph_db_statements_total', 'counter'],
       ['agentgraph_poll_cycles_total', 'counter'],
+      ['agentgraph_poll_cycle_duration_seconds', 'histogram'],
       ['agentgraph_a2a_requests_total', 'counter'],
       ['agentgraph_active_subscriptions', 'gauge'],
     ]) {

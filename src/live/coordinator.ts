@@ -128,19 +128,6 @@ export class RedisCoordinator implements Coordinator {
     // The event target subscribes without handling a rejection, so the subscriber's commands
     // wait for Redis to come back rather than fail.
     this.subscriber = new Redis(options.url, { maxRetriesPerRequest: null });
-    // The event target also sends SUBSCRIBE and UNSUBSCRIBE without handling their result;
-    // closing the connection rejects any still in flight, which must not go unhandled.
-    // Callers that await them (listening()) still see the rejection.
-    for (const method of ['subscribe', 'unsubscribe'] as const) {
-      const send = this.subscriber[method].bind(this.subscriber) as (
-        ...args: unknown[]
-      ) => Promise<unknown>;
-      this.subscriber[method] = ((...args: unknown[]) => {
-        const reply = send(...args);
-        reply.catch(() => {});
-        return reply;
-      }) as never;
-    }
     this.listenTimeoutMs = Math.max(1_000, options.intervalMs);
     for (const client of [this.commands, this.subscriber]) {
       client.on('error', (error: Error) =>
@@ -155,7 +142,7 @@ export class RedisCoordinator implements Coordinator {
     this.pubsub = createPubSub({
       eventTarget: createRedisEventTarget({
         publishClient: this.commands,
-        subscribeClient: this.subscriber,
+        subscribeClient: withHandledSubscribes(this.subscriber),
       }),
     });
   }
@@ -207,8 +194,11 @@ export class RedisCoordinator implements Coordinator {
         this.listenTimeoutMs,
       );
     });
+    const subscribed = this.subscriber.subscribe(this.topic);
+    // Past the time-out nobody awaits it, and close() rejects it ("Connection is closed").
+    subscribed.catch(() => undefined);
     try {
-      await Promise.race([this.subscriber.subscribe(this.topic), timeout]);
+      await Promise.race([subscribed, timeout]);
     } finally {
       clearTimeout(timer);
     }
@@ -219,4 +209,24 @@ export class RedisCoordinator implements Coordinator {
     this.commands.disconnect();
     this.subscriber.disconnect();
   }
+}
+
+/**
+ * The event target sends SUBSCRIBE and UNSUBSCRIBE without handling a rejection, and while
+ * Redis is unreachable they wait in the queue until close() rejects them ("Connection is
+ * closed"): unhandled rejections, which can end a process.
+ */
+function withHandledSubscribes(client: Redis): Redis {
+  return new Proxy(client, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (property !== 'subscribe' && property !== 'unsubscribe') return value.bind(target);
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args) as Promise<unknown>;
+        result.catch(() => undefined);
+        return result;
+      };
+    },
+  });
 }

@@ -59,6 +59,12 @@ interface Mirror {
   readonly waiting: readonly WireRun[];
 }
 
+interface WaitingView {
+  /** Identifies the set, so that a subscription skips a message that leaves it unchanged. */
+  readonly key: string;
+  readonly runs: WaitingRun[];
+}
+
 interface Session {
   readonly poller: Poller;
   mirror: Mirror | null;
@@ -72,6 +78,8 @@ interface Session {
  */
 export class LiveHub {
   private readonly listeners = new Set<Listener>();
+  private readonly changes = new WeakMap<Transition, TeamRunChange>();
+  private readonly waitingViews = new WeakMap<readonly WireRun[], Map<string, WaitingView>>();
   private session: Session | null = null;
   private stopping: Promise<void> = Promise.resolve();
   private closed = false;
@@ -98,12 +106,7 @@ export class LiveHub {
     const channel = this.channel<TeamRunChange>({
       deliver: (message) => {
         for (const transition of message.transitions) {
-          if (!matches(transition)) continue;
-          channel.push({
-            run: fromWire(transition.run),
-            previousState: transition.previousState,
-            state: transition.run.state,
-          });
+          if (matches(transition)) channel.push(this.changeOf(transition));
         }
       },
       restore: () => {},
@@ -118,13 +121,10 @@ export class LiveHub {
   ): AsyncIterableIterator<WaitingRun[]> {
     let last: string | null = null;
     const emit = (waiting: readonly WireRun[]) => {
-      const mine = waiting.filter(
-        (run) => (!teamName || run.teamName === teamName) && (!owner || run.owner === owner),
-      );
-      const key = waitingKey(mine);
-      if (key === last) return;
-      last = key;
-      channel.replace([...mine].sort(byWaitingSince).map(toWaitingRun));
+      const view = this.waitingView(waiting, teamName, owner);
+      if (view.key === last) return;
+      last = view.key;
+      channel.replace(view.runs);
     };
     const channel = this.channel<WaitingRun[]>({
       deliver: (message) => emit(message.waiting),
@@ -133,6 +133,47 @@ export class LiveHub {
     const mirror = this.session?.mirror;
     if (mirror) emit(mirror.waiting);
     return channel;
+  }
+
+  /** One event object per transition, shared (read-only) by every subscription it matches. */
+  private changeOf(transition: Transition): TeamRunChange {
+    let change = this.changes.get(transition);
+    if (!change) {
+      change = {
+        run: fromWire(transition.run),
+        previousState: transition.previousState,
+        state: transition.run.state,
+      };
+      this.changes.set(transition, change);
+    }
+    return change;
+  }
+
+  /**
+   * One waiting set's part for a team and owner, worked out once for all the subscriptions
+   * that ask for it: with thousands of subscribers, filtering, sorting and converting the
+   * set for each of them was most of the time to deliver a change. Shared, so read-only.
+   */
+  private waitingView(
+    waiting: readonly WireRun[],
+    teamName: string | null,
+    owner: string | null,
+  ): WaitingView {
+    let views = this.waitingViews.get(waiting);
+    if (!views) {
+      views = new Map();
+      this.waitingViews.set(waiting, views);
+    }
+    const filter = `${teamName ?? ''}\u0000${owner ?? ''}`;
+    let view = views.get(filter);
+    if (!view) {
+      const mine = waiting.filter(
+        (run) => (!teamName || run.teamName === teamName) && (!owner || run.owner === owner),
+      );
+      view = { key: waitingKey(mine), runs: [...mine].sort(byWaitingSince).map(toWaitingRun) };
+      views.set(filter, view);
+    }
+    return view;
   }
 
   /** Ends every subscription, stops the poller and disconnects from the coordinator. */

@@ -1,5 +1,6 @@
 import {
   createSourceEventStream,
+  type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
   execute,
@@ -24,17 +25,55 @@ export function useContextPerEvent(): Plugin<Context> {
   };
 }
 
+type Result = ExecutionResult | Promise<ExecutionResult>;
+
+/**
+ * Results by event, document and the rest of what a result depends on. The hub hands every
+ * subscription with the same filter the same event object, and yoga's parse cache gives the
+ * same text the same document, so thousands of dashboards watching the same thing cost one
+ * execution (and one set of nested statements) per event instead of one each.
+ */
+const shared = new WeakMap<object, WeakMap<DocumentNode, Map<string, Result>>>();
+
+function executeShared(args: ExecutionArgs, payload: unknown): Result {
+  const base = args.contextValue as Context;
+  const run = () =>
+    execute({
+      ...args,
+      rootValue: payload,
+      contextValue: { ...base, loaders: createLoaders(base.repositories) } satisfies Context,
+    });
+  if (typeof payload !== 'object' || payload === null) return run();
+  let byDocument = shared.get(payload);
+  if (!byDocument) {
+    byDocument = new WeakMap();
+    shared.set(payload, byDocument);
+  }
+  let results = byDocument.get(args.document);
+  if (!results) {
+    results = new Map();
+    byDocument.set(args.document, results);
+  }
+  // What a viewer may see depends on its owner and role only; request ids are added to
+  // errors per subscription, after this.
+  const key = JSON.stringify([
+    args.operationName ?? null,
+    args.variableValues ?? null,
+    base.viewer.owner,
+    base.viewer.admin,
+  ]);
+  let result = results.get(key);
+  if (!result) {
+    result = run();
+    results.set(key, result);
+  }
+  return result;
+}
+
 export async function subscribeWithContextPerEvent(
   args: ExecutionArgs,
 ): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
   const stream = await createSourceEventStream(args);
   if (!(Symbol.asyncIterator in stream)) return stream;
-  const base = args.contextValue as Context;
-  return mapAsyncIterable(stream, (payload) =>
-    execute({
-      ...args,
-      rootValue: payload,
-      contextValue: { ...base, loaders: createLoaders(base.repositories) } satisfies Context,
-    }),
-  );
+  return mapAsyncIterable(stream, (payload) => executeShared(args, payload));
 }

@@ -131,6 +131,7 @@ export class Poller {
     const previous = this.snapshot;
     const polledAt = new Date();
     const lastGood = previous ? Date.parse(previous.polledAt) : polledAt.getTime();
+    const timer = metrics.pollCycleDuration.startTimer();
     try {
       const rows = await source.livePoll(new Date(lastGood - overlapMs));
       const found = diff(previous, rows, polledAt);
@@ -159,6 +160,8 @@ export class Poller {
       const log = { err: error, failures: this.failures, retryInMs: backoff };
       if (this.failures === 1) logger.error(log, 'poll cycle failed; subscriptions stay open');
       else logger.warn(log, 'poll cycle failed again');
+    } finally {
+      timer();
     }
   }
 }

@@ -73,6 +73,13 @@ const CHANGES = `subscription($filter: TeamRunChangeFilter) {
   teamRunChanged(filter: $filter) { previousState state run { execId teamName state } }
 }`;
 
+/** Cycles observed by the cycle-duration histogram. */
+async function timedCycles(): Promise<number> {
+  const { values } = await t.server.metrics.pollCycleDuration.get();
+  return values.find((v) => v.metricName === 'agentgraph_poll_cycle_duration_seconds_count')
+    ?.value as number;
+}
+
 async function closeAll(...recorders: Recorder<unknown>[]): Promise<void> {
   for (const recorder of recorders) recorder.close();
   await until(async () => (await activeSubscriptions(t.server)) === 0, 5_000, 'no subscriptions');
@@ -248,6 +255,7 @@ describe('cost and clean-up', () => {
     const statementsBefore = await t.server.metrics.statementCount();
     const pollsBefore = await pollStatements(t.server);
     const cyclesBefore = await goodCycles(t.server);
+    const timedBefore = await timedCycles();
     const startedAt = Date.now();
     await sleep(INTERVAL * 8);
     const counts = recorders.map((recorder) => recorder.events.length);
@@ -258,11 +266,61 @@ describe('cost and clean-up', () => {
     const polls = (await pollStatements(t.server)) - pollsBefore;
     const cycles = (await goodCycles(t.server)) - cyclesBefore;
     expect(polls).toBe(cycles);
+    expect((await timedCycles()) - timedBefore).toBe(cycles);
     expect(polls).toBeGreaterThanOrEqual(5);
     // One cycle per interval, not one per subscriber.
     expect(polls).toBeLessThanOrEqual(Math.ceil(elapsed / INTERVAL) + 1);
     expect((await t.server.metrics.statementCount()) - statementsBefore).toBe(polls);
     await closeAll(...recorders);
+  });
+
+  test('subscribers of the same subscription share one execution per event', async () => {
+    const NESTED = `subscription($filter: TeamRunChangeFilter) { teamRunChanged(filter: $filter) {
+      state run { execId tasks { taskName state } toolCalls { toolName } } } }`;
+    const variables = { filter: { teamName: REPORT } };
+    type Nested = Change & { teamRunChanged: { run: { tasks: unknown[] } } };
+    const reached = (recorders: Recorder<Nested>[], execId: string, state: string) =>
+      Promise.all(
+        recorders.map((recorder) =>
+          recorder.until(() =>
+            recorder.data.some(
+              (d) => d.teamRunChanged.run.execId === execId && d.teamRunChanged.state === state,
+            ),
+          ),
+        ),
+      );
+    /** Statements other than the poll's until one change has reached every recorder. */
+    const nestedStatements = async (recorders: Recorder<Nested>[]) => {
+      const execId = await newRun(REPORT);
+      // The new run is an event too: its statements must be over before counting.
+      await reached(recorders, execId, 'RUNNING');
+      const statements = await t.server.metrics.statementCount();
+      const polls = await pollStatements(t.server);
+      await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
+      await reached(recorders, execId, 'WAITING_FOR_HUMAN');
+      const other = (await t.server.metrics.statementCount()) - statements;
+      return other - ((await pollStatements(t.server)) - polls);
+    };
+
+    const alone = [subscribeWs<Nested>(client(), NESTED, variables)];
+    const many: Recorder<Nested>[] = [];
+    try {
+      await settled(t.server, 1);
+      const single = await nestedStatements(alone);
+      alone[0]?.close();
+      for (let c = 0; c < 10; c++) {
+        const shared = client();
+        for (let s = 0; s < 3; s++) many.push(subscribeWs<Nested>(shared, NESTED, variables));
+      }
+      await settled(t.server, 30);
+      expect(single).toBeGreaterThan(0);
+      expect(await nestedStatements(many)).toBe(single);
+      // And every one of them received the same data.
+      const last = many.map((recorder) => JSON.stringify(recorder.events.at(-1)?.data));
+      expect(new Set(last).size).toBe(1);
+    } finally {
+      await closeAll(...alone, ...many);
+    }
   });
 
   test('closing subscriptions and connections ends the poller; no timer is left', async () => {
