@@ -31,7 +31,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: 'dashboard',
-    query: `query Dashboard { teams(first: 20) { edges { node { name tools { name }
+    query: `query Dashboard { teams(first: 20) { edges { node { name tools { name } agentCard { name skills { name } }
       runs(first: 10) { edges { node { state tasks { taskName agent { name }
         toolCalls { toolName } } } } } } } } }`,
   },
