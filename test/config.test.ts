@@ -2,16 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
-
-function problemsOf(env: Record<string, string>): readonly string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`);
-}
+import { problemsOf } from './support/config.js';
 
 describe('loadConfig', () => {
   test('an empty environment gives the documented defaults: embedded database on 127.0.0.1:4000', () => {

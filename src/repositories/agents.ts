@@ -2,9 +2,9 @@ import type { Catalog } from '../db/catalog.js';
 import type { Driver, Row } from '../db/driver.js';
 import { dateOrNull, jsonOrNull, num, str, strOrNull } from '../db/rows.js';
 import { agentSql } from '../db/sql/agents.js';
-import { chunk, inList } from '../db/sql/statement.js';
 import type { Agent, AgentParameter, CallContract } from '../model/agent.js';
 import type { Viewer } from '../model/viewer.js';
+import { rowsForKeys } from './batch.js';
 import { ownerAccess, requireView } from './views.js';
 
 export interface Page<T> {
@@ -49,23 +49,17 @@ export class AgentRepository {
   /** Agents by name, in the order of `names` (null where none is visible). */
   async byNames(names: readonly string[]): Promise<(Agent | null)[]> {
     requireView(this.catalog.agents);
-    const access = ownerAccess(this.viewer, this.catalog, this.catalog.agents);
-    if (access.kind === 'nothing') return names.map(() => null);
-    const restricted = access.kind === 'owner';
+    const rows = await rowsForKeys(
+      names,
+      'name',
+      ownerAccess(this.viewer, this.catalog, this.catalog.agents),
+      this.sql.byNames,
+      (statement, binds) => this.driver.queryWithAgentDetails(statement, binds),
+    );
     const found = new Map<string, Agent>();
-    for (const batch of chunk([...new Set(names)])) {
-      const list = inList('name', batch);
-      const rows = await this.driver.queryWithAgentDetails(
-        this.sql.byNames(list.text, restricted),
-        {
-          ...list.binds,
-          ...(restricted ? access.binds : {}),
-        },
-      );
-      for (const row of rows) {
-        const agent = this.toAgent(row);
-        if (!found.has(agent.name)) found.set(agent.name, agent);
-      }
+    for (const row of rows) {
+      const agent = this.toAgent(row);
+      if (!found.has(agent.name)) found.set(agent.name, agent);
     }
     return names.map((name) => found.get(name) ?? null);
   }

@@ -15,6 +15,7 @@ import type {
 } from '../model/team.js';
 import type { Viewer } from '../model/viewer.js';
 import type { Page } from './agents.js';
+import { rowsForKeys } from './batch.js';
 import { type OwnerAccess, ownerAccess, requireView } from './views.js';
 
 /** Runs, tasks and tool calls from the history views; every batch is one IN-list statement. */
@@ -215,7 +216,6 @@ export class TeamHistoryRepository {
     return keys.map((key) => groups.get(key) ?? []);
   }
 
-  /** One IN-list statement per 1,000 distinct keys, limited to what the viewer may see. */
   private async batched<T>(
     keys: readonly string[],
     prefix: string,
@@ -223,16 +223,10 @@ export class TeamHistoryRepository {
     build: (list: string, restricted: boolean) => Statement,
     map: (row: Row) => T,
   ): Promise<T[]> {
-    if (access.kind === 'nothing') return [];
-    const restricted = access.kind === 'owner';
-    const items: T[] = [];
-    for (const batch of chunk([...new Set(keys)])) {
-      const list = inList(prefix, batch);
-      const binds = restricted ? { ...list.binds, ...access.binds } : list.binds;
-      for (const row of await this.driver.query(build(list.text, restricted), binds))
-        items.push(map(row));
-    }
-    return items;
+    const rows = await rowsForKeys(keys, prefix, access, build, (statement, binds) =>
+      this.driver.query(statement, binds),
+    );
+    return rows.map(map);
   }
 
   /** Shape and binds of a run filter; null when it cannot match (another owner in USER_ scope). */

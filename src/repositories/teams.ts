@@ -1,7 +1,6 @@
 import { type Catalog, ownerColumn } from '../db/catalog.js';
-import type { Driver, Row } from '../db/driver.js';
+import type { Driver, Row, Statement } from '../db/driver.js';
 import { num, numOrNull, str, strOrNull } from '../db/rows.js';
-import { chunk, inList } from '../db/sql/statement.js';
 import { teamSql } from '../db/sql/teams.js';
 import {
   TEAM_RUN_STATES,
@@ -13,6 +12,7 @@ import {
 } from '../model/team.js';
 import type { Viewer } from '../model/viewer.js';
 import type { Page } from './agents.js';
+import { rowsForKeys } from './batch.js';
 import { type OwnerAccess, ownerAccess, requireView } from './views.js';
 
 /** `%text%` for LIKE, with LIKE's own wildcards in the text matched literally. */
@@ -71,18 +71,10 @@ export class TeamRepository {
 
   async byNames(names: readonly string[]): Promise<(Team | null)[]> {
     requireView(this.catalog.teams);
-    if (this.access.kind === 'nothing') return names.map(() => null);
     const found = new Map<string, Team>();
-    for (const batch of chunk([...new Set(names)])) {
-      const list = inList('team', batch);
-      const rows = await this.driver.query(this.sql.byNames(list.text, this.restricted), {
-        ...list.binds,
-        ...this.ownerBinds,
-      });
-      for (const row of rows) {
-        const team = this.toTeam(row);
-        if (!found.has(team.name)) found.set(team.name, team);
-      }
+    for (const row of await this.rowsFor(names, this.sql.byNames)) {
+      const team = this.toTeam(row);
+      if (!found.has(team.name)) found.set(team.name, team);
     }
     return names.map((name) => found.get(name) ?? null);
   }
@@ -105,31 +97,23 @@ export class TeamRepository {
     requireView(this.catalog.taskAttributes);
     requireView(this.catalog.tools);
     const byTeam = new Map<string, Map<string, TeamTool>>();
-    if (this.access.kind === 'nothing') return teamNames.map(() => []);
-    for (const batch of chunk([...new Set(teamNames)])) {
-      const list = inList('team', batch);
-      const rows = await this.driver.query(this.sql.toolsByTeams(list.text, this.restricted), {
-        ...list.binds,
-        ...this.ownerBinds,
-      });
-      for (const row of rows) {
-        const teamName = str(row.teamName);
-        const tools = byTeam.get(teamName) ?? new Map<string, TeamTool>();
-        const name = str(row.toolName);
-        if (!tools.has(name)) {
-          tools.set(name, {
-            teamName,
-            toolId: strOrNull(row.toolId),
-            name,
-            owner: strOrNull(row.owner) ?? this.catalog.sessionUser,
-            instruction: strOrNull(row.instruction),
-            toolType: strOrNull(row.toolType),
-            agentName: strOrNull(row.agentName),
-            taskName: strOrNull(row.taskName),
-          });
-        }
-        byTeam.set(teamName, tools);
+    for (const row of await this.rowsFor(teamNames, this.sql.toolsByTeams)) {
+      const teamName = str(row.teamName);
+      const tools = byTeam.get(teamName) ?? new Map<string, TeamTool>();
+      const name = str(row.toolName);
+      if (!tools.has(name)) {
+        tools.set(name, {
+          teamName,
+          toolId: strOrNull(row.toolId),
+          name,
+          owner: strOrNull(row.owner) ?? this.catalog.sessionUser,
+          instruction: strOrNull(row.instruction),
+          toolType: strOrNull(row.toolType),
+          agentName: strOrNull(row.agentName),
+          taskName: strOrNull(row.taskName),
+        });
       }
+      byTeam.set(teamName, tools);
     }
     return teamNames.map((name) => [...(byTeam.get(name)?.values() ?? [])]);
   }
@@ -137,19 +121,20 @@ export class TeamRepository {
   async statsOf(teamNames: readonly string[]): Promise<TeamStats[]> {
     requireView(this.catalog.teamHistory);
     const found = new Map<string, TeamStats>();
-    if (this.access.kind === 'nothing') return teamNames.map(emptyStats);
-    for (const batch of chunk([...new Set(teamNames)])) {
-      const list = inList('team', batch);
-      const rows = await this.driver.query(this.sql.statsByTeams(list.text, this.restricted), {
-        ...list.binds,
-        ...this.ownerBinds,
-      });
-      for (const row of rows) {
-        const stats = toStats(row);
-        found.set(stats.teamName, stats);
-      }
+    for (const row of await this.rowsFor(teamNames, this.sql.statsByTeams)) {
+      const stats = toStats(row);
+      found.set(stats.teamName, stats);
     }
     return teamNames.map((name) => found.get(name) ?? emptyStats(name));
+  }
+
+  private rowsFor(
+    names: readonly string[],
+    build: (list: string, restricted: boolean) => Statement,
+  ) {
+    return rowsForKeys(names, 'team', this.access, build, (statement, binds) =>
+      this.driver.query(statement, binds),
+    );
   }
 
   /** The owner to filter on; false when a USER_ view cannot hold that owner's rows. */
