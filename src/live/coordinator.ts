@@ -95,6 +95,9 @@ return 1`;
 
 export interface RedisCoordinatorOptions {
   readonly url: string;
+  /** AUTH credentials (REDIS_USERNAME/REDIS_PASSWORD). */
+  readonly username?: string | undefined;
+  readonly password?: string | undefined;
   /** Prefix of every key and channel, so that deployments (and test runs) can share a Redis. */
   readonly prefix: string;
   readonly intervalMs: number;
@@ -121,13 +124,15 @@ export class RedisCoordinator implements Coordinator {
 
   constructor(options: RedisCoordinatorOptions) {
     // A stalled Redis must not stall the poll loop: commands fail and the next tick retries.
+    const auth = { username: options.username, password: options.password };
     this.commands = new Redis(options.url, {
+      ...auth,
       commandTimeout: Math.max(1_000, options.intervalMs),
       maxRetriesPerRequest: 1,
     });
     // The event target subscribes without handling a rejection, so the subscriber's commands
     // wait for Redis to come back rather than fail.
-    this.subscriber = new Redis(options.url, { maxRetriesPerRequest: null });
+    this.subscriber = new Redis(options.url, { ...auth, maxRetriesPerRequest: null });
     this.listenTimeoutMs = Math.max(1_000, options.intervalMs);
     for (const client of [this.commands, this.subscriber]) {
       client.on('error', (error: Error) =>
