@@ -70,6 +70,8 @@ export interface A2AConfig {
   readonly cacheTtlMs: number;
   /** Extra attempts after a 5xx or network error. */
   readonly retries: number;
+  /** Largest answer read from the A2A server; past it the request fails unread. */
+  readonly maxBodyBytes: number;
   /** Port of the embedded stand-in (0 picks a free one); it listens on 127.0.0.1 only. */
   readonly standinPort: number;
 }
@@ -324,6 +326,7 @@ function readA2A(env: EnvReader): A2AConfig {
     timeoutMs: env.integer('A2A_TIMEOUT_MS', 3000, 1, 600_000),
     cacheTtlMs: env.integer('A2A_CACHE_TTL_MS', 60_000, 0, 86_400_000),
     retries: env.integer('A2A_RETRIES', 2, 0, 10),
+    maxBodyBytes: env.integer('A2A_MAX_BODY_BYTES', 1_048_576, 1_024, 1_073_741_824),
     standinPort: env.integer('A2A_STANDIN_PORT', 0, 0, 65_535),
   };
 }
