@@ -120,7 +120,7 @@ export class A2AClient implements A2ACards {
     return this.cached(listUrl(this.options.baseUrl), 'agent list', parseListing);
   }
 
-  card(teamName: string): Promise<AgentCard> {
+  async card(teamName: string): Promise<AgentCard> {
     const what = `agent card of team "${teamName}"`;
     return this.cached(cardUrl(this.options.baseUrl, teamName), what, (body) =>
       parseAgentCard(body, what),

@@ -153,4 +153,30 @@ describe('A2A cards from a remote A2A server (A2A_BASE_URL)', () => {
       agentCardUrl: `${a2a.baseUrl}/agents/V1_TEAM/.well-known/agent-card.json`,
     });
   });
+
+  test.each(['..', '.'])(
+    'teamName "%s" is BAD_USER_INPUT and sends nothing (no path outside agents/)',
+    async (name) => {
+      const sent = a2a.requests.length;
+      const { data, errors } = await t.gql(
+        'query ($name: String!) { agentCard(teamName: $name) { name } }',
+        {
+          name,
+        },
+      );
+      expect(data?.agentCard ?? null).toBeNull();
+      expect(errors?.map((e) => [e.extensions?.code, e.message])).toEqual([
+        ['BAD_USER_INPUT', `"${name}" is not a team name`],
+      ]);
+      expect(a2a.requests.slice(sent)).toEqual([]);
+    },
+  );
+
+  test('a team name with a slash or percent sign stays one path segment', async () => {
+    const sent = a2a.requests.length;
+    await t.gql('{ agentCard(teamName: "../x%2F..") { name } }');
+    expect(a2a.requests.slice(sent).map((r) => r.path)).toEqual([
+      `${new URL(a2a.baseUrl).pathname}/agents/..%2Fx%252F../.well-known/agent-card.json`,
+    ]);
+  });
 });
