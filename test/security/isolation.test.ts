@@ -78,6 +78,15 @@ describe('tokens', () => {
       },
     ],
     ['no db_user and no admin role', () => token({ roles: ['viewer'] })],
+    [
+      'db_user "APP_UſER" (long s, which toUpperCase() turns into APP_USER)',
+      () => token({ db_user: 'APP_UſER' }),
+    ],
+    ['db_user "APP_USER " (trailing space)', () => token({ db_user: 'APP_USER ' })],
+    ['db_user "app_user" followed by a NUL', () => token({ db_user: 'app_user\u0000' })],
+    ['db_user "ＡPP_USER" (full-width A)', () => token({ db_user: 'ＡPP_USER' })],
+    ['db_user "\"App_User\"" (quoted)', () => token({ db_user: '"App_User"' })],
+    ['db_user 42 (not a string)', () => token({ db_user: 42 })],
   ])('%s → HTTP 401 UNAUTHENTICATED, and the token is not echoed', async (_case, make) => {
     const bearer = await make();
     const result = await query(bearer, '{ agents { totalCount } }');
