@@ -108,3 +108,77 @@ describe('other input', () => {
     expect(error.message).toContain('colour');
   });
 });
+
+describe('values no database can hold', () => {
+  const RUNS =
+    'query ($filter: TeamRunFilter) { teamRuns(first: 5, filter: $filter) { totalCount } }';
+
+  test.each([
+    ['a variable', RUNS, { filter: { teamName: 'ORDER\u0000TEAM' } }],
+    [
+      'a literal (\\u0000 escape)',
+      '{ teamRuns(first: 5, filter: { teamName: "ORDER\\u0000TEAM" }) { totalCount } }',
+      {},
+    ],
+    ['an owner filter', RUNS, { filter: { owner: 'APP\u0000USER' } }],
+    [
+      'a lookup by name',
+      'query ($name: String!) { agent(name: $name) { name } }',
+      { name: 'A\u0000' },
+    ],
+  ])(
+    'a NUL byte in %s is BAD_USER_INPUT, and no statement runs',
+    async (_where, query, variables) => {
+      let message = '';
+      const statements = await t.countStatements(async () => {
+        message = (await onlyError(query, variables)).message;
+      });
+      expect(message).toBe('Strings may not contain NUL (U+0000)');
+      expect(statements).toBe(0);
+    },
+  );
+
+  test.each(['TeamRun:\u0000x', 'Agent:A\u0000'])(
+    'a global ID that decodes to %j (NUL inside) is BAD_USER_INPUT, and no statement runs',
+    async (raw) => {
+      const id = Buffer.from(raw).toString('base64');
+      let message = '';
+      const statements = await t.countStatements(async () => {
+        message = (await onlyError('query ($id: ID!) { node(id: $id) { id } }', { id })).message;
+      });
+      expect(message).toBe(`Invalid global ID: ${id}`);
+      expect(statements).toBe(0);
+    },
+  );
+
+  test.each([
+    '0000-01-01T00:00:00Z',
+    '+275760-09-13T00:00:00Z',
+    '-000001-01-01T00:00:00Z',
+    '9999-12-31T23:30:00-01:00',
+    '0001-01-01T00:00:00+01:00',
+  ])(
+    'DateTime %s (outside years 1–9999 UTC) is BAD_USER_INPUT, and no statement runs',
+    async (date) => {
+      let message = '';
+      const statements = await t.countStatements(async () => {
+        message = (await onlyError(RUNS, { filter: { startedAfter: date } })).message;
+      });
+      expect(message).toBe(
+        `DateTime must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z, got "${date}"`,
+      );
+      expect(statements).toBe(0);
+    },
+  );
+
+  test('the first and last instants of the range are accepted', async () => {
+    const { data, errors } = await t.post(
+      'query ($filter: TeamRunFilter) { teamRuns(first: 1, filter: $filter) { totalCount } }',
+      {
+        filter: { startedAfter: '0001-01-01T00:00:00Z', startedBefore: '9999-12-31T23:59:59.999Z' },
+      },
+    );
+    expect(errors).toBeUndefined();
+    expect(data).toMatchObject({ teamRuns: { totalCount: expect.any(Number) } });
+  });
+});
