@@ -2,7 +2,7 @@ import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub, type PubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { CycleMessage, Snapshot } from './snapshot.js';
+import { type CycleMessage, parseSnapshot, type Snapshot } from './snapshot.js';
 
 export type LivePubSub = PubSub<Record<string, [CycleMessage]>>;
 
@@ -121,8 +121,10 @@ export class RedisCoordinator implements Coordinator {
   private readonly lockTtlMs: number;
   private readonly snapshotTtlMs: number;
   private readonly listenTimeoutMs: number;
+  private readonly logger: Logger;
 
   constructor(options: RedisCoordinatorOptions) {
+    this.logger = options.logger;
     // A stalled Redis must not stall the poll loop: commands fail and the next tick retries.
     const auth = { username: options.username, password: options.password };
     this.commands = new Redis(options.url, {
@@ -165,9 +167,24 @@ export class RedisCoordinator implements Coordinator {
     return result === 1 ? 'renewed' : result === 2 ? 'acquired' : 'elsewhere';
   }
 
+  /**
+   * An unusable snapshot is deleted and the poller starts a new baseline (subscribers miss
+   * at most the changes of one interval); kept, it would fail every cycle while the lock
+   * renewal kept it alive.
+   */
   async loadSnapshot(): Promise<Snapshot | null> {
     const text = await this.commands.get(this.snapshotKey);
-    return text ? (JSON.parse(text) as Snapshot) : null;
+    if (!text) return null;
+    try {
+      return parseSnapshot(text);
+    } catch (error) {
+      this.logger.warn(
+        { key: this.snapshotKey, reason: error instanceof Error ? error.message : String(error) },
+        'live snapshot in Redis is unusable; deleted, polling starts from a new baseline',
+      );
+      await this.commands.del(this.snapshotKey);
+      return null;
+    }
   }
 
   async commit(token: string, snapshot: Snapshot, message: CycleMessage | null): Promise<boolean> {
