@@ -22,10 +22,11 @@ import { type OwnerAccess, ownerAccess, requireView } from './views.js';
 export class TeamHistoryRepository {
   private readonly sql;
 
-  /** Each history view names its owner column differently. */
+  /**
+   * What the viewer may read of the runs. Tasks and tool calls follow their run (one rule,
+   * in db/sql/team-history.ts), not their own TASK_OWNER/TOOL_OWNER.
+   */
   private readonly runs: OwnerAccess;
-  private readonly tasks: OwnerAccess;
-  private readonly calls: OwnerAccess;
 
   constructor(
     private readonly driver: Driver,
@@ -34,8 +35,6 @@ export class TeamHistoryRepository {
   ) {
     this.sql = teamHistorySql(catalog);
     this.runs = ownerAccess(viewer, catalog, catalog.teamHistory, ['TEAM_OWNER']);
-    this.tasks = ownerAccess(viewer, catalog, catalog.taskHistory, ['TASK_OWNER']);
-    this.calls = ownerAccess(viewer, catalog, catalog.toolHistory, ['TOOL_OWNER']);
   }
 
   async page(
@@ -135,7 +134,7 @@ export class TeamHistoryRepository {
     requireView(this.catalog.taskHistory);
     return this.groupBy(
       execIds,
-      this.tasks,
+      this.runs,
       this.sql.tasksByRuns,
       'exec',
       (row) => this.toTask(row),
@@ -148,7 +147,7 @@ export class TeamHistoryRepository {
     requireView(this.catalog.toolHistory);
     return this.groupBy(
       execIds,
-      this.calls,
+      this.runs,
       this.sql.toolCallsByRuns,
       'exec',
       (row) => this.toToolCall(row),
@@ -159,12 +158,8 @@ export class TeamHistoryRepository {
   async toolCallsByIds(ids: readonly string[]): Promise<(ToolCall | null)[]> {
     requireView(this.catalog.toolHistory);
     const found = new Map<string, ToolCall>();
-    const calls = await this.batched(
-      ids,
-      'invocation',
-      this.calls,
-      this.sql.toolCallsByIds,
-      (row) => this.toToolCall(row),
+    const calls = await this.batched(ids, 'invocation', this.runs, this.sql.toolCallsByIds, (row) =>
+      this.toToolCall(row),
     );
     for (const call of calls) found.set(call.invocationId, call);
     return ids.map((id) => found.get(id) ?? null);
@@ -180,13 +175,13 @@ export class TeamHistoryRepository {
     if (filter.toolName) binds.tool_name = filter.toolName;
     if (filter.agentName) binds.agent_name = filter.agentName;
     if (filter.teamExecId) binds.team_exec_id = filter.teamExecId;
-    if (this.calls.kind === 'nothing') return { items: [], totalCount: 0 };
-    if (this.calls.kind === 'owner') Object.assign(binds, this.calls.binds);
+    if (this.runs.kind === 'nothing') return { items: [], totalCount: 0 };
+    if (this.runs.kind === 'owner') Object.assign(binds, this.runs.binds);
     const shape = {
       toolName: !!filter.toolName,
       agentName: !!filter.agentName,
       teamExecId: !!filter.teamExecId,
-      restricted: this.calls.kind === 'owner',
+      restricted: this.runs.kind === 'owner',
     };
     const rows = await this.driver.query(this.sql.toolCallsPage(shape), {
       ...binds,

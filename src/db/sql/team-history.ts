@@ -36,17 +36,8 @@ export interface ToolCallFilterShape {
   readonly toolName: boolean;
   readonly agentName: boolean;
   readonly teamExecId: boolean;
-  /** Only calls of the viewer's tools (TOOL_OWNER = :viewer_owner). */
+  /** Only calls of the viewer's runs (see runVisible). */
   readonly restricted: boolean;
-}
-
-function toolCallWhere(shape: ToolCallFilterShape): string {
-  return whereClause([
-    ...(shape.toolName ? ['TOOL_NAME = :tool_name'] : []),
-    ...(shape.agentName ? ['AGENT_NAME = :agent_name'] : []),
-    ...(shape.teamExecId ? ['TEAM_EXEC_ID = :team_exec_id'] : []),
-    ...(shape.restricted ? [`TOOL_OWNER = ${OWNED_BY_VIEWER}`] : []),
-  ]);
 }
 
 export function stateList(count: number): string {
@@ -84,6 +75,22 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
 
   const viewerOwns = (column: string, restricted: boolean) =>
     restricted ? `AND ${column} = ${OWNED_BY_VIEWER}` : '';
+  /**
+   * The one visibility rule below the runs (docs/oracle.md): a task or tool call row is
+   * visible exactly when its run is, whatever its own TASK_OWNER or TOOL_OWNER says.
+   * Restricted implies the run view has TEAM_OWNER (repositories/views.ts, ownerAccess).
+   */
+  const runVisible = (alias: string) =>
+    `EXISTS (SELECT 1 FROM ${runs.name} r WHERE r.TEAM_EXEC_ID = ${alias}.TEAM_EXEC_ID AND r.TEAM_OWNER = ${OWNED_BY_VIEWER})`;
+  const andRunVisible = (alias: string, restricted: boolean) =>
+    restricted ? `AND ${runVisible(alias)}` : '';
+  const toolCallWhere = (shape: ToolCallFilterShape): string =>
+    whereClause([
+      ...(shape.toolName ? ['TOOL_NAME = :tool_name'] : []),
+      ...(shape.agentName ? ['AGENT_NAME = :agent_name'] : []),
+      ...(shape.teamExecId ? ['TEAM_EXEC_ID = :team_exec_id'] : []),
+      ...(shape.restricted ? [runVisible('tc')] : []),
+    ]);
   const waitingSources = [
     ...(calls.columns
       ? [
@@ -166,32 +173,32 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     tasksByRuns: (ids: string, restricted: boolean): Statement =>
       statement(
         'taskRuns.byRuns',
-        `SELECT ${taskColumns} FROM ${tasks.name}
-         WHERE TEAM_EXEC_ID IN (${ids}) ${viewerOwns('TASK_OWNER', restricted)} ORDER BY TEAM_EXEC_ID, TASK_ORDER`,
+        `SELECT ${taskColumns} FROM ${tasks.name} t
+         WHERE TEAM_EXEC_ID IN (${ids}) ${andRunVisible('t', restricted)} ORDER BY TEAM_EXEC_ID, TASK_ORDER`,
       ),
     toolCallsByRuns: (ids: string, restricted: boolean): Statement =>
       statement(
         'toolCalls.byRuns',
-        `SELECT ${callColumns} FROM ${calls.name}
-         WHERE TEAM_EXEC_ID IN (${ids}) ${viewerOwns('TOOL_OWNER', restricted)}
+        `SELECT ${callColumns} FROM ${calls.name} tc
+         WHERE TEAM_EXEC_ID IN (${ids}) ${andRunVisible('tc', restricted)}
          ORDER BY TEAM_EXEC_ID, TASK_ORDER, START_DATE, INVOCATION_ID`,
       ),
     toolCallsByIds: (ids: string, restricted: boolean): Statement =>
       statement(
         'toolCalls.byIds',
-        `SELECT ${callColumns} FROM ${calls.name}
-         WHERE INVOCATION_ID IN (${ids}) ${viewerOwns('TOOL_OWNER', restricted)}`,
+        `SELECT ${callColumns} FROM ${calls.name} tc
+         WHERE INVOCATION_ID IN (${ids}) ${andRunVisible('tc', restricted)}`,
       ),
     toolCallsPage: (shape: ToolCallFilterShape): Statement =>
       statement(
         'toolCalls.page',
-        `SELECT ${callColumns}, COUNT(*) OVER () AS TOTAL_COUNT FROM ${calls.name}
+        `SELECT ${callColumns}, COUNT(*) OVER () AS TOTAL_COUNT FROM ${calls.name} tc
          ${toolCallWhere(shape)} ORDER BY START_DATE DESC NULLS LAST, INVOCATION_ID ${PAGE}`,
       ),
     toolCallsCount: (shape: ToolCallFilterShape): Statement =>
       statement(
         'toolCalls.count',
-        `SELECT COUNT(*) AS TOTAL_COUNT FROM ${calls.name} ${toolCallWhere(shape)}`,
+        `SELECT COUNT(*) AS TOTAL_COUNT FROM ${calls.name} tc ${toolCallWhere(shape)}`,
       ),
   };
 });
