@@ -7,8 +7,8 @@
  *   - one misbehaving client, rotating through a slowloris (headers a byte at a time), a
  *     WebSocket subscriber that never reads, oversized bodies and WebSocket messages, a
  *     reconnect storm and malformed documents.
- * Every SOAK_SAMPLE_SECONDS (default 30) it prints the server's RSS, heap, open file
- * descriptors and subscriptions, and the window's query and /health p99. At the end it stops
+ * Every SOAK_SAMPLE_SECONDS (default 30) it prints the server's RSS and heap (the least of
+ * five scrapes), open file descriptors and subscriptions, and the window's query and /health p99. At the end it stops
  * the load and says whether anything leaked: subscriptions and descriptors must come back
  * to where they started, and RSS and heap must not keep growing through the second half.
  *
@@ -116,19 +116,33 @@ interface Sample {
   readonly subscriptions: number;
 }
 
-async function sample(url: string, started: number): Promise<Sample> {
+async function scrape(url: string): Promise<(name: string) => number> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const value = (name: string) =>
+  return (name: string) =>
     text
       .split('\n')
       .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))
       .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
+/**
+ * Memory is the least of five scrapes 400 ms apart: the heap saw-tooths between
+ * collections, and its floor is what a leak raises.
+ */
+async function sample(url: string, started: number): Promise<Sample> {
+  const scrapes: ((name: string) => number)[] = [];
+  for (let i = 0; i < 5; i++) {
+    scrapes.push(await scrape(url));
+    if (i < 4) await sleep(400);
+  }
+  const least = (name: string) => Math.min(...scrapes.map((value) => value(name)));
+  const last = scrapes[scrapes.length - 1] as (name: string) => number;
   return {
     minute: (Date.now() - started) / 60_000,
-    rssMiB: value('process_resident_memory_bytes') / 2 ** 20,
-    heapMiB: value('nodejs_heap_size_used_bytes') / 2 ** 20,
-    fds: value('process_open_fds'),
-    subscriptions: value('agentgraph_active_subscriptions'),
+    rssMiB: least('process_resident_memory_bytes') / 2 ** 20,
+    heapMiB: least('nodejs_heap_size_used_bytes') / 2 ** 20,
+    fds: last('process_open_fds'),
+    subscriptions: last('agentgraph_active_subscriptions'),
   };
 }
 
