@@ -49,10 +49,10 @@ export const PAGE_INFO = {
 export const NODE = {
   type: 'An object with a global id, refetchable through Query.node.',
   id: 'Global id: opaque, unique across types; pass it to Query.node or Query.nodes.',
-  node: 'The object with this global id; null when it does not exist or the caller may not see it.',
+  node: 'The object with this global id; null with a NOT_FOUND error when no object the caller may see has it, BAD_USER_INPUT when the id is malformed.',
   nodeId: 'A global id (the id field of any Node).',
   nodes:
-    'The objects with these global ids, in the same order; null in place of each one that does not exist or that the caller may not see.',
+    'The objects with these global ids, in the same order; null, with a NOT_FOUND error, in place of each one that no object the caller may see has.',
   nodesIds: 'Global ids (the id field of any Node).',
 } as const;
 

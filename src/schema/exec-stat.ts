@@ -87,7 +87,7 @@ const isWhole = (m: (typeof MEASURES)[number]) => m.kind === 'count' || m.kind =
 
 const ExecStatRef = builder.objectRef<ExecStat>('ExecStat').implement({
   description:
-    'One completed, successful Agent Spec execution (a V$/GV$AGENT_EXEC_STAT row, seed 002): node call counts, times in milliseconds and LLM tokens accumulated over that one execution. Failed executions leave no row; a row has no execution id or timestamp. Component times need not add up to totalTimeExecMs.',
+    'One completed, successful Agent Spec execution (a V$/GV$AGENT_EXEC_STAT row, seed 002): node call counts, times in milliseconds and LLM tokens accumulated over that one execution. Failed executions leave no row; a row has no execution id or timestamp. Component times need not add up to totalTimeExecMs. A NULL measure column reads as 0.',
   fields: (t) => ({
     ...Object.fromEntries(
       MEASURES.map((m) => [
