@@ -39,7 +39,7 @@ ToolCallRef.implement({
     toolOwner: t.exposeString('toolOwner', {
       nullable: true,
       description:
-        'TOOL_OWNER: the schema that owns the tool (DBA_ view only); null when reading the USER_ view, which has no such column, or when not recorded.',
+        'TOOL_OWNER: the schema that owns the tool; the session user when reading the USER_ view (which has no such column) or when the row records none.',
     }),
     toolName: t.exposeString('toolName', {
       nullable: true,
