@@ -55,7 +55,8 @@ export const TeamToolRef = builder.objectRef<TeamTool>('TeamTool').implement({
 });
 
 export const TeamRunStateRef = builder.enumType('TeamRunState', {
-  description: 'The state of a team run (seed 003).',
+  description:
+    'STATE of a team run or of one of its tasks (USER_/DBA_AI_AGENT_TEAM_HISTORY and _TASK_HISTORY, seed 003).',
   values: {
     RUNNING: { description: 'The team is processing the request.' },
     WAITING_FOR_HUMAN: { description: 'The team paused for a person’s input or approval.' },
@@ -86,7 +87,8 @@ const TeamStatsRef = builder.objectRef<TeamStats>('TeamStats').implement({
     runCount: t.exposeInt('runCount', { description: 'Runs of the team, in any state.' }),
     runsByState: t.field({
       type: [StateCountRef],
-      description: 'One entry per state, in the order of TeamRunState.',
+      description:
+        'One entry per state, every state included, in the order RUNNING, WAITING_FOR_HUMAN, RESUMING, SUCCEEDED, FAILED.',
       resolve: (s) => TEAM_RUN_STATES.map((state) => ({ state, count: s.runsByState[state] })),
     }),
     successRate: t.exposeFloat('successRate', {
