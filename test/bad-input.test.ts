@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { wsClient } from './live/support.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 let t: TestServer;
@@ -137,6 +138,40 @@ describe('values no database can hold', () => {
       expect(statements).toBe(0);
     },
   );
+
+  test('a NUL byte in a subscription’s variable over graphql-ws is BAD_USER_INPUT, and no statement runs', async () => {
+    const client = wsClient(t.url);
+    let outcome: unknown[] = [];
+    const statements = await t.countStatements(async () => {
+      outcome = await new Promise<unknown[]>((resolve) => {
+        const seen: unknown[] = [];
+        client.subscribe(
+          {
+            query:
+              'subscription ($team: String) { teamsWaitingForHuman(teamName: $team) { execId } }',
+            variables: { team: 'ORDER\u0000TEAM' },
+          },
+          {
+            next: (value) => seen.push(value),
+            error: (error) => resolve([...seen, error]),
+            complete: () => resolve(seen),
+          },
+        );
+      });
+    });
+    await client.dispose();
+    expect(outcome).toEqual([
+      {
+        errors: [
+          {
+            message: 'Strings may not contain NUL (U+0000)',
+            extensions: { code: 'BAD_USER_INPUT' },
+          },
+        ],
+      },
+    ]);
+    expect(statements).toBe(0);
+  });
 
   test.each(['TeamRun:\u0000x', 'Agent:A\u0000'])(
     'a global ID that decodes to %j (NUL inside) is BAD_USER_INPUT, and no statement runs',
