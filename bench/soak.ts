@@ -10,7 +10,8 @@
  * Every SOAK_SAMPLE_SECONDS (default 30) it prints the server's RSS and heap (the least of
  * five scrapes), open file descriptors and subscriptions, and the window's query and /health p99. At the end it stops
  * the load and says whether anything leaked: subscriptions and descriptors must come back
- * to where they started, and RSS and heap must not keep growing through the second half.
+ * to where they started, and the lowest RSS and heap of the second half must not lie above
+ * those of the first (by more than 10 %, or 10 MiB of heap, 50 MiB of RSS).
  *
  *   npm run soak                      # 10 minutes
  *   SOAK_MINUTES=1 npm run soak       # a quick look
@@ -407,7 +408,12 @@ async function main(): Promise<void> {
     await sleep(500);
     after = await sample(url, started);
   }
+  // A leak raises the floor the heap falls back to; compare each half's lowest sample.
+  const firstHalf = samples.filter((s) => s.minute < MINUTES / 2);
   const secondHalf = samples.filter((s) => s.minute >= MINUTES / 2);
+  const floor = (list: readonly Sample[], of: (s: Sample) => number) => Math.min(...list.map(of));
+  const heapGrowth = floor(secondHalf, (s) => s.heapMiB) - floor(firstHalf, (s) => s.heapMiB);
+  const rssGrowth = floor(secondHalf, (s) => s.rssMiB) - floor(firstHalf, (s) => s.rssMiB);
   const rssSlope = slope(secondHalf.map((s) => [s.minute, s.rssMiB]));
   const heapSlope = slope(secondHalf.map((s) => [s.minute, s.heapMiB]));
   const all = windows.flatMap((w) => w.queryMs);
@@ -420,15 +426,20 @@ async function main(): Promise<void> {
   console.log(
     `after the load: ${after.subscriptions} subscriptions, ${after.fds} fds (baseline ${baseline.fds}), RSS ${after.rssMiB.toFixed(1)} MiB, heap ${after.heapMiB.toFixed(1)} MiB`,
   );
+  const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)}`;
   console.log(
-    `second half: RSS ${rssSlope >= 0 ? '+' : ''}${rssSlope.toFixed(2)} MiB/min, heap ${heapSlope >= 0 ? '+' : ''}${heapSlope.toFixed(2)} MiB/min`,
+    `floor, second half vs first: heap ${signed(heapGrowth)} MiB, RSS ${signed(rssGrowth)} MiB; second-half trend: heap ${signed(heapSlope)} MiB/min, RSS ${signed(rssSlope)} MiB/min`,
   );
   const leaks: string[] = [];
   if (after.subscriptions !== 0) leaks.push(`${after.subscriptions} subscriptions still open`);
   if (after.fds > baseline.fds + 5) leaks.push(`${after.fds - baseline.fds} more descriptors`);
-  // Under 1 MiB/min of heap and 2 MiB/min of RSS is GC and allocator noise over 5 minutes.
-  if (heapSlope > 1) leaks.push(`heap still growing (${heapSlope.toFixed(2)} MiB/min)`);
-  if (rssSlope > 2) leaks.push(`RSS still growing (${rssSlope.toFixed(2)} MiB/min)`);
+  // Caches (parsed documents, A2A cards) fill in the first minutes and then stay put.
+  const heapFloor = floor(firstHalf, (s) => s.heapMiB);
+  const rssFloor = floor(firstHalf, (s) => s.rssMiB);
+  if (heapGrowth > Math.max(10, heapFloor * 0.1))
+    leaks.push(`heap floor rose by ${heapGrowth.toFixed(1)} MiB`);
+  if (rssGrowth > Math.max(50, rssFloor * 0.1))
+    leaks.push(`RSS floor rose by ${rssGrowth.toFixed(1)} MiB`);
   console.log(leaks.length === 0 ? 'verdict: nothing leaks' : `verdict: LEAK? ${leaks.join('; ')}`);
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
