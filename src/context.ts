@@ -18,7 +18,7 @@ export interface Repositories {
 
 /**
  * What every resolver receives: one per request, and one per event of a subscription (see
- * live/per-event-context.ts), so the loaders (and the dataloaders that Pothos keys on this
+ * per-event-context.ts), so the loaders (and the dataloaders that Pothos keys on this
  * object) never outlive the operation or event they serve.
  */
 export interface Context {

@@ -16,7 +16,7 @@ import { countStatements, type Driver } from './db/driver.js';
 import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
-import { attachGraphqlWs } from './live/websocket.js';
+import { attachGraphqlWs } from './transport/websocket.js';
 import { Metrics } from './metrics.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
 import { createRepositories } from './repositories/create.js';

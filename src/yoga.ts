@@ -17,7 +17,7 @@ import { AppError, type ErrorCode, isErrorCode } from './errors.js';
 import { corsOptions, hardeningPlugins } from './hardening/index.js';
 import type { LiveHub } from './live/hub.js';
 import { mapAsyncIterable } from './live/iterables.js';
-import { useContextPerEvent } from './live/per-event-context.js';
+import { useContextPerEvent } from './per-event-context.js';
 import { createLoaders } from './loaders.js';
 import type { Metrics } from './metrics.js';
 import type { Viewer } from './model/viewer.js';

@@ -4,7 +4,7 @@ import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
-import { CONNECTION_INIT_WAIT_TIMEOUT_MS } from '../../src/live/websocket.js';
+import { CONNECTION_INIT_WAIT_TIMEOUT_MS } from '../../src/transport/websocket.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import {
   activeSubscriptions,
