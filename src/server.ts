@@ -16,7 +16,6 @@ import { countStatements, type Driver } from './db/driver.js';
 import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
-import { attachGraphqlWs } from './transport/websocket.js';
 import { Metrics } from './metrics.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
 import { createRepositories } from './repositories/create.js';
@@ -24,6 +23,7 @@ import { TeamHistoryRepository } from './repositories/team-history.js';
 import { TeamRepository } from './repositories/teams.js';
 import { schema } from './schema/index.js';
 import { startTracing, type Tracing } from './tracing/index.js';
+import { attachGraphqlWs } from './transport/websocket.js';
 import { type AgentGraphYoga, createAgentGraphYoga, createErrorMapper } from './yoga.js';
 
 export interface AgentGraphServer {
@@ -37,7 +37,7 @@ export interface AgentGraphServer {
   readonly driver: Driver;
   /** The embedded A2A stand-in, when A2A_BASE_URL is unset in embedded mode. */
   readonly a2aStandin: A2AStandin | undefined;
-  /** Live subscriptions: the poller and the pubsub. */
+  /** Live subscriptions: the poller and its message bus. */
   readonly live: LiveHub;
   /** Present in embedded mode with SIMULATE on. */
   readonly simulator: Simulator | undefined;
