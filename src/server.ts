@@ -5,12 +5,10 @@ import {
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { catalogTool } from './a2a/drift.js';
 import type { A2AStandin } from './a2a/standin.js';
 import { startA2A } from './a2a/start.js';
 import { createAuthenticator } from './auth/jwt.js';
 import type { Config } from './config.js';
-import type { Repositories } from './context.js';
 import { discoverCatalog, missingViews } from './db/catalog.js';
 import { countStatements, type Driver } from './db/driver.js';
 import { Simulator } from './db/embedded/simulator.js';
@@ -18,6 +16,7 @@ import { type OpenDatabase, openDatabase } from './db/open.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
 import { Metrics } from './metrics.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
+import type { Repositories } from './repositories/create.js';
 import { createRepositories } from './repositories/create.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
 import { TeamRepository } from './repositories/teams.js';
@@ -72,18 +71,11 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
       `view ${view.name} is missing or not granted; fields that need it will fail`,
     );
   }
-  // The stand-in plays Oracle's A2A server, which publishes every team of the database.
-  const catalogTeams = new TeamRepository(driver, catalog, ANONYMOUS_ADMIN);
   const a2a = await startA2A(config, {
     logger,
     metrics,
-    loadCatalog: async () => ({
-      teams: (await catalogTeams.allWithTools()).map(({ team, tools }) => ({
-        name: team.name,
-        description: team.description,
-        tools: tools.map(catalogTool),
-      })),
-    }),
+    // The stand-in plays Oracle's A2A server, which publishes every team of the database.
+    teams: new TeamRepository(driver, catalog, ANONYMOUS_ADMIN),
   });
   const repositoriesFor = (viewer: Viewer, usage?: { statements: number }) =>
     createRepositories(
