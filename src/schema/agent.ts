@@ -1,6 +1,6 @@
 import { builder } from '../builder.js';
-import { notFound } from '../errors.js';
 import type { Agent, AgentParameter, CallContract } from '../model/agent.js';
+import { lookup } from './lookup.js';
 import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
 
 const AgentParameterRef = builder.objectRef<AgentParameter>('AgentParameter').implement({
@@ -21,12 +21,14 @@ const CallContractRef = builder.objectRef<CallContract>('CallContract').implemen
   }),
 });
 
-export const AgentRef = builder.loadableNodeRef<Agent>('Agent', {
+const agents = lookup(
+  (context) => context.loaders.agentByName,
+  (name) => `No stored agent named "${name}"`,
+);
+
+export const AgentRef = builder.nodeRef<Agent>('Agent', {
   id: { resolve: (agent) => agent.name },
-  load: async (names: string[], context) => {
-    const agents = await context.loaders.agentByName.loadMany(names);
-    return agents.map((agent, i) => agent ?? notFound(`No stored agent named "${names[i]}"`));
-  },
+  loadManyWithoutCache: agents.many,
 });
 
 AgentRef.implement({
@@ -72,6 +74,6 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One stored agent by name; NOT_FOUND when no visible agent has that name.',
     args: { name: t.arg.string({ required: true }) },
-    resolve: (_root, { name }, context) => AgentRef.getDataloader(context).load(name),
+    resolve: (_root, { name }, context) => agents.one(name, context),
   }),
 }));

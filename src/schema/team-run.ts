@@ -1,7 +1,8 @@
 import { builder } from '../builder.js';
-import { badUserInput, notFound } from '../errors.js';
+import { badUserInput } from '../errors.js';
 import { durationMs, type TeamRun, type TeamRunFilter } from '../model/team.js';
 import { OrderDirectionRef } from './exec-stat.js';
+import { lookup } from './lookup.js';
 import {
   connectionComplexity,
   countedConnection,
@@ -11,12 +12,14 @@ import {
 } from './pagination.js';
 import { TeamRef, TeamRunStateRef } from './team.js';
 
-export const TeamRunRef = builder.loadableNodeRef<TeamRun>('TeamRun', {
+const runs = lookup(
+  (context) => context.loaders.runById,
+  (execId) => `No team run with execId "${execId}"`,
+);
+
+export const TeamRunRef = builder.nodeRef<TeamRun>('TeamRun', {
   id: { resolve: (run) => run.execId },
-  load: async (ids: string[], context) => {
-    const runs = await context.loaders.runById.loadMany(ids);
-    return runs.map((run, i) => run ?? notFound(`No team run with execId "${ids[i]}"`));
-  },
+  loadManyWithoutCache: runs.many,
 });
 
 TeamRunRef.implement({
@@ -145,6 +148,6 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One run by TEAM_EXEC_ID; NOT_FOUND when there is none.',
     args: { execId: t.arg.id({ required: true }) },
-    resolve: (_root, { execId }, context) => TeamRunRef.getDataloader(context).load(String(execId)),
+    resolve: (_root, { execId }, context) => runs.one(String(execId), context),
   }),
 }));

@@ -1,14 +1,16 @@
 import { builder } from '../builder.js';
-import { notFound } from '../errors.js';
 import { TEAM_RUN_STATES, type Team, type TeamStats, type TeamTool } from '../model/team.js';
+import { lookup } from './lookup.js';
 import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
 
-export const TeamRef = builder.loadableNodeRef<Team>('Team', {
+const teams = lookup(
+  (context) => context.loaders.teamByName,
+  (name) => `No agent team named "${name}"`,
+);
+
+export const TeamRef = builder.nodeRef<Team>('Team', {
   id: { resolve: (team) => team.name },
-  load: async (names: string[], context) => {
-    const teams = await context.loaders.teamByName.loadMany(names);
-    return teams.map((team, i) => team ?? notFound(`No agent team named "${names[i]}"`));
-  },
+  loadManyWithoutCache: teams.many,
 });
 
 export const TeamToolRef = builder.objectRef<TeamTool>('TeamTool').implement({
@@ -136,6 +138,6 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One team by name; NOT_FOUND when no visible team has that name.',
     args: { name: t.arg.string({ required: true }) },
-    resolve: (_root, { name }, context) => TeamRef.getDataloader(context).load(name),
+    resolve: (_root, { name }, context) => teams.one(name, context),
   }),
 }));

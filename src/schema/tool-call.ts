@@ -1,16 +1,16 @@
 import { builder } from '../builder.js';
-import { notFound } from '../errors.js';
 import { durationMs, type ToolCall } from '../model/team.js';
+import { lookup } from './lookup.js';
 import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
 import { TaskRunRef } from './task-run.js';
 import { TeamRunRef } from './team-run.js';
 
-export const ToolCallRef = builder.loadableNodeRef<ToolCall>('ToolCall', {
+export const ToolCallRef = builder.nodeRef<ToolCall>('ToolCall', {
   id: { resolve: (call) => call.invocationId },
-  load: async (ids: string[], context) => {
-    const calls = await context.loaders.toolCallById.loadMany(ids);
-    return calls.map((call, i) => call ?? notFound(`No tool call with invocationId "${ids[i]}"`));
-  },
+  loadManyWithoutCache: lookup(
+    (context) => context.loaders.toolCallById,
+    (id) => `No tool call with invocationId "${id}"`,
+  ).many,
 });
 
 ToolCallRef.implement({
