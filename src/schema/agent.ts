@@ -1,7 +1,7 @@
 import { builder } from '../builder.js';
 import type { Agent, AgentParameter, CallContract } from '../model/agent.js';
 import { lookup } from './lookup.js';
-import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
+import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
 
 const AgentParameterRef = builder.objectRef<AgentParameter>('AgentParameter').implement({
   description: 'One input or output declaration of a stored agent.',
@@ -53,21 +53,17 @@ AgentRef.implement({
   }),
 });
 
-const AgentConnectionRef = countedConnection('AgentConnection', AgentRef);
+const AgentConnectionRef = builder.connectionObject({ name: 'AgentConnection', type: AgentRef });
 
 builder.queryFields((t) => ({
   agents: t.field({
-    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
-    nullable: true,
+    ...rootList,
     type: AgentConnectionRef,
     description: 'Stored agents, by owner and name.',
     complexity: connectionComplexity,
     args: t.arg.connectionArgs(),
-    resolve: async (_root, args, context) => {
-      const window = pageWindow(args);
-      const page = await context.repositories.agents.page(window.offset, window.limit);
-      return toConnection(window, page);
-    },
+    resolve: (_root, args, context) =>
+      offsetConnection(args, (offset, limit) => context.repositories.agents.page(offset, limit)),
   }),
   agent: t.field({
     type: AgentRef,

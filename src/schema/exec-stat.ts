@@ -8,7 +8,7 @@ import {
   type ExecStatSummary,
   MEASURES,
 } from '../model/exec-stat.js';
-import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
+import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
 
 const ExecStatScopeRef = builder.enumType('ExecStatScope', {
   values: {
@@ -162,12 +162,14 @@ function checkFilter(
   return filter ?? {};
 }
 
-const ExecStatConnectionRef = countedConnection('ExecStatConnection', ExecStatRef);
+const ExecStatConnectionRef = builder.connectionObject({
+  name: 'ExecStatConnection',
+  type: ExecStatRef,
+});
 
 builder.queryFields((t) => ({
   execStats: t.field({
-    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
-    nullable: true,
+    ...rootList,
     type: ExecStatConnectionRef,
     description:
       'Runtime statistics rows, slowest first unless ordered otherwise. Admins only (or everyone with STATS_PUBLIC); CLUSTER scope is admin-only.',
@@ -179,23 +181,19 @@ builder.queryFields((t) => ({
       filter: t.arg({ type: ExecStatFilterRef }),
       orderBy: t.arg({ type: ExecStatOrderRef }),
     },
-    resolve: async (_root, args, context) => {
-      const window = pageWindow(args);
-      const filter = checkFilter(args.scope, args.filter);
-      const order = args.orderBy ?? { field: 'TOTAL_TIME', direction: 'DESC' };
-      const page = await context.repositories.execStats.page(
-        args.scope,
-        filter,
-        order,
-        window.offset,
-        window.limit,
-      );
-      return toConnection(window, page);
-    },
+    resolve: (_root, args, context) =>
+      offsetConnection(args, (offset, limit) =>
+        context.repositories.execStats.page(
+          args.scope,
+          checkFilter(args.scope, args.filter),
+          args.orderBy ?? { field: 'TOTAL_TIME', direction: 'DESC' },
+          offset,
+          limit,
+        ),
+      ),
   }),
   execStatSummary: t.field({
-    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
-    nullable: true,
+    ...rootList,
     type: ExecStatSummaryRef,
     description:
       'Count, totals and total-time average, percentiles and maximum over the filtered rows. Same access as execStats.',

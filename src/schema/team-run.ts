@@ -5,10 +5,9 @@ import { OrderDirectionRef } from './exec-stat.js';
 import { lookup } from './lookup.js';
 import {
   connectionComplexity,
-  countedConnection,
-  pageWindow,
+  offsetConnection,
+  rootList,
   type SchemaTypesOf,
-  toConnection,
 } from './pagination.js';
 import { TeamRef, TeamRunStateRef } from './team.js';
 
@@ -50,7 +49,10 @@ TeamRunRef.implement({
   }),
 });
 
-export const TeamRunConnectionRef = countedConnection('TeamRunConnection', TeamRunRef);
+export const TeamRunConnectionRef = builder.connectionObject({
+  name: 'TeamRunConnection',
+  type: TeamRunRef,
+});
 
 /** The filters a team's own runs take; the cross-team filter adds team and owner. */
 const stateAndStartFields = (
@@ -103,14 +105,10 @@ builder.objectFields(TeamRef, (t) => ({
     description: 'The team’s runs, newest first.',
     complexity: connectionComplexity,
     args: { ...t.arg.connectionArgs(), filter: t.arg({ type: TeamRunsOfTeamFilterRef }) },
-    resolve: async (team, args, context) => {
-      const window = pageWindow(args);
-      const filter = checkDates(args.filter);
-      const page = await context.loaders
-        .runsOfTeam(filter, window.offset, window.limit)
-        .load(team.name);
-      return toConnection(window, page);
-    },
+    resolve: (team, args, context) =>
+      offsetConnection(args, (offset, limit) =>
+        context.loaders.runsOfTeam(checkDates(args.filter), offset, limit).load(team.name),
+      ),
   }),
   waitingForHuman: t.field({
     type: [TeamRunRef],
@@ -121,8 +119,7 @@ builder.objectFields(TeamRef, (t) => ({
 
 builder.queryFields((t) => ({
   teamRuns: t.field({
-    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
-    nullable: true,
+    ...rootList,
     authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
     type: TeamRunConnectionRef,
     description: 'Team runs across teams, newest first unless ordered otherwise.',
@@ -132,16 +129,15 @@ builder.queryFields((t) => ({
       filter: t.arg({ type: TeamRunFilterRef }),
       orderBy: t.arg({ type: TeamRunOrderRef }),
     },
-    resolve: async (_root, args, context) => {
-      const window = pageWindow(args);
-      const page = await context.repositories.history.page(
-        checkDates(args.filter),
-        args.orderBy ?? { field: 'START_DATE', direction: 'DESC' },
-        window.offset,
-        window.limit,
-      );
-      return toConnection(window, page);
-    },
+    resolve: (_root, args, context) =>
+      offsetConnection(args, (offset, limit) =>
+        context.repositories.history.page(
+          checkDates(args.filter),
+          args.orderBy ?? { field: 'START_DATE', direction: 'DESC' },
+          offset,
+          limit,
+        ),
+      ),
   }),
   teamRun: t.field({
     type: TeamRunRef,

@@ -1,7 +1,7 @@
 import { builder } from '../builder.js';
 import { TEAM_RUN_STATES, type Team, type TeamStats, type TeamTool } from '../model/team.js';
 import { lookup } from './lookup.js';
-import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
+import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
 
 const teams = lookup(
   (context) => context.loaders.teamByName,
@@ -111,27 +111,22 @@ const TeamFilterRef = builder.inputType('TeamFilter', {
   }),
 });
 
-const TeamConnectionRef = countedConnection('TeamConnection', TeamRef);
+const TeamConnectionRef = builder.connectionObject({ name: 'TeamConnection', type: TeamRef });
 
 builder.queryFields((t) => ({
   teams: t.field({
-    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
-    nullable: true,
+    ...rootList,
     authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
     type: TeamConnectionRef,
     description: 'Select AI agent teams, by name.',
     complexity: connectionComplexity,
     args: { ...t.arg.connectionArgs(), filter: t.arg({ type: TeamFilterRef }) },
-    resolve: async (_root, args, context) => {
-      const window = pageWindow(args);
-      const page = await context.repositories.teams.page(
-        args.filter ?? {},
-        window.offset,
-        window.limit,
-      );
-      for (const team of page.items) context.loaders.teamByName.prime(team.name, team);
-      return toConnection(window, page);
-    },
+    resolve: (_root, args, context) =>
+      offsetConnection(args, async (offset, limit) => {
+        const page = await context.repositories.teams.page(args.filter ?? {}, offset, limit);
+        for (const team of page.items) context.loaders.teamByName.prime(team.name, team);
+        return page;
+      }),
   }),
   team: t.field({
     type: TeamRef,

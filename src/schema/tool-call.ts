@@ -1,7 +1,7 @@
 import { builder } from '../builder.js';
 import { durationMs, type ToolCall } from '../model/team.js';
 import { lookup } from './lookup.js';
-import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
+import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
 import { TaskRunRef } from './task-run.js';
 import { TeamRunRef } from './team-run.js';
 
@@ -73,30 +73,28 @@ const ToolCallFilterRef = builder.inputType('ToolCallFilter', {
   }),
 });
 
-const ToolCallConnectionRef = countedConnection('ToolCallConnection', ToolCallRef);
+const ToolCallConnectionRef = builder.connectionObject({
+  name: 'ToolCallConnection',
+  type: ToolCallRef,
+});
 
 builder.queryFields((t) => ({
   toolCalls: t.field({
-    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
-    nullable: true,
+    ...rootList,
     type: ToolCallConnectionRef,
     description: 'Tool calls across runs, newest first.',
     complexity: connectionComplexity,
     args: { ...t.arg.connectionArgs(), filter: t.arg({ type: ToolCallFilterRef }) },
-    resolve: async (_root, args, context) => {
-      const window = pageWindow(args);
+    resolve: (_root, args, context) => {
       const filter = args.filter
         ? {
             ...args.filter,
             teamExecId: args.filter.teamExecId == null ? null : String(args.filter.teamExecId),
           }
         : {};
-      const page = await context.repositories.history.toolCallPage(
-        filter,
-        window.offset,
-        window.limit,
+      return offsetConnection(args, (offset, limit) =>
+        context.repositories.history.toolCallPage(filter, offset, limit),
       );
-      return toConnection(window, page);
     },
   }),
 }));
