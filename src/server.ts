@@ -23,7 +23,7 @@ import { TeamRepository } from './repositories/teams.js';
 import { schema } from './schema/index.js';
 import { startTracing, type Tracing } from './tracing/index.js';
 import { attachGraphqlWs } from './transport/websocket.js';
-import { type AgentGraphYoga, createAgentGraphYoga, createErrorMapper } from './yoga.js';
+import { type AgentGraphYoga, createAgentGraphYoga, createMaskError } from './yoga.js';
 
 export interface AgentGraphServer {
   readonly config: Config;
@@ -91,7 +91,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     metrics,
     logger: logger.child({ component: 'live' }),
   });
-  const errors = createErrorMapper(logger, metrics);
+  const maskError = createMaskError(logger, metrics);
   const authenticate = createAuthenticator(config.auth);
   const viewers = new WeakMap<Request, Viewer>();
   const yoga = createAgentGraphYoga({
@@ -103,7 +103,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     logger,
     metrics,
     live,
-    errors,
+    maskError,
     limits: config.limits,
     http: config.http,
     tracing,
@@ -129,7 +129,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     unanswered.add(res);
     res.on('close', () => unanswered.delete(res));
   });
-  const ws = attachGraphqlWs({ server: http, yoga, errors, logger, authenticate, viewers });
+  const ws = attachGraphqlWs({ server: http, yoga, maskError, logger, authenticate, viewers });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];

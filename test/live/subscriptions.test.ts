@@ -390,6 +390,28 @@ describe('graphql-ws transport', () => {
       await metric(t.server, 'agentgraph_graphql_errors_total', { code: 'BAD_USER_INPUT' }),
     ).toBeGreaterThanOrEqual(2);
   });
+
+  test('errors over WebSocket carry no extensions.http, yoga’s note to its HTTP responses', async () => {
+    const deep = `{ team(name: "ORDER_SUPPORT_TEAM") { ${'runs(first: 1) { nodes { team { '.repeat(6)} name ${'} } } '.repeat(6)}} }`;
+    // Over HTTP yoga reads its status from extensions.http, then drops it from the body.
+    for (const query of ['{ agents { colour } }', '{ agents {', deep]) {
+      const response = await fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      const body = (await response.json()) as { errors: { extensions: object }[] };
+      expect(body.errors[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT' });
+
+      const c = client();
+      const ws = subscribeWs(c, query);
+      await ws.until(() => ws.errors.length > 0 || ws.events.length > 0);
+      const errors = (ws.errors[0] ?? ws.events[0]?.errors) as { extensions?: object }[];
+      expect(errors.length, query).toBeGreaterThan(0);
+      for (const error of errors)
+        expect(error.extensions, query).toEqual({ code: 'BAD_USER_INPUT' });
+    }
+  });
 });
 
 describe('shutdown', () => {
