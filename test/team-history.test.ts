@@ -96,8 +96,9 @@ describe('teams', () => {
       owner: 'APP_USER',
       description: 'Summarizes uploaded reports and answers follow-up questions',
     });
-    const tools = (data?.team as { tools: { name: string; instruction: string; toolId: string }[] })
-      .tools;
+    const tools =
+      (data?.team as { tools: { name: string; instruction: string; toolId: string }[] } | undefined)
+        ?.tools ?? [];
     expect(tools.find((tool) => tool.name === 'SUMMARIZE_REPORT')).toMatchObject({
       instruction: 'Summarize uploaded reports and answer follow-up questions',
       toolType: 'RAG',

@@ -31,7 +31,7 @@ export interface RegisteredStatement {
 const page = { page_offset: 0, page_limit: 5 };
 
 /** A non-admin viewer's owner restriction, on and off (USER_ views never restrict). */
-function restrictions(catalog: Catalog, ownerColumns: readonly string[] = ['OWNER']) {
+function restrictions(_catalog: Catalog, ownerColumns: readonly string[] = ['OWNER']) {
   const owned = (view: { columns: ReadonlySet<string> | null }) =>
     ownerColumns.some((c) => view.columns?.has(c));
   return (view: { columns: ReadonlySet<string> | null }) =>
