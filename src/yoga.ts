@@ -68,6 +68,21 @@ function withCode(
 
 export type MaskError = (error: unknown) => GraphQLError;
 
+/** A new error like `error` (same message, place and cause), with these extensions. */
+export function copyError(
+  error: GraphQLError,
+  extensions: GraphQLError['extensions'] = error.extensions,
+): GraphQLError {
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions,
+  });
+}
+
 /**
  * The one place where errors become what clients see: yoga's `maskedErrors.maskError`, which
  * runs inside getEnveloped() (execution and subscription results, context errors) and on what
@@ -121,14 +136,7 @@ function useErrorRequestIds(): Plugin<Context> {
   const tagged = (result: ExecutionResult, requestId: string): ExecutionResult => {
     if (!result.errors?.length) return result;
     const errors = result.errors.map((error) => {
-      const copy = new GraphQLError(error.message, {
-        nodes: error.nodes,
-        source: error.source,
-        positions: error.positions,
-        path: error.path,
-        originalError: error.originalError,
-        extensions: error.extensions,
-      });
+      const copy = copyError(error);
       errorRequests.set(copy, requestId);
       return copy;
     });

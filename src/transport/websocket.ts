@@ -1,12 +1,12 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { type DocumentNode, type ExecutionArgs, type ExecutionResult, GraphQLError } from 'graphql';
+import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { Authenticate } from '../auth/jwt.js';
 import { AppError } from '../errors.js';
 import type { Viewer } from '../model/viewer.js';
-import type { AgentGraphYoga, MaskError } from '../yoga.js';
+import { type AgentGraphYoga, copyError, type MaskError } from '../yoga.js';
 
 /** A client that opens a socket must send connection_init within this time. */
 export const CONNECTION_INIT_WAIT_TIMEOUT_MS = 3_000;
@@ -124,14 +124,7 @@ export function attachGraphqlWs(options: {
 function forSocket(error: GraphQLError): GraphQLError {
   if (!error.extensions.http) return error;
   const { http: _http, ...extensions } = error.extensions;
-  return new GraphQLError(error.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    originalError: error.originalError,
-    extensions,
-  });
+  return copyError(error, extensions);
 }
 
 /** The upgrade request as a Fetch Request, which is what the yoga context factory reads. */
