@@ -3,16 +3,8 @@ import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, columnOrNull } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { dateOrNull, jsonOrNull, num, str, strOrNull } from '../rows.js';
-import {
-  type Fragment,
-  type PageWindow,
-  paged,
-  perCatalog,
-  query,
-  sql,
-  viewerOwns,
-  where,
-} from './statement.js';
+import type { Fragment, PageWindow } from './statement.js';
+import { paged, perCatalog, query, sql, viewerOwns } from './statement.js';
 
 /**
  * Stored Agent Specs from USER_/DBA_AI_AGENTS, each row with DESCRIBE_AGENT's JSON read in
@@ -56,7 +48,7 @@ export const agentSql = perCatalog((catalog: Catalog) => {
         'agents.page',
         {
           select,
-          from: sql`${view.name} ${where(owned(viewer))}`,
+          from: sql`${view.name} ${sql.where(owned(viewer))}`,
           orderBy: order,
           count: 'agents.count',
         },
@@ -68,7 +60,7 @@ export const agentSql = perCatalog((catalog: Catalog) => {
       query(
         'agents.byNames',
         sql`SELECT ${select} FROM ${view.name}
-         ${where(sql`AGENT_NAME IN (${names})`, owned(viewer))} ORDER BY ${order}`,
+         ${sql.where(sql`AGENT_NAME IN (${names})`, owned(viewer))} ORDER BY ${order}`,
         toAgent,
         { agentDetails: true },
       ),

@@ -10,18 +10,8 @@ import {
 import type { Catalog } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { num, numOrNull } from '../rows.js';
-import {
-  bind,
-  type Fragment,
-  type PagedQuery,
-  type PageWindow,
-  paged,
-  perCatalog,
-  type Query,
-  query,
-  sql,
-  where,
-} from './statement.js';
+import type { Fragment, PagedQuery, PageWindow, Query } from './statement.js';
+import { paged, perCatalog, query, sql } from './statement.js';
 
 /**
  * V$AGENT_EXEC_STAT (INSTANCE) and GV$AGENT_EXEC_STAT (CLUSTER). Measures are selected under
@@ -61,10 +51,10 @@ function source(catalog: Catalog, scope: ExecStatScope, filter: ExecStatFilter):
   const view = scope === 'CLUSTER' ? catalog.execStatCluster.name : catalog.execStat.name;
   const present = (value: number | null | undefined, condition: (v: number) => Fragment) =>
     value == null ? undefined : condition(value);
-  return sql`${view} ${where(
-    present(filter.minTotalTimeMs, (v) => sql`${EXEC} > ${bind('min_total_time', v)}`),
-    present(filter.conId, (v) => sql`CON_ID = ${bind('con_id', v)}`),
-    present(filter.instId, (v) => sql`INST_ID = ${bind('inst_id', v)}`),
+  return sql`${view} ${sql.where(
+    present(filter.minTotalTimeMs, (v) => sql`${EXEC} > ${sql.bind('min_total_time', v)}`),
+    present(filter.conId, (v) => sql`CON_ID = ${sql.bind('con_id', v)}`),
+    present(filter.instId, (v) => sql`INST_ID = ${sql.bind('inst_id', v)}`),
   )}`;
 }
 

@@ -5,13 +5,13 @@
  *
  * - sql`…` joins SQL text and fragments. A string interpolated into it is SQL text and may
  *   only be an identifier from the discovered catalog or a fixed keyword; a `Fragment`
- *   brings its binds along.
- * - bind(name, value) is the only way a value enters a statement: `:name` plus its bind.
- *   inList(prefix, values) is an IN list of binds.
- * - where(...conditions) drops absent (undefined) conditions. NO_ROWS is a condition no row
- *   meets: a query that holds it is not sent at all and reads as no rows.
+ *   brings its binds along (one name given two values throws).
+ * - sql.bind(name, value) is the only way a value enters a statement: `:name` plus its
+ *   bind. inList(prefix, values) is an IN list of binds; sql.join(parts, separator).
+ * - sql.where(...conditions) drops absent (undefined) conditions.
  * - ownedBy(...) / viewerOwns(...) is the owner rule, once: the condition that limits a view
- *   to one owner's rows.
+ *   to one owner's rows. Where the view cannot hold that owner's rows, the condition is one
+ *   no row meets: the query holding it is never sent and reads as no rows.
  * - query(name, text, decode) makes the value; fetchRows(driver, query) runs it and decodes.
  * - paged(...) / fetchPage(...) is a page (OFFSET/FETCH plus the total over all pages) and
  *   the count sent only when the page lies past the last row.
@@ -74,30 +74,36 @@ function concat(parts: readonly Part[], between: (i: number) => string, tail: st
   return { text: text + tail, binds, noRows };
 }
 
-/** Joins SQL text (strings: catalog identifiers and keywords only) and fragments. */
-export function sql(strings: TemplateStringsArray, ...parts: readonly Part[]): Fragment {
+function template(strings: TemplateStringsArray, ...parts: readonly Part[]): Fragment {
   return concat(parts, (i) => strings[i] ?? '', strings[parts.length] ?? '');
 }
 
-export function join(parts: readonly Part[], separator: string): Fragment {
+function join(parts: readonly Part[], separator: string): Fragment {
   return concat(parts, (i) => (i === 0 ? '' : separator), '');
 }
 
-export function bind(name: string, value: BindValue): Fragment {
-  return { text: `:${name}`, binds: { [name]: value } };
-}
-
 /** A condition no row meets: the query is not sent. */
-export const NO_ROWS: Fragment = { text: '1 = 0', binds: {}, noRows: true };
+const NO_ROWS: Fragment = { text: '1 = 0', binds: {}, noRows: true };
 
-/** `WHERE a AND b …` over the conditions present; empty text when none is. */
-export function where(...conditions: readonly (Part | undefined)[]): Fragment {
-  const present = conditions.filter((c): c is Part => c !== undefined);
-  return present.length === 0 ? { text: '', binds: {} } : sql`WHERE ${join(present, ' AND ')}`;
-}
+/** The tag and its helpers, one import (as pg-sql2's `sql.value()`, `sql.join()`). */
+export const sql = Object.assign(template, {
+  /** `:name`, carrying its value: the only way a value enters a statement. */
+  bind: (name: string, value: BindValue): Fragment => ({
+    text: `:${name}`,
+    binds: { [name]: value },
+  }),
+  join,
+  /** `WHERE a AND b …` over the conditions present; empty text when none is. */
+  where(...conditions: readonly (Part | undefined)[]): Fragment {
+    const present = conditions.filter((c): c is Part => c !== undefined);
+    return present.length === 0
+      ? { text: '', binds: {} }
+      : template`WHERE ${join(present, ' AND ')}`;
+  },
+});
 
 /** Oracle rejects IN lists longer than this (ORA-01795). */
-export const MAX_IN_LIST = 1000;
+const MAX_IN_LIST = 1000;
 
 const IN_LIST_SIZES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, MAX_IN_LIST];
 
@@ -122,7 +128,7 @@ export function inList(prefix: string, values: readonly (string | number)[]): Fr
 }
 
 /** Splits keys into batches that each fit one IN list. */
-export function chunk<T>(values: readonly T[], size = MAX_IN_LIST): T[][] {
+function chunk<T>(values: readonly T[], size = MAX_IN_LIST): T[][] {
   const batches: T[][] = [];
   for (let i = 0; i < values.length; i += size) batches.push(values.slice(i, i + size));
   return batches;
@@ -145,7 +151,8 @@ export function ownedBy(
   bindName: string,
 ): OwnerCondition {
   if (!owner) return () => undefined;
-  if (ownerColumn(view, ownerColumns)) return (column) => sql`${column} = ${bind(bindName, owner)}`;
+  if (ownerColumn(view, ownerColumns))
+    return (column) => sql`${column} = ${sql.bind(bindName, owner)}`;
   return owner === catalog.sessionUser ? () => undefined : () => NO_ROWS;
 }
 
@@ -234,7 +241,7 @@ export function paged<T>(
     page: query(
       name,
       sql`SELECT ${select}, COUNT(*) OVER () AS TOTAL_COUNT FROM ${from} ORDER BY ${orderBy}
-        OFFSET ${bind('page_offset', window.offset)} ROWS FETCH NEXT ${bind('page_limit', window.limit)} ROWS ONLY`,
+        OFFSET ${sql.bind('page_offset', window.offset)} ROWS FETCH NEXT ${sql.bind('page_limit', window.limit)} ROWS ONLY`,
       (row) => ({ item: decode(row), totalCount: num(row.totalCount) }),
       options,
     ),

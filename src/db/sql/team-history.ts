@@ -13,20 +13,8 @@ import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull } from '../rows.js';
-import {
-  bind,
-  type Fragment,
-  join,
-  ownedBy,
-  type PagedQuery,
-  type PageWindow,
-  paged,
-  perCatalog,
-  query,
-  sql,
-  viewerOwns,
-  where,
-} from './statement.js';
+import type { Fragment, PagedQuery, PageWindow } from './statement.js';
+import { ownedBy, paged, perCatalog, query, sql, viewerOwns } from './statement.js';
 
 /**
  * Team, task and tool history (seed 003). Milliseconds between two TIMESTAMPs are computed
@@ -75,18 +63,18 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
   const runFilter = (viewer: Viewer, filter: TeamRunFilter): (Fragment | undefined)[] => {
     const states = [...new Set(filter.states ?? [])];
     return [
-      filter.teamName ? sql`h.TEAM_NAME = ${bind('team_name', filter.teamName)}` : undefined,
+      filter.teamName ? sql`h.TEAM_NAME = ${sql.bind('team_name', filter.teamName)}` : undefined,
       states.length > 0
-        ? sql`h.STATE IN (${join(
-            states.map((state, i) => bind(`state${i}`, state)),
+        ? sql`h.STATE IN (${sql.join(
+            states.map((state, i) => sql.bind(`state${i}`, state)),
             ', ',
           )})`
         : undefined,
       filter.startedAfter
-        ? sql`h.START_DATE >= ${bind('started_after', filter.startedAfter)}`
+        ? sql`h.START_DATE >= ${sql.bind('started_after', filter.startedAfter)}`
         : undefined,
       filter.startedBefore
-        ? sql`h.START_DATE < ${bind('started_before', filter.startedBefore)}`
+        ? sql`h.START_DATE < ${sql.bind('started_before', filter.startedBefore)}`
         : undefined,
       ownedBy(catalog, runs, ['TEAM_OWNER'], filter.owner, 'owner')('h.TEAM_OWNER'),
       viewerRuns(viewer),
@@ -165,7 +153,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
         'teamRuns.page',
         {
           select: runColumns,
-          from: sql`${runs.name} h ${where(...runFilter(viewer, filter))}`,
+          from: sql`${runs.name} h ${sql.where(...runFilter(viewer, filter))}`,
           orderBy: `${ORDER_COLUMNS[order.field]} ${order.direction} NULLS LAST, h.TEAM_EXEC_ID`,
           count: 'teamRuns.count',
         },
@@ -185,9 +173,9 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
              ROW_NUMBER() OVER (PARTITION BY h.TEAM_NAME ORDER BY h.START_DATE DESC NULLS LAST, h.TEAM_EXEC_ID) AS RN,
              COUNT(*) OVER (PARTITION BY h.TEAM_NAME) AS TOTAL_COUNT
            FROM ${runs.name} h
-           ${where(sql`h.TEAM_NAME IN (${teams})`, ...runFilter(viewer, filter))}
+           ${sql.where(sql`h.TEAM_NAME IN (${teams})`, ...runFilter(viewer, filter))}
          ) w
-         WHERE (w.RN > ${bind('page_offset', window.offset)} AND w.RN <= ${bind('page_end', window.offset + window.limit)}) OR w.RN = 1
+         WHERE (w.RN > ${sql.bind('page_offset', window.offset)} AND w.RN <= ${sql.bind('page_end', window.offset + window.limit)}) OR w.RN = 1
          ORDER BY w.TEAM_NAME, w.RN`,
         (row): WindowedRun => ({
           run: toRun(row),
@@ -199,14 +187,14 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       query(
         'teamRuns.byIds',
         sql`SELECT ${runColumns} FROM ${runs.name} h
-         ${where(sql`h.TEAM_EXEC_ID IN (${ids})`, viewerRuns(viewer))}`,
+         ${sql.where(sql`h.TEAM_EXEC_ID IN (${ids})`, viewerRuns(viewer))}`,
         toRun,
       ),
     waitingByTeams: (viewer: Viewer) => (teams: Fragment) =>
       query(
         'teamRuns.waitingByTeams',
         sql`SELECT ${runColumns} FROM ${runs.name} h
-         ${where(sql`h.TEAM_NAME IN (${teams})`, "h.STATE = 'WAITING_FOR_HUMAN'", viewerRuns(viewer))}
+         ${sql.where(sql`h.TEAM_NAME IN (${teams})`, "h.STATE = 'WAITING_FOR_HUMAN'", viewerRuns(viewer))}
          ORDER BY h.TEAM_NAME, h.START_DATE, h.TEAM_EXEC_ID`,
         toRun,
       ),
@@ -221,14 +209,14 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
         sql`SELECT ${runColumns},
            CASE WHEN h.STATE = 'WAITING_FOR_HUMAN' THEN ${waitingSince} END AS WAITING_SINCE
          FROM ${runs.name} h
-         WHERE h.STATE IN ('RUNNING', 'WAITING_FOR_HUMAN', 'RESUMING') OR h.END_DATE >= ${bind('since', since)}`,
+         WHERE h.STATE IN ('RUNNING', 'WAITING_FOR_HUMAN', 'RESUMING') OR h.END_DATE >= ${sql.bind('since', since)}`,
         (row): PolledRun => ({ ...toRun(row), waitingSince: dateOrNull(row.waitingSince) }),
       ),
     tasksByRuns: (viewer: Viewer) => (ids: Fragment) =>
       query(
         'taskRuns.byRuns',
         sql`SELECT ${taskColumns} FROM ${tasks.name}
-         ${where(
+         ${sql.where(
            sql`TEAM_EXEC_ID IN (${ids})`,
            viewerOwns(catalog, tasks, viewer, ['TASK_OWNER'])('TASK_OWNER'),
          )} ORDER BY TEAM_EXEC_ID, TASK_ORDER`,
@@ -238,7 +226,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       query(
         'toolCalls.byRuns',
         sql`SELECT ${callColumns} FROM ${calls.name}
-         ${where(sql`TEAM_EXEC_ID IN (${ids})`, viewerCalls(viewer))}
+         ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, viewerCalls(viewer))}
          ORDER BY TEAM_EXEC_ID, TASK_ORDER, START_DATE, INVOCATION_ID`,
         toToolCall,
       ),
@@ -246,7 +234,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       query(
         'toolCalls.byIds',
         sql`SELECT ${callColumns} FROM ${calls.name}
-         ${where(sql`INVOCATION_ID IN (${ids})`, viewerCalls(viewer))}`,
+         ${sql.where(sql`INVOCATION_ID IN (${ids})`, viewerCalls(viewer))}`,
         toToolCall,
       ),
     toolCallsPage: (
@@ -258,13 +246,15 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
         'toolCalls.page',
         {
           select: callColumns,
-          from: sql`${calls.name} ${where(
-            filter.toolName ? sql`TOOL_NAME = ${bind('tool_name', filter.toolName)}` : undefined,
+          from: sql`${calls.name} ${sql.where(
+            filter.toolName
+              ? sql`TOOL_NAME = ${sql.bind('tool_name', filter.toolName)}`
+              : undefined,
             filter.agentName
-              ? sql`AGENT_NAME = ${bind('agent_name', filter.agentName)}`
+              ? sql`AGENT_NAME = ${sql.bind('agent_name', filter.agentName)}`
               : undefined,
             filter.teamExecId
-              ? sql`TEAM_EXEC_ID = ${bind('team_exec_id', filter.teamExecId)}`
+              ? sql`TEAM_EXEC_ID = ${sql.bind('team_exec_id', filter.teamExecId)}`
               : undefined,
             viewerCalls(viewer),
           )}`,

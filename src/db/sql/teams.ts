@@ -10,19 +10,8 @@ import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn, type ViewInfo } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { num, numOrNull, str, strOrNull } from '../rows.js';
-import {
-  bind,
-  type Fragment,
-  ownedBy,
-  type PagedQuery,
-  type PageWindow,
-  paged,
-  perCatalog,
-  query,
-  sql,
-  viewerOwns,
-  where,
-} from './statement.js';
+import type { Fragment, PagedQuery, PageWindow } from './statement.js';
+import { ownedBy, paged, perCatalog, query, sql, viewerOwns } from './statement.js';
 import { durationMsExpression } from './team-history.js';
 
 /**
@@ -71,9 +60,9 @@ export const teamSql = perCatalog((catalog: Catalog) => {
         'teams.page',
         {
           select,
-          from: sql`${teams.name} ${where(
+          from: sql`${teams.name} ${sql.where(
             filter.nameContains
-              ? sql`UPPER(${name}) LIKE ${bind('name_pattern', containsPattern(filter.nameContains))} ESCAPE '\\'`
+              ? sql`UPPER(${name}) LIKE ${sql.bind('name_pattern', containsPattern(filter.nameContains))} ESCAPE '\\'`
               : undefined,
             ownedBy(catalog, teams, ['OWNER'], filter.owner, 'owner')('OWNER'),
             mine(viewer)('OWNER'),
@@ -88,7 +77,7 @@ export const teamSql = perCatalog((catalog: Catalog) => {
       query(
         'teams.byNames',
         sql`SELECT ${select} FROM ${teams.name}
-         ${where(sql`${name} IN (${names})`, mine(viewer)('OWNER'))} ORDER BY ${order}`,
+         ${sql.where(sql`${name} IN (${names})`, mine(viewer)('OWNER'))} ORDER BY ${order}`,
         toTeam,
       ),
     toolsByTeams: (viewer: Viewer) => (names: Fragment) =>
@@ -110,7 +99,7 @@ export const teamSql = perCatalog((catalog: Catalog) => {
          LEFT JOIN ${toolAttr.name} ins
            ON ins.TOOL_NAME = tl.TOOL_NAME AND ins.ATTRIBUTE_NAME = 'instruction' ${sameOwner(toolAttr, 'ins', 'tl')}
          LEFT JOIN ${toolAttr.name} typ ON ${typeOf('typ', 'tl.TOOL_NAME', 'tl.OWNER')}
-         ${where("ta.ATTRIBUTE_NAME = 'agents'", sql`ta.${name} IN (${names})`, mine(viewer)('ta.OWNER'))}
+         ${sql.where("ta.ATTRIBUTE_NAME = 'agents'", sql`ta.${name} IN (${names})`, mine(viewer)('ta.OWNER'))}
          ORDER BY ta.${name}, m.MEMBER_ORDER, kt.TOOL_ORDER`,
         (row): TeamTool => ({
           teamName: str(row.teamName),
@@ -139,7 +128,7 @@ export const teamSql = perCatalog((catalog: Catalog) => {
                / NULLIF(SUM(CASE WHEN h.STATE IN ('SUCCEEDED', 'FAILED') THEN 1 ELSE 0 END), 0) AS SUCCESS_RATE,
              PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ${durationMsExpression('h')}) AS DURATION_P50_MS,
              PERCENTILE_CONT(0.95) WITHIN GROUP (ORDER BY ${durationMsExpression('h')}) AS DURATION_P95_MS
-           FROM ${history} h ${where(...ofTeams)}
+           FROM ${history} h ${sql.where(...ofTeams)}
            GROUP BY h.TEAM_NAME
          ) r
          LEFT JOIN (
@@ -149,7 +138,7 @@ export const teamSql = perCatalog((catalog: Catalog) => {
            FROM ${catalog.toolHistory.name} c
            JOIN ${history} h ON h.TEAM_EXEC_ID = c.TEAM_EXEC_ID
            JOIN ${toolAttr.name} typ ON ${typeOf('typ', 'c.TOOL_NAME', toolOwner)}
-           ${where(
+           ${sql.where(
              ...ofTeams,
              'c.END_DATE IS NOT NULL',
              "CAST(typ.ATTRIBUTE_VALUE AS VARCHAR(30)) = 'HUMAN'",
