@@ -27,10 +27,21 @@ export const ENUMERATED_MODULES = [
 
 export type RegisteredStatement = Query<unknown>;
 
+/** The values the registry hands to the builders, none of which may appear in any text. */
+const VALUE = {
+  owner: 'ANALYST',
+  nameContains: 'INSIGHT',
+  teamName: 'REPORT_SUMMARY_AGENT_TEAM',
+  toolName: 'SUMMARIZE_REPORT',
+  agentName: 'SUMMARIZER',
+  teamExecId: 'NO_SUCH_RUN',
+} as const;
+export const VALUES_GIVEN: readonly string[] = Object.values(VALUE);
+
 const window = { offset: 0, limit: 5 };
 const VIEWERS: readonly Viewer[] = [
   ANONYMOUS_ADMIN,
-  { owner: 'ANALYST', admin: false, subject: 'ANALYST' },
+  { owner: VALUE.owner, admin: false, subject: VALUE.owner },
 ];
 
 const both = <T>(paging: PagedQuery<T>): Query<unknown>[] => [paging.page, paging.count];
@@ -67,8 +78,8 @@ function agentStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
 function teamStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
   const sql = teamSql(catalog);
   const filters = combinations<{ nameContains: string | null; owner: string | null }>({
-    nameContains: [null, 'TEAM'],
-    owner: [null, 'ANALYST'],
+    nameContains: [null, VALUE.nameContains],
+    owner: [null, VALUE.owner],
   });
   return [
     ...filters.flatMap((filter) => both(sql.page(viewer, filter, window))),
@@ -81,20 +92,20 @@ function teamStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
 function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
   const sql = teamHistorySql(catalog);
   const runFilters = combinations<TeamRunFilter>({
-    teamName: [null, 'REPORT_SUMMARY_AGENT_TEAM'],
+    teamName: [null, VALUE.teamName],
     states: [null, ['SUCCEEDED', 'FAILED']],
     startedAfter: [null, new Date('2026-09-01T00:00:00Z')],
     startedBefore: [null, new Date('2026-10-01T00:00:00Z')],
-    owner: [null, 'ANALYST'],
+    owner: [null, VALUE.owner],
   });
   const orders = combinations<{ field: TeamRunOrderField; direction: 'ASC' | 'DESC' }>({
     field: ['START_DATE', 'END_DATE', 'TEAM_NAME', 'STATE'],
     direction: ['ASC', 'DESC'],
   });
   const callFilters = combinations<ToolCallFilter>({
-    toolName: [null, 'SUMMARIZE_REPORT'],
-    agentName: [null, 'SUMMARIZER'],
-    teamExecId: [null, 'NO_SUCH_RUN'],
+    toolName: [null, VALUE.toolName],
+    agentName: [null, VALUE.agentName],
+    teamExecId: [null, VALUE.teamExecId],
   });
   return [
     ...runFilters.flatMap((filter) => [
