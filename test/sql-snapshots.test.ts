@@ -135,7 +135,9 @@ test('one live poll cycle sends the SQL in test/sql/live-poll.sql', async () => 
   });
   const subscription = subscribeWs(client, README_SUBSCRIPTION);
   try {
-    // Between the end of one cycle and the end of the next, exactly one cycle runs.
+    // The current set arrives first (its fields resolved); after that, between the end of one
+    // cycle and the end of the next, exactly one cycle runs and nothing else changes.
+    await subscription.take(1);
     const cycles = await goodCycles(t.server);
     await until(async () => (await goodCycles(t.server)) > cycles, 5_000, 'a poll cycle');
     const statements = await during(async () => {
