@@ -278,8 +278,8 @@ function readA2A(env: EnvReader): A2AConfig {
   const baseUrl = env.url('A2A_BASE_URL', http);
   const username = env.string('A2A_USERNAME');
   const password = env.string('A2A_PASSWORD');
-  const tokenUrl =
-    env.url('A2A_TOKEN_URL', http) ?? (baseUrl && deriveTokenUrl(baseUrl)) ?? undefined;
+  const derived = baseUrl === undefined ? null : deriveTokenUrl(baseUrl);
+  const tokenUrl = env.url('A2A_TOKEN_URL', http) ?? derived ?? undefined;
   if ((username === undefined) !== (password === undefined)) {
     env.problems.push('A2A_USERNAME and A2A_PASSWORD must be set together');
   }

@@ -18,8 +18,9 @@ export const STANDIN_PASSWORD = 'embedded-demo';
 
 /**
  * The A2A client the schema uses: to A2A_BASE_URL when set; in embedded mode otherwise to a
- * stand-in started here over every team of the database, with a token obtained the way Oracle's is; with
- * Oracle and no A2A_BASE_URL, A2A fields fail alone with a message saying what to set.
+ * stand-in started here over every team of the database, with a token obtained the way
+ * Oracle's is; with Oracle and no A2A_BASE_URL, A2A fields fail alone with a message saying
+ * what to set.
  */
 export async function startA2A(
   config: Config,

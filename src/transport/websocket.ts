@@ -33,7 +33,7 @@ export interface GraphqlWsServer {
 export function attachGraphqlWs(options: {
   readonly server: Server;
   readonly yoga: AgentGraphYoga;
-  /** yoga's maskError, for the parse errors this transport answers itself. */
+  /** yoga's maskError, for the parse and document-limit errors this transport answers itself. */
   readonly maskError: MaskError;
   readonly logger: Logger;
   readonly authenticate: Authenticate;
