@@ -1,7 +1,7 @@
 import { builder } from '../builder.js';
 import type { Agent, AgentParameter, CallContract } from '../model/agent.js';
 import { NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
-import { lookup } from './lookup.js';
+import { nodeByKey } from './lookup.js';
 import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
 
 const AgentParameterRef = builder.objectRef<AgentParameter>('AgentParameter').implement({
@@ -39,15 +39,13 @@ const CallContractRef = builder.objectRef<CallContract>('CallContract').implemen
   }),
 });
 
-const agents = lookup(
-  (context) => context.loaders.agentByName,
-  (name) => `No stored agent named "${name}"`,
-);
-
-export const AgentRef = builder.nodeRef<Agent>('Agent', {
-  id: { resolve: (agent) => agent.name },
-  loadManyWithoutCache: agents.many,
+const agents = nodeByKey<Agent>('Agent', {
+  id: (agent) => agent.name,
+  loader: (context) => context.loaders.agentByName,
+  missing: (name) => `No stored agent named "${name}"`,
 });
+
+export const AgentRef = agents.ref;
 
 AgentRef.implement({
   description:

@@ -1,4 +1,5 @@
 import type DataLoader from 'dataloader';
+import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { notFound } from '../errors.js';
 
@@ -7,7 +8,7 @@ import { notFound } from '../errors.js';
  * so that a row reached as a node, by a root field or through a relation is read once per
  * request and batched with the others. A missing key is NOT_FOUND.
  */
-export function lookup<T>(
+function lookup<T>(
   loaderOf: (context: Context) => DataLoader<string, T | null>,
   missing: (key: string) => string,
 ) {
@@ -36,4 +37,24 @@ export async function nodesOrErrors<T>(
   missing: (key: string) => string,
 ): Promise<T[]> {
   return (await rows).map((row, i) => row ?? notFound(missing(keys[i] as string))) as T[];
+}
+
+/**
+ * A node type whose rows are found by key through a per-request loader, with the look-up
+ * its by-key root field uses: relay's node/nodes and that field batch together.
+ */
+export function nodeByKey<T extends object>(
+  name: string,
+  options: {
+    readonly id: (row: T) => string;
+    readonly loader: (context: Context) => DataLoader<string, T | null>;
+    readonly missing: (key: string) => string;
+  },
+) {
+  const found = lookup(options.loader, options.missing);
+  const ref = builder.nodeRef<T>(name, {
+    id: { resolve: options.id },
+    loadManyWithoutCache: found.many,
+  });
+  return { ref, one: found.one };
 }

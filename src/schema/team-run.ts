@@ -9,7 +9,7 @@ import {
   VISIBILITY,
 } from './descriptions.js';
 import { OrderDirectionRef } from './exec-stat.js';
-import { lookup } from './lookup.js';
+import { nodeByKey } from './lookup.js';
 import {
   connectionComplexity,
   offsetConnection,
@@ -18,15 +18,13 @@ import {
 } from './pagination.js';
 import { TeamRef, TeamRunStateRef } from './team.js';
 
-const runs = lookup(
-  (context) => context.loaders.runById,
-  (execId) => `No team run with execId "${execId}"`,
-);
-
-export const TeamRunRef = builder.nodeRef<TeamRun>('TeamRun', {
-  id: { resolve: (run) => run.execId },
-  loadManyWithoutCache: runs.many,
+const runs = nodeByKey<TeamRun>('TeamRun', {
+  id: (run) => run.execId,
+  loader: (context) => context.loaders.runById,
+  missing: (execId) => `No team run with execId "${execId}"`,
 });
+
+export const TeamRunRef = runs.ref;
 
 TeamRunRef.implement({
   description:

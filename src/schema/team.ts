@@ -6,18 +6,16 @@ import {
   TEAM_NAME_ARG,
   VISIBILITY,
 } from './descriptions.js';
-import { lookup } from './lookup.js';
+import { nodeByKey } from './lookup.js';
 import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
 
-const teams = lookup(
-  (context) => context.loaders.teamByName,
-  (name) => `No agent team named "${name}"`,
-);
-
-export const TeamRef = builder.nodeRef<Team>('Team', {
-  id: { resolve: (team) => team.name },
-  loadManyWithoutCache: teams.many,
+const teams = nodeByKey<Team>('Team', {
+  id: (team) => team.name,
+  loader: (context) => context.loaders.teamByName,
+  missing: (name) => `No agent team named "${name}"`,
 });
+
+export const TeamRef = teams.ref;
 
 export const TeamToolRef = builder.objectRef<TeamTool>('TeamTool').implement({
   description:

@@ -1,18 +1,16 @@
 import { builder } from '../builder.js';
 import { durationMs, type ToolCall } from '../model/team.js';
 import { HISTORY, NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
-import { lookup } from './lookup.js';
+import { nodeByKey } from './lookup.js';
 import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
 import { TaskRunRef } from './task-run.js';
 import { TeamRunRef } from './team-run.js';
 
-export const ToolCallRef = builder.nodeRef<ToolCall>('ToolCall', {
-  id: { resolve: (call) => call.invocationId },
-  loadManyWithoutCache: lookup(
-    (context) => context.loaders.toolCallById,
-    (id) => `No tool call with invocationId "${id}"`,
-  ).many,
-});
+export const ToolCallRef = nodeByKey<ToolCall>('ToolCall', {
+  id: (call) => call.invocationId,
+  loader: (context) => context.loaders.toolCallById,
+  missing: (id) => `No tool call with invocationId "${id}"`,
+}).ref;
 
 ToolCallRef.implement({
   description:
