@@ -86,6 +86,24 @@ describe('enums', () => {
   });
 });
 
+describe('DateTime', () => {
+  test('a date that is not ISO-8601 is BAD_USER_INPUT naming the argument or variable', async () => {
+    const literal = await onlyError(
+      '{ teamRuns(filter: { startedAfter: "yesterday" }) { totalCount } }',
+    );
+    expect(literal.message).toContain('Argument "filter.startedAfter"');
+    expect(literal.message).toContain(
+      'DateTime must be an ISO-8601 date-time string, got "yesterday"',
+    );
+    const variable = await onlyError(
+      'query($after: DateTime) { teamRuns(filter: { startedAfter: $after }) { totalCount } }',
+      { after: 'yesterday' },
+    );
+    expect(variable.message).toContain('Variable "$after" got invalid value "yesterday"');
+    expect(variable.message).toContain('DateTime must be an ISO-8601 date-time string');
+  });
+});
+
 describe('other input', () => {
   test('instId with INSTANCE scope is BAD_USER_INPUT: V$AGENT_EXEC_STAT has no instance column', async () => {
     for (const query of [
@@ -199,7 +217,7 @@ describe('values no database can hold', () => {
       const statements = await t.countStatements(async () => {
         message = (await onlyError(RUNS, { filter: { startedAfter: date } })).message;
       });
-      expect(message).toBe(
+      expect(message).toContain(
         `DateTime must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z, got "${date}"`,
       );
       expect(statements).toBe(0);

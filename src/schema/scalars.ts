@@ -1,5 +1,6 @@
-import { GraphQLError, Kind } from 'graphql';
+import { Kind } from 'graphql';
 import { builder } from '../builder.js';
+import { badUserInput } from '../errors.js';
 
 /**
  * Years 1 to 9999 in UTC: what an Oracle TIMESTAMP holds (and PostgreSQL as well). JavaScript
@@ -11,17 +12,13 @@ const LAST_INSTANT = new Date('9999-12-31T23:59:59.999Z').getTime();
 function parseDate(value: unknown): Date {
   const date = typeof value === 'string' ? new Date(value) : new Date(Number.NaN);
   if (typeof value !== 'string' || Number.isNaN(date.getTime())) {
-    throw new GraphQLError(
+    throw badUserInput(
       `DateTime must be an ISO-8601 date-time string, got ${JSON.stringify(value)}`,
-      {
-        extensions: { code: 'BAD_USER_INPUT' },
-      },
     );
   }
   if (date.getTime() < FIRST_INSTANT || date.getTime() > LAST_INSTANT) {
-    throw new GraphQLError(
+    throw badUserInput(
       `DateTime must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z, got ${JSON.stringify(value)}`,
-      { extensions: { code: 'BAD_USER_INPUT' } },
     );
   }
   return date;
