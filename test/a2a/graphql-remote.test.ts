@@ -10,12 +10,12 @@ import {
 let a2a: SdkTestServer;
 let t: TestServer;
 beforeAll(async () => {
-  a2a = await startSdkTestServer({ slowMs: 3_000 });
+  a2a = await startSdkTestServer({ slowMs: 5_000 });
   t = await startTestServer({
     A2A_BASE_URL: a2a.baseUrl,
     A2A_USERNAME: USERNAME,
     A2A_PASSWORD: PASSWORD,
-    A2A_TIMEOUT_MS: '1000',
+    A2A_TIMEOUT_MS: '2000',
     A2A_RETRIES: '1',
     A2A_CACHE_TTL_MS: '60000',
   });
@@ -91,7 +91,7 @@ describe('A2A cards from a remote A2A server (A2A_BASE_URL)', () => {
       ],
       slow: [
         'TIMEOUT',
-        'The A2A server did not answer within 1000 ms for the agent card of team "SLOW_TEAM"',
+        'The A2A server did not answer within 2000 ms for the agent card of team "SLOW_TEAM"',
       ],
       missing: ['NOT_FOUND', 'The A2A server has no agent card of team "NO_SUCH_TEAM" (404)'],
       forbidden: ['UNAUTHENTICATED', expect.stringContaining('(403)')],
