@@ -1,0 +1,33 @@
+import type { ViewScope } from '../config.js';
+import { type Catalog, discoverCatalog } from './catalog.js';
+import type { AgentDetailsProbe, Driver } from './driver.js';
+import { type SessionInfo, sessionQuery } from './sql/session.js';
+import { fetchRows } from './sql/statement.js';
+
+/** What start-up learns about the database, once, before serving. */
+export interface Discovery {
+  readonly session: SessionInfo;
+  readonly catalog: Catalog;
+  readonly agentDetails: AgentDetailsProbe;
+  /** How long the three steps took together (the dictionary views can be slow). */
+  readonly durationMs: number;
+}
+
+/**
+ * The session (SESSION_USER owns the USER_ views' rows), the views and their column variants,
+ * and whether DESCRIBE_AGENT can be called: the server and `npm run oracle:check` run the
+ * same steps, so the check shows what the server will decide.
+ */
+export async function discoverDatabase(driver: Driver, scope: ViewScope): Promise<Discovery> {
+  const started = performance.now();
+  const [session] = await fetchRows(driver, sessionQuery);
+  if (!session) throw new Error('the session statement returned no row');
+  const catalog = await discoverCatalog(driver, scope, session.sessionUser);
+  const agentDetails = await driver.probeAgentDetails();
+  return {
+    session,
+    catalog,
+    agentDetails,
+    durationMs: Math.round(performance.now() - started),
+  };
+}
