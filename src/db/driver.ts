@@ -46,7 +46,11 @@ export interface Driver {
    * Runs the statement and adds an `agentDetails` column: DBMS_AI_AGENT.DESCRIBE_AGENT's
    * JSON for each row's AGENT_NAME (null where the procedure raises), in the same round trip.
    */
-  queryWithAgentDetails(statement: Statement, binds?: Binds, options?: QueryOptions): Promise<Row[]>;
+  queryWithAgentDetails(
+    statement: Statement,
+    binds?: Binds,
+    options?: QueryOptions,
+  ): Promise<Row[]>;
   /**
    * Whether queryWithAgentDetails can call DESCRIBE_AGENT, decided once (at start-up) by
    * running its wrapper over one row; afterwards it reads without details when it cannot.

@@ -93,7 +93,9 @@ function describeViews(catalog: Catalog, print: Print): void {
       ? 'Select AI Agent (DESCRIPTION, CREATED, LAST_MODIFIED, STATUS)'
       : 'unknown';
   print('column variants');
-  print(`  ${pad('task history conversation column', 34)} ${catalog.columns.taskConversation ?? 'none'}`);
+  print(
+    `  ${pad('task history conversation column', 34)} ${catalog.columns.taskConversation ?? 'none'}`,
+  );
   print(`  ${pad('team catalog name column', 34)} ${catalog.columns.teamName}`);
   print(`  ${pad('tool id column', 34)} ${catalog.columns.toolId ?? 'none'}`);
   print(`  ${pad(`${catalog.agents.name} shape`, 34)} ${agents ? shape : 'view missing'}`);
@@ -107,13 +109,13 @@ function statementTable(outcomes: readonly StatementOutcome[], print: Print): vo
   for (const outcome of outcomes) {
     byName.set(outcome.name, [...(byName.get(outcome.name) ?? []), outcome]);
   }
-  print(`  ${pad('statement', 28)} ${pad('variants', 8)} ${pad('result', 24)} max ms`);
+  print(`  ${pad('statement', 28)} ${pad('variants', 8)} ${pad('result', 32)} max ms`);
   for (const [name, runs] of byName) {
     const codes = [...new Set(runs.flatMap((run) => (run.error ? [run.error] : [])))];
     const failed = runs.filter((run) => run.error).length;
     const result = codes.length === 0 ? 'ok' : `${failed} failed: ${codes.join(', ')}`;
     const slowest = Math.max(...runs.map((run) => run.ms));
-    print(`  ${pad(name, 28)} ${pad(String(runs.length), 8)} ${pad(result, 24)} ${slowest}`);
+    print(`  ${pad(name, 28)} ${pad(String(runs.length), 8)} ${pad(result, 32)} ${slowest}`);
   }
 }
 
@@ -172,8 +174,14 @@ export async function checkDatabase(
   print('statements (each variant once, first row only)');
   statementTable(outcomes, print);
   const failures = outcomes.filter((outcome) => outcome.error !== null);
+  // One entry per statement and error: its first failing variant's message and text.
+  const reported = new Set<string>();
   for (const failure of failures) {
-    print(`FAILED ${failure.name}: ${failure.error}: ${failure.message}`);
+    const key = `${failure.name} ${failure.error}`;
+    if (reported.has(key)) continue;
+    reported.add(key);
+    const variants = failures.filter((f) => `${f.name} ${f.error}` === key).length;
+    print(`FAILED ${failure.name} (${variants} variants): ${failure.error}: ${failure.message}`);
     print(`  ${failure.text}`);
   }
   print(

@@ -18,15 +18,15 @@ import type {
   ExecStatScope,
 } from '../../src/model/exec-stat.js';
 import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
-import { AgentRepository } from '../../src/repositories/agents.js';
-import { ExecStatRepository } from '../../src/repositories/exec-stats.js';
-import { percentileCont, useContractTarget } from './contract-support.js';
 import {
   ENUMERATED_MODULES,
   placeholders,
   registeredStatements,
   VALUES_GIVEN,
 } from '../../src/oracle-check/statements.js';
+import { AgentRepository } from '../../src/repositories/agents.js';
+import { ExecStatRepository } from '../../src/repositories/exec-stats.js';
+import { percentileCont, useContractTarget } from './contract-support.js';
 import { TARGETS } from './targets.js';
 
 const data = demoData();

@@ -125,7 +125,9 @@ describe('poolAttributes', () => {
       const pool = await oracledb.createPool(poolAttributes(oracleConfig(env)));
       expect(pool.connectionsOpen).toBe(0);
       // Kept as the pool's own callback, which node-oracledb runs for each new session.
-      expect(pool.sessionCallback).toBe(sessionCallback);
+      expect((pool as unknown as { sessionCallback: unknown }).sessionCallback).toBe(
+        sessionCallback,
+      );
       await pool.close(0);
     }
   });
