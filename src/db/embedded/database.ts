@@ -180,7 +180,7 @@ class EmbeddedDriver implements Driver {
   }
 
   async ping(): Promise<void> {
-    await this.run('SELECT 1 AS ok', {}, {});
+    await this.run('SELECT 1 AS ok', {});
   }
 
   async close(): Promise<void> {
