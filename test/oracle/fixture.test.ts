@@ -52,6 +52,10 @@ test('the loader stops at a PL/SQL object created with compilation errors (NJS-7
   expect(sent.length).toBeLessThan(fixtureStatements(sql).length);
 
   sent.length = 0;
-  await runFixture({ execute: async (statement: string) => (sent.push(statement), {}) }, sql);
+  const record = async (statement: string) => {
+    sent.push(statement);
+    return {};
+  };
+  await runFixture({ execute: record }, sql);
   expect(sent).toEqual(fixtureStatements(sql));
 });
