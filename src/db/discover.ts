@@ -1,4 +1,5 @@
 import type { ViewScope } from '../config.js';
+import { AppError, StartupError } from '../errors.js';
 import { type Catalog, discoverCatalog } from './catalog.js';
 import type { AgentDetailsProbe, Driver } from './driver.js';
 import { type SessionInfo, sessionQuery } from './sql/session.js';
@@ -22,7 +23,18 @@ export async function discoverDatabase(driver: Driver, scope: ViewScope): Promis
   const started = performance.now();
   const [session] = await fetchRows(driver, sessionQuery);
   if (!session) throw new Error('the session statement returned no row');
-  const catalog = await discoverCatalog(driver, scope, session.sessionUser);
+  const catalog = await discoverCatalog(driver, scope, session.sessionUser).catch(
+    (error: unknown) => {
+      // A slow dictionary is an operator's setting to raise, not an internal failure.
+      if (error instanceof AppError && error.code === 'TIMEOUT') {
+        throw new StartupError(
+          'the data dictionary (ALL_SYNONYMS, ALL_TAB_COLUMNS) did not answer within DB_DISCOVERY_TIMEOUT_MS; raise it',
+          { cause: error },
+        );
+      }
+      throw error;
+    },
+  );
   const agentDetails = await driver.probeAgentDetails();
   return {
     session,

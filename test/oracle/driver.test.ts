@@ -294,6 +294,19 @@ describe('OracleDriver over a pool', () => {
     expect(discovery.durationMs).toBeGreaterThanOrEqual(0);
   });
 
+  test('a dictionary slower than DB_DISCOVERY_TIMEOUT_MS stops start-up with one line naming it', async () => {
+    const fake = fakePool([
+      [{ USER_NAME: 'AGENTGRAPH', SCHEMA_NAME: 'AGENTGRAPH', TIME_ZONE_OFFSET: '+00:00' }],
+      njsError(123, 45_000),
+    ]);
+    const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000, discoveryTimeoutMs: 45_000 });
+    const error = await discoverDatabase(driver, 'user').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StartupError);
+    expect((error as Error).message).toBe(
+      'the data dictionary (ALL_SYNONYMS, ALL_TAB_COLUMNS) did not answer within DB_DISCOVERY_TIMEOUT_MS; raise it',
+    );
+  });
+
   test('concurrent statements that all hit ORA-06550 warn once', async () => {
     const compileError = () => databaseError('ORA-06550: line 1, column 93:\nPLS-00904: x', 93);
     const fake = fakePool([compileError(), compileError(), [], []]);
