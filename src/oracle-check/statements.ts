@@ -12,10 +12,13 @@ import type { TeamRunFilter, TeamRunOrderField, ToolCallFilter } from '../model/
 import { ANONYMOUS_ADMIN, type Viewer } from '../model/viewer.js';
 
 /**
- * Every statement the repositories can issue: the query values of src/db/sql, built the way
- * the repositories build them (each carries its own binds), for an administrator and a
- * non-admin viewer, filters present and absent, every order field and direction, over both
- * view scopes (through the catalogs). Queries that cannot match (a USER_ view and another
+ * The statement registry, shipped with the product: the contract suite
+ * (test/oracle/contract.test.ts) and `npm run oracle:check` both run it.
+ *
+ * Every statement the repositories can issue, and start-up's own: the query values of
+ * src/db/sql, built the way the repositories build them (each carries its own binds), for an
+ * administrator and a non-admin viewer, filters present and absent, every order field and
+ * direction, over both view scopes (through the catalogs). Queries that cannot match (a USER_ view and another
  * owner) are never sent and are left out. The modules of src/db/sql that this registry
  * enumerates are listed in ENUMERATED_MODULES; a test fails for any other, so a new module
  * cannot go untested.
