@@ -1,27 +1,18 @@
-import {
-  copyFile,
-  mkdtemp,
-  readdir,
-  readFile,
-  rm,
-  stat,
-  truncate,
-  writeFile,
-} from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { snapshotFile } from '../src/db/embedded/database.js';
 import { startTestServer } from './support/server.js';
 
-/** The snapshot global-setup built in the default cache directory. */
-async function builtSnapshot(): Promise<{ path: string; name: string }> {
-  const dir = loadConfig({}).database;
-  if (dir.kind !== 'embedded') throw new Error('embedded only');
-  const name = (await readdir(dir.cacheDir)).find((file) => /^pglite-.*\.tar\.gz$/.test(file));
-  if (!name) throw new Error(`no snapshot in ${dir.cacheDir}`);
-  return { path: join(dir.cacheDir, name), name };
+/** The snapshot global-setup built (or found) in the default cache directory. */
+function builtSnapshot(): { path: string; name: string } {
+  const database = loadConfig({}).database;
+  if (database.kind !== 'embedded') throw new Error('embedded only');
+  const path = snapshotFile(database.cacheDir);
+  return { path, name: basename(path) };
 }
 
 const dirs: string[] = [];
@@ -40,7 +31,7 @@ describe('a damaged snapshot in EMBEDDED_CACHE_DIR', () => {
   ])(
     '%s: discarded with one log line naming it, seeded again, and the server answers',
     async (_case, damage) => {
-      const built = await builtSnapshot();
+      const built = builtSnapshot();
       const cacheDir = await mkdtemp(join(tmpdir(), 'agent-graph-cache-'));
       dirs.push(cacheDir);
       const path = join(cacheDir, built.name);
