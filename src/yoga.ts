@@ -7,7 +7,12 @@ import {
   Kind,
   visit,
 } from 'graphql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import {
+  createYoga,
+  type GraphiQLOptions,
+  type Plugin,
+  type YogaServerInstance,
+} from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Authenticate } from './auth/jwt.js';
 import { useAuthentication } from './auth/plugin.js';
@@ -192,6 +197,18 @@ export interface YogaOptions {
   readonly tracing?: Tracing | undefined;
 }
 
+let graphiql: Promise<string> | undefined;
+
+/**
+ * GraphiQL with its scripts, styles and editor workers inlined (9 MB), so that it works on
+ * servers without internet access; yoga's default page loads them from a CDN. Loaded on the
+ * first visit and rendered once: the options never change.
+ */
+function graphiqlPage(options: GraphiQLOptions): Promise<string> {
+  graphiql ??= import('@graphql-yoga/render-graphiql').then((m) => m.renderGraphiQL(options));
+  return graphiql;
+}
+
 export type AgentGraphYoga = YogaServerInstance<Record<string, unknown>, Context>;
 
 export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
@@ -204,6 +221,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     maskedErrors: false,
     logging: false,
     graphiql: { title: 'agent-graph', defaultQuery: EXAMPLE_QUERY },
+    renderGraphiQL: graphiqlPage,
     cors: corsOptions(options.http.corsOrigins),
     maxRequestBodySize: options.limits.maxBodyBytes,
     context: ({ request }): Context => {
