@@ -1,6 +1,6 @@
 import type { Catalog } from '../db/catalog.js';
 import type { Binds, Driver, Row } from '../db/driver.js';
-import { num, numOrNull } from '../db/rows.js';
+import { num, numOrNull, roundedOrNull } from '../db/rows.js';
 import { type ExecStatQueryShape, execStatSql, measureAlias } from '../db/sql/exec-stats.js';
 import {
   type ExecStat,
@@ -66,10 +66,10 @@ export class ExecStatRepository {
     return {
       executionCount: num(row.executionCount),
       totals: measures(row),
-      totalTimeAvgMs: numOrNull(row.totalTimeAvgMs),
-      totalTimeP50Ms: numOrNull(row.totalTimeP50Ms),
-      totalTimeP95Ms: numOrNull(row.totalTimeP95Ms),
-      totalTimeP99Ms: numOrNull(row.totalTimeP99Ms),
+      totalTimeAvgMs: roundedOrNull(row.totalTimeAvgMs, 1),
+      totalTimeP50Ms: roundedOrNull(row.totalTimeP50Ms, 1),
+      totalTimeP95Ms: roundedOrNull(row.totalTimeP95Ms, 1),
+      totalTimeP99Ms: roundedOrNull(row.totalTimeP99Ms, 1),
       totalTimeMaxMs: numOrNull(row.totalTimeMaxMs),
       llmTimePct: numOrNull(row.llmTimePct),
       toolTimePct: numOrNull(row.toolTimePct),

@@ -1,6 +1,6 @@
 import { type Catalog, ownerColumn } from '../db/catalog.js';
 import type { Driver, Row, Statement } from '../db/driver.js';
-import { num, numOrNull, str, strOrNull } from '../db/rows.js';
+import { num, numOrNull, roundedOrNull, str, strOrNull } from '../db/rows.js';
 import { teamSql } from '../db/sql/teams.js';
 import {
   TEAM_RUN_STATES,
@@ -169,12 +169,12 @@ function toStats(row: Row): TeamStats {
     teamName: str(row.teamName),
     runCount: num(row.runCount),
     runsByState,
-    successRate: numOrNull(row.successRate),
-    durationP50Ms: numOrNull(row.durationP50Ms),
-    durationP95Ms: numOrNull(row.durationP95Ms),
+    successRate: roundedOrNull(row.successRate, 3),
+    durationP50Ms: roundedOrNull(row.durationP50Ms, 1),
+    durationP95Ms: roundedOrNull(row.durationP95Ms, 1),
     humanWaitCount: num(row.humanWaitCount),
     humanWaitTotalMs: numOrNull(row.humanWaitTotalMs),
-    humanWaitAvgMs: numOrNull(row.humanWaitAvgMs),
+    humanWaitAvgMs: roundedOrNull(row.humanWaitAvgMs, 1),
   };
 }
 
