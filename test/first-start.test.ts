@@ -51,7 +51,7 @@ describe('first start', () => {
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as { msg: string; ms?: number });
     expect(logs[0]?.msg).toBe(
-      'first start: seeding the embedded demo database (10-20 s; later starts load a snapshot of it in about a second)',
+      'first start: seeding the embedded demo database, once (5-20 s; later starts load a snapshot of it in a few seconds)',
     );
     const seeded = logs.find((entry) => entry.msg.startsWith('embedded database seeded in'));
     expect(seeded?.msg).toMatch(

@@ -55,7 +55,7 @@ export async function openEmbeddedDatabase(
     // The only slow start: say what is happening, or the silence looks like a hang.
     log(
       { snapshot: snapshotPath },
-      'first start: seeding the embedded demo database (10-20 s; later starts load a snapshot of it in about a second)',
+      'first start: seeding the embedded demo database, once (5-20 s; later starts load a snapshot of it in a few seconds)',
     );
     pg = await PGlite.create({ startParams: START_PARAMS });
     await seed(pg, data);
