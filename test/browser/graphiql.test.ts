@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { mintToken } from '../../src/auth/token.js';
 import { setRunState } from '../../src/db/embedded/simulator.js';
 import { EXAMPLE_QUERY } from '../../src/yoga.js';
 import { embeddedPg, runsIn, settled } from '../live/support.js';
@@ -13,6 +14,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = 'test-results/screenshots';
 
 let t: TestServer;
+let authenticated: TestServer;
 let browser: Browser;
 let context: BrowserContext;
 const offline: string[] = [];
@@ -23,8 +25,9 @@ beforeAll(async () => {
       `The GraphiQL test needs Debian's chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does this)`,
     );
   }
-  [t, browser] = await Promise.all([
+  [t, authenticated, browser] = await Promise.all([
     startTestServer({ POLL_INTERVAL_MS: '200' }),
+    startTestServer({ AUTH_JWT_SECRET: 'a-development-secret-of-at-least-32-characters' }),
     chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -49,12 +52,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await t?.stop();
+  await Promise.all([t?.stop(), authenticated?.stop()]);
 });
 
-async function openGraphiQL(path: string): Promise<Page> {
+async function openGraphiQL(path: string, server = t): Promise<Page> {
   const page = await context.newPage();
-  await page.goto(`${t.url}${path}`);
+  await page.goto(`${server.url}${path}`);
   // The editor's text is only there once the bundle has loaded and rendered.
   await page.locator('.graphiql-query-editor .view-lines').waitFor();
   return page;
@@ -117,6 +120,29 @@ describe('GraphiQL with no internet access', () => {
     const event = await responseShowing(page, running.execId);
     expect(event).toContain(running.teamName);
     await page.screenshot({ path: `${SCREENSHOTS}/graphiql-subscription.png` });
+    expect(offline).toEqual([]);
+    await page.close();
+  });
+
+  test('with AUTH_JWT_SECRET, a development token in the Headers tab opens the data', async () => {
+    const token = await mintToken(authenticated.server.config.auth, {
+      user: 'APP_USER',
+      roles: [],
+      expiresIn: '1h',
+    });
+    const waiting = 'subscription { teamsWaitingForHuman { execId teamName } }';
+    const page = await openGraphiQL(`/graphql?query=${encodeURIComponent(waiting)}`, authenticated);
+    await page.getByText('Headers', { exact: true }).click();
+    await page.locator('.graphiql-editor-tool .monaco-editor').last().click();
+    // Typed keys would meet the editor's auto-closing brackets and quotes.
+    await page.keyboard.insertText(JSON.stringify({ authorization: `Bearer ${token}` }));
+    const subscribed = page.waitForRequest((request) => request.url().includes('subscription'));
+    await page.locator('.graphiql-execute-button').click();
+    expect((await subscribed).headers().authorization).toBe(`Bearer ${token}`);
+    const shown = await responseShowing(page, '"teamsWaitingForHuman"');
+    expect(shown).toContain('"execId"');
+    expect(shown).not.toContain('"errors"');
+    await page.screenshot({ path: `${SCREENSHOTS}/graphiql-authenticated.png` });
     expect(offline).toEqual([]);
     await page.close();
   });
