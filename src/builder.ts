@@ -5,6 +5,7 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
+import { CONNECTION, CONNECTION_ARGS, NODE, PAGE_INFO } from './schema/descriptions.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -38,12 +39,38 @@ export const builder = new SchemaBuilder<{
     clientMutationId: 'omit',
     // A connection's field multiplies its selection by the page size, so edges and nodes
     // must not multiply it again.
-    nodesOnConnection: { complexity: { field: 1, multiplier: 1 } },
-    edgesFieldOptions: { complexity: { field: 1, multiplier: 1 } },
+    nodesOnConnection: {
+      description: CONNECTION.nodes,
+      complexity: { field: 1, multiplier: 1 },
+    },
+    edgesFieldOptions: { description: CONNECTION.edges, complexity: { field: 1, multiplier: 1 } },
+    // Descriptions of what the plugin generates (connection arguments and types, PageInfo,
+    // Node), so that GraphiQL's explorer documents them like the hand-written types.
+    firstArgOptions: { description: CONNECTION_ARGS.first },
+    afterArgOptions: { description: CONNECTION_ARGS.after },
+    lastArgOptions: { description: CONNECTION_ARGS.last },
+    beforeArgOptions: { description: CONNECTION_ARGS.before },
+    defaultConnectionTypeOptions: { description: CONNECTION.type },
+    defaultEdgeTypeOptions: { description: CONNECTION.edge },
+    pageInfoFieldOptions: { description: CONNECTION.pageInfo },
+    nodeFieldOptions: { description: CONNECTION.node },
+    cursorFieldOptions: { description: CONNECTION.cursor },
+    pageInfoTypeOptions: { description: PAGE_INFO.type },
+    hasNextPageFieldOptions: { description: PAGE_INFO.hasNextPage },
+    hasPreviousPageFieldOptions: { description: PAGE_INFO.hasPreviousPage },
+    startCursorFieldOptions: { description: PAGE_INFO.startCursor },
+    endCursorFieldOptions: { description: PAGE_INFO.endCursor },
+    nodeTypeOptions: { description: NODE.type },
+    idFieldOptions: { description: NODE.id },
+    nodeQueryOptions: { description: NODE.node, args: { id: { description: NODE.nodeId } } },
+    nodesQueryOptions: { description: NODE.nodes, args: { ids: { description: NODE.nodesIds } } },
   },
   // Lists that are not connections (a team's tools, a run's tasks) are short but unbounded.
   // The limit itself is per server (MAX_QUERY_COST), checked in hardening/document-limits.ts.
   complexity: { defaultComplexity: 1, defaultListMultiplier: 10 },
 });
 
-builder.queryType({});
+builder.queryType({
+  description:
+    'Read access to Oracle AI Database agents: stored Agent Specs (DBMS_AI_AGENT), Select AI agent teams and their run history (DBMS_CLOUD_AI_AGENT), runtime statistics (V$AGENT_EXEC_STAT) and A2A agent cards.',
+});
