@@ -29,9 +29,9 @@ const simpleContentType = (request: Request): string | undefined => {
  * So only the POSTs a browser sends cross-site without a preflight need the header: those
  * with a form, multipart or text body, or none. GET is exempt, because yoga refuses
  * mutations over GET (405) and a cross-site page cannot read a query's answer without CORS;
- * that is what lets GraphiQL subscribe (EventSource, a GET) and urql query (GET by default)
- * with no configuration. Yoga's useCSRFPrevention cannot exempt GET and names neither the
- * header nor the fix, hence this plugin.
+ * that is what lets GraphiQL subscribe (a GET for an event stream) and urql query (GET by
+ * default) with no configuration. Yoga's useCSRFPrevention cannot exempt GET and names
+ * neither the header nor the fix, hence this plugin.
  */
 export function csrfPrevention(): Plugin {
   return {
