@@ -53,7 +53,7 @@ export function csrfPrevention(): Plugin {
  * origin gets no CORS header at all. Credentials stay off: callers authenticate with a
  * bearer token in `Authorization`, never with cookies.
  */
-export function corsOptions(origins: readonly string[]): YogaServerOptions<{}, {}>['cors'] {
+export function corsOptions(origins: readonly string[]): YogaServerOptions<object, object>['cors'] {
   const allowed = new Set(origins);
   return (request) => {
     const origin = request.headers.get('origin');

@@ -67,7 +67,7 @@ async function openGraphiQL(path: string, server = t): Promise<Page> {
 async function responseShowing(page: Page, expected: string): Promise<string> {
   const response = page.locator('.graphiql-response');
   await response.getByText(expected, { exact: false }).first().waitFor();
-  return (await response.innerText()).replace(/\u00a0/g, ' ');
+  return ((await response.textContent()) ?? '').replace(/\u00a0/g, ' ');
 }
 
 describe('GraphiQL with no internet access', () => {
@@ -75,10 +75,9 @@ describe('GraphiQL with no internet access', () => {
     const page = await openGraphiQL('/');
     expect(new URL(page.url()).pathname).toBe('/graphql');
     expect(await page.title()).toBe('agent-graph');
-    const editor = (await page.locator('.graphiql-query-editor .view-lines').innerText()).replace(
-      /\u00a0/g,
-      ' ',
-    );
+    const editor = (
+      (await page.locator('.graphiql-query-editor .view-lines').textContent()) ?? ''
+    ).replace(/\u00a0/g, ' ');
     expect(editor).toContain(EXAMPLE_QUERY.split('\n')[0]);
     expect(editor).toContain('query Overview');
 
