@@ -14,6 +14,7 @@ import { discoverDatabase } from './db/discover.js';
 import { countStatements, type Driver } from './db/driver.js';
 import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
+import { StartupError } from './errors.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
 import { withRedaction } from './logger.js';
 import { Metrics } from './metrics.js';
@@ -62,6 +63,7 @@ export async function createServer(
   const tracing = await startTracing(config.tracing, logger);
   const database = await openDatabase(config.database, {
     warn: (message) => logger.warn(message),
+    info: (fields, message) => logger.info(fields, message),
   });
   if (database.driver.poolStatistics) {
     metrics.observeDatabasePool(() => database.driver.poolStatistics?.() ?? null);
@@ -161,6 +163,11 @@ export async function createServer(
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' && path === '/') {
+      // A first visitor lands on GraphiQL rather than on an empty 404.
+      res.writeHead(302, { location: '/graphql', 'content-type': 'text/plain; charset=utf-8' });
+      return void res.end('GraphQL and GraphiQL: /graphql\n');
+    }
     if (req.method === 'GET' && path === '/health') {
       return send(res, 200, 'application/json', '{"status":"ok"}');
     }
@@ -193,7 +200,10 @@ export async function createServer(
     tracing,
     start: () =>
       new Promise((resolve, reject) => {
-        http.once('error', reject);
+        // ws forwards the HTTP server's errors to the WebSocket server, where graphql-ws
+        // prints them with a stack trace; a listen error is for this promise alone to report.
+        http.removeAllListeners('error');
+        http.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, config)));
         http.listen(config.port, config.host, () => {
           const { port } = http.address() as AddressInfo;
           const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -220,6 +230,17 @@ export async function createServer(
       return stopping;
     },
   };
+}
+
+/** The usual reasons a first start cannot listen, as one line for the operator. */
+function listenError(error: NodeJS.ErrnoException, config: Config): Error {
+  const where = `${config.host}:${config.port}`;
+  const message = {
+    EADDRINUSE: `${where} is already in use (another agent-graph?): stop what listens there, or set PORT to another port`,
+    EACCES: `no permission to listen on ${where}: set PORT to a port above 1023`,
+    EADDRNOTAVAIL: `HOST=${config.host} is not an address of this machine: set HOST to one (127.0.0.1 or 0.0.0.0)`,
+  }[error.code ?? ''];
+  return message ? new StartupError(message, { cause: error }) : error;
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {

@@ -8,7 +8,13 @@ import {
   Kind,
   visit,
 } from 'graphql';
-import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import {
+  createYoga,
+  type GraphiQLOptions,
+  isAsyncIterable,
+  type Plugin,
+  type YogaServerInstance,
+} from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Authenticate } from './auth/jwt.js';
 import { useAuthentication } from './auth/plugin.js';
@@ -236,6 +242,18 @@ export interface YogaOptions {
   readonly tracing?: Tracing | undefined;
 }
 
+let graphiql: Promise<string> | undefined;
+
+/**
+ * GraphiQL with its scripts, styles and editor workers inlined (9 MB), so that it works on
+ * servers without internet access; yoga's default page loads them from a CDN. Loaded on the
+ * first visit and rendered once: the options never change.
+ */
+function graphiqlPage(options: GraphiQLOptions): Promise<string> {
+  graphiql ??= import('@graphql-yoga/render-graphiql').then((m) => m.renderGraphiQL(options));
+  return graphiql;
+}
+
 export type AgentGraphYoga = YogaServerInstance<Record<string, unknown>, Context>;
 
 export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
@@ -247,6 +265,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     maskedErrors: { maskError: options.maskError },
     logging: false,
     graphiql: { title: 'agent-graph', defaultQuery: EXAMPLE_QUERY },
+    renderGraphiQL: graphiqlPage,
     cors: corsOptions(options.http.corsOrigins),
     maxRequestBodySize: options.limits.maxBodyBytes,
     context: ({ request }): Context => {
