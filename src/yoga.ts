@@ -9,6 +9,7 @@ import {
 } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { authFailureRecorder } from './auth/failures.js';
 import type { Authenticate } from './auth/jwt.js';
 import { useAuthentication } from './auth/plugin.js';
 import type { HttpConfig, LimitsConfig } from './config.js';
@@ -225,7 +226,11 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       // Cheap rejections (size, tokens, depth) come before signature checks.
       ...hardeningPlugins(options),
       argumentNamesInValidationErrors(),
-      useAuthentication(options.authenticate, viewers),
+      useAuthentication(
+        options.authenticate,
+        viewers,
+        authFailureRecorder(options.logger, options.metrics),
+      ),
       errorMapping(options.errors),
       useContextPerEvent(),
       useRequestLog(options.logger, options.metrics),

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
-import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
+import { type DocumentNode, type ExecutionArgs, type ExecutionResult, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
+import type { RecordAuthFailure } from '../auth/failures.js';
 import type { Authenticate } from '../auth/jwt.js';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
+import { type BrowserGuard, verifyUpgrade } from '../hardening/origin.js';
 import type { Viewer } from '../model/viewer.js';
 import type { AgentGraphYoga, ErrorMapper } from '../yoga.js';
 
@@ -40,9 +42,18 @@ export function attachGraphqlWs(options: {
   readonly authenticate: Authenticate;
   /** Where the yoga context factory finds each request's viewer. */
   readonly viewers: WeakMap<Request, Viewer>;
+  readonly recordAuthFailure: RecordAuthFailure;
+  readonly guard: BrowserGuard;
+  /** MAX_BODY_BYTES: one message may not be larger than one HTTP request body. */
+  readonly maxPayload: number;
 }): GraphqlWsServer {
   const { yoga, errors } = options;
-  const wss = new WebSocketServer({ server: options.server, path: yoga.graphqlEndpoint });
+  const wss = new WebSocketServer({
+    server: options.server,
+    path: yoga.graphqlEndpoint,
+    maxPayload: options.maxPayload,
+    verifyClient: verifyUpgrade(options.guard),
+  });
   const connectionViewers = new WeakMap<object, Viewer>();
   const disposable = useServer<Record<string, unknown> | undefined>(
     {
@@ -59,6 +70,7 @@ export function attachGraphqlWs(options: {
           return true;
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
+          options.recordAuthFailure('websocket', error);
           ctx.extra.socket.close(4401, error.message.slice(0, 120));
           return false;
         }
@@ -80,7 +92,15 @@ export function attachGraphqlWs(options: {
         } catch (error) {
           return [error as GraphQLError];
         }
-        const validationErrors = validate(schema, document);
+        let validationErrors: readonly GraphQLError[];
+        try {
+          validationErrors = validate(schema, document);
+        } catch (error) {
+          // The depth, alias and directive limits stop validation by throwing; anything
+          // else thrown here would close the whole socket (4500) for one bad document.
+          if (!(error instanceof GraphQLError)) throw error;
+          return [error];
+        }
         if (validationErrors.length > 0) return validationErrors;
         const args: EnvelopedArgs = {
           schema,
@@ -104,6 +124,17 @@ export function attachGraphqlWs(options: {
     KEEP_ALIVE_MS,
   );
   wss.on('error', (error) => options.logger.error({ err: error }, 'WebSocket server error'));
+  // graphql-ws reports a socket's errors (a message over maxPayload, a bad frame) with
+  // console.error, as raw text outside the JSON log; this replaces its listener, registered
+  // in its own connection handler just before this one. `ws` has already closed the socket
+  // with the matching code (1009 for a message too big).
+  wss.on('connection', (socket) => {
+    socket.removeAllListeners('error');
+    socket.on('error', (error) => {
+      options.logger.warn({ err: { message: error.message } }, 'WebSocket client error');
+      socket.terminate();
+    });
+  });
 
   return {
     async close(graceMs) {
