@@ -6,6 +6,9 @@ import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
 
+/** As many ids as the largest page (MAX_PAGE_SIZE in schema/pagination.ts). */
+const MAX_NODES_IDS = 100;
+
 export const builder = new SchemaBuilder<{
   Context: Context;
   AuthScopes: {
@@ -40,6 +43,20 @@ export const builder = new SchemaBuilder<{
     // must not multiply it again.
     nodesOnConnection: { complexity: { field: 1, multiplier: 1 } },
     edgesFieldOptions: { complexity: { field: 1, multiplier: 1 } },
+    // `nodes` returns one item per id: it is priced, and bounded, like a page.
+    nodesQueryOptions: {
+      description: `The objects with these global ids, in order (null where none is visible); at most ${MAX_NODES_IDS} ids.`,
+      complexity: (args) => ({ field: 1, multiplier: args.ids.length }),
+      resolve: (_root, args, _context, _info, resolveNodes) => {
+        if (args.ids.length > MAX_NODES_IDS) {
+          throw new AppError(
+            'BAD_USER_INPUT',
+            `Argument "ids" takes at most ${MAX_NODES_IDS} ids, got ${args.ids.length}`,
+          );
+        }
+        return resolveNodes(args.ids);
+      },
+    },
   },
   // Lists that are not connections (a team's tools, a run's tasks) are short but unbounded.
   // The limit itself is per server (MAX_QUERY_COST), checked in hardening/document-limits.ts.

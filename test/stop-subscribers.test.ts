@@ -16,14 +16,18 @@ beforeAll(async () => {
   t = await startTestServer();
 });
 
-test('stop() with an SSE subscriber connected ends the stream and returns without the drain timer', async () => {
-  const waiting = await subscribeSse<{ teamsWaitingForHuman: unknown[] }>(
-    t.url,
-    'subscription { teamsWaitingForHuman { execId } }',
-  );
-  await waiting.take(1);
-  await t.server.stop(DRAIN_MS);
-  await waiting.until(() => waiting.completed, 1_000, 'the stream to end');
-  expect(waiting.errors).toEqual([]);
-  await expect(fetch(`${t.url}/health`)).rejects.toThrow();
-}, KEEP_ALIVE_TIMEOUT_MS - 1_000);
+test(
+  'stop() with an SSE subscriber connected ends the stream and returns without the drain timer',
+  async () => {
+    const waiting = await subscribeSse<{ teamsWaitingForHuman: unknown[] }>(
+      t.url,
+      'subscription { teamsWaitingForHuman { execId } }',
+    );
+    await waiting.take(1);
+    await t.server.stop(DRAIN_MS);
+    await waiting.until(() => waiting.completed, 1_000, 'the stream to end');
+    expect(waiting.errors).toEqual([]);
+    await expect(fetch(`${t.url}/health`)).rejects.toThrow();
+  },
+  KEEP_ALIVE_TIMEOUT_MS - 1_000,
+);

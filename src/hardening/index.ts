@@ -7,6 +7,7 @@ import type { HttpConfig, LimitsConfig } from '../config.js';
 import { documentLimits } from './document-limits.js';
 import { strictUtf8Body } from './request-body.js';
 import { requestTimeout } from './request-timeout.js';
+import { responseSizeLimit } from './response-size.js';
 
 /**
  * What a GET or a form/multipart POST must carry: browsers send those cross-site without a
@@ -28,6 +29,7 @@ export function hardeningPlugins({ limits, http, logger }: HardeningOptions): Pl
     ...(http.introspection ? [] : hideSchema()),
     ...documentLimits(limits),
     requestTimeout(limits.requestTimeoutMs, logger),
+    responseSizeLimit(limits.maxResponseBytes),
   ];
 }
 

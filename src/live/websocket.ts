@@ -9,6 +9,7 @@ import type { Authenticate } from '../auth/jwt.js';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { type BrowserGuard, verifyUpgrade } from '../hardening/origin.js';
+import { boundedResult } from '../hardening/response-size.js';
 import type { Viewer } from '../model/viewer.js';
 import type { AgentGraphYoga, ErrorMapper } from '../yoga.js';
 
@@ -46,6 +47,7 @@ export function attachGraphqlWs(options: {
   readonly guard: BrowserGuard;
   /** MAX_BODY_BYTES: one message may not be larger than one HTTP request body. */
   readonly maxPayload: number;
+  readonly maxResponseBytes: number;
 }): GraphqlWsServer {
   const { yoga, errors } = options;
   const wss = new WebSocketServer({
@@ -114,7 +116,12 @@ export function attachGraphqlWs(options: {
         return args;
       },
       onNext: (_ctx, _id, _payload, args, result) =>
-        toFormatted(errors.mapResult(result, (args.contextValue as Context).requestId)),
+        toFormatted(
+          errors.mapResult(
+            boundedResult(result, options.maxResponseBytes),
+            (args.contextValue as Context).requestId,
+          ),
+        ),
       onError: (_ctx, _id, _payload, graphqlErrors) => {
         const requestId = randomUUID();
         return graphqlErrors.map((error) => errors.mapError(error, requestId).toJSON());

@@ -1,0 +1,45 @@
+import { type ExecutionResult, GraphQLError } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { mapAsyncIterable } from '../live/iterables.js';
+
+/**
+ * The result itself when it serialises to at most `maxBytes`, else a BAD_USER_INPUT error in
+ * its place. The cost limit bounds what a document may ask for; this bounds what it gets,
+ * whatever the data (long descriptions, many tools), so one request cannot hold hundreds of
+ * megabytes and block the event loop while they are written.
+ */
+export function boundedResult(result: ExecutionResult, maxBytes: number): ExecutionResult {
+  let bytes: number;
+  try {
+    bytes = Buffer.byteLength(JSON.stringify(result));
+  } catch {
+    // Past V8's string length limit.
+    bytes = Number.POSITIVE_INFINITY;
+  }
+  if (bytes <= maxBytes) return result;
+  const size = Number.isFinite(bytes) ? `${bytes} bytes` : 'too large to serialise';
+  return {
+    data: null,
+    errors: [
+      new GraphQLError(
+        `The response (${size}) exceeds MAX_RESPONSE_BYTES (${maxBytes}); ask for fewer items or fields`,
+        { extensions: { code: 'BAD_USER_INPUT' } },
+      ),
+    ],
+  };
+}
+
+/** boundedResult for everything yoga sends over HTTP and SSE (each event on its own). */
+export function responseSizeLimit(maxBytes: number): Plugin {
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result)) {
+        setResult(result.map((r) => boundedResult(r, maxBytes)));
+      } else if (isAsyncIterable(result)) {
+        setResult(mapAsyncIterable(result, (value) => boundedResult(value, maxBytes)));
+      } else {
+        setResult(boundedResult(result, maxBytes));
+      }
+    },
+  };
+}
