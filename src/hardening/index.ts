@@ -5,6 +5,7 @@ import { isAsyncIterable, type Plugin, type YogaServerOptions } from 'graphql-yo
 import type { Logger } from 'pino';
 import type { HttpConfig, LimitsConfig } from '../config.js';
 import { documentLimits } from './document-limits.js';
+import { endSubscriptionsAtExpiry } from './expiry.js';
 import { strictUtf8Body } from './request-body.js';
 import { requestTimeout } from './request-timeout.js';
 import { responseSizeLimit } from './response-size.js';
@@ -30,6 +31,7 @@ export function hardeningPlugins({ limits, http, logger }: HardeningOptions): Pl
     ...documentLimits(limits),
     requestTimeout(limits.requestTimeoutMs, logger),
     responseSizeLimit(limits.maxResponseBytes),
+    endSubscriptionsAtExpiry(),
   ];
 }
 

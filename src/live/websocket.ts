@@ -3,11 +3,12 @@ import type { IncomingMessage, Server } from 'node:http';
 import { type DocumentNode, type ExecutionArgs, type ExecutionResult, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { RecordAuthFailure } from '../auth/failures.js';
 import type { Authenticate } from '../auth/jwt.js';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
+import { expiredError, runAt } from '../hardening/expiry.js';
 import { type BrowserGuard, verifyUpgrade } from '../hardening/origin.js';
 import { boundedResult } from '../hardening/response-size.js';
 import type { Viewer } from '../model/viewer.js';
@@ -57,6 +58,13 @@ export function attachGraphqlWs(options: {
     verifyClient: verifyUpgrade(options.guard),
   });
   const connectionViewers = new WeakMap<object, Viewer>();
+  const closeExpired = (socket: WebSocket) => {
+    options.recordAuthFailure(
+      'websocket',
+      new AppError('UNAUTHENTICATED', 'invalid token: expired'),
+    );
+    socket.close(4401, 'Token expired');
+  };
   const disposable = useServer<Record<string, unknown> | undefined>(
     {
       connectionInitWaitTimeout: CONNECTION_INIT_WAIT_TIMEOUT_MS,
@@ -68,7 +76,15 @@ export function attachGraphqlWs(options: {
         const authorization =
           typeof fromParams === 'string' ? fromParams : ctx.extra.request.headers.authorization;
         try {
-          connectionViewers.set(ctx.extra.socket, await options.authenticate(authorization));
+          const viewer = await options.authenticate(authorization);
+          connectionViewers.set(ctx.extra.socket, viewer);
+          if (viewer.expiresAt !== undefined) {
+            const socket = ctx.extra.socket;
+            socket.once(
+              'close',
+              runAt(viewer.expiresAt, () => closeExpired(socket)),
+            );
+          }
           return true;
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
@@ -82,6 +98,12 @@ export function attachGraphqlWs(options: {
       onSubscribe: async (ctx, _id, payload) => {
         const request = toFetchRequest(ctx.extra.request, yoga.graphqlEndpoint);
         const viewer = connectionViewers.get(ctx.extra.socket);
+        // The expiry timer closes the socket at `exp`; this covers a message that arrives in
+        // the same instant, before the timer has run.
+        if (viewer?.expiresAt !== undefined && viewer.expiresAt <= Date.now()) {
+          closeExpired(ctx.extra.socket);
+          return [expiredError()];
+        }
         if (viewer) options.viewers.set(request, viewer);
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           request,
