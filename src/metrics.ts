@@ -71,6 +71,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly rateLimited = new Counter({
+    name: 'agentgraph_rate_limited_total',
+    help: 'Operations refused by the per-identity rate limit (RATE_LIMIT_*), by kind: request or subscription.',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
   readonly requestDuration = new Histogram({
     name: 'agentgraph_request_duration_seconds',
     help: 'Time from receiving a GraphQL request to sending its response, by operation name.',

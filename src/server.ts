@@ -115,6 +115,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     live,
     errors,
     limits: config.limits,
+    rateLimit: config.rateLimit,
     http: config.http,
     tracing,
   });

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { authFailureRecorder } from './auth/failures.js';
 import type { Authenticate } from './auth/jwt.js';
 import { useAuthentication } from './auth/plugin.js';
-import type { HttpConfig, LimitsConfig } from './config.js';
+import type { HttpConfig, LimitsConfig, RateLimitConfig } from './config.js';
 import type { Context, Repositories } from './context.js';
 import { AppError, type ErrorCode, isErrorCode } from './errors.js';
 import { corsOptions, hardeningPlugins } from './hardening/index.js';
@@ -188,6 +188,7 @@ export interface YogaOptions {
   readonly live: LiveHub;
   readonly errors: ErrorMapper;
   readonly limits: LimitsConfig;
+  readonly rateLimit: RateLimitConfig;
   readonly http: HttpConfig;
   /** Absent unless OTEL_EXPORTER_OTLP_ENDPOINT is set, and then its plugin comes last. */
   readonly tracing?: Tracing | undefined;

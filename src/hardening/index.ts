@@ -3,12 +3,15 @@ import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspect
 import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin, type YogaServerOptions } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import type { HttpConfig, LimitsConfig } from '../config.js';
+import type { HttpConfig, LimitsConfig, RateLimitConfig } from '../config.js';
+import type { Metrics } from '../metrics.js';
 import { documentLimits } from './document-limits.js';
 import { endSubscriptionsAtExpiry } from './expiry.js';
+import { rateLimit } from './rate-limit.js';
 import { strictUtf8Body } from './request-body.js';
 import { requestTimeout } from './request-timeout.js';
 import { responseSizeLimit } from './response-size.js';
+import { subscriptionCaps } from './subscriptions.js';
 
 /**
  * What a GET or a form/multipart POST must carry: browsers send those cross-site without a
@@ -19,11 +22,14 @@ export const CSRF_HEADER = 'x-graphql-yoga-csrf';
 export interface HardeningOptions {
   readonly limits: LimitsConfig;
   readonly http: HttpConfig;
+  readonly rateLimit: RateLimitConfig;
   readonly logger: Logger;
+  readonly metrics: Metrics;
 }
 
 /** The yoga plugins that bound what a request may cost; see docs/security-hardening.md. */
-export function hardeningPlugins({ limits, http, logger }: HardeningOptions): Plugin[] {
+export function hardeningPlugins(options: HardeningOptions): Plugin[] {
+  const { limits, http, logger } = options;
   return [
     useCSRFPrevention({ requestHeaders: [CSRF_HEADER] }),
     strictUtf8Body(),
@@ -32,6 +38,8 @@ export function hardeningPlugins({ limits, http, logger }: HardeningOptions): Pl
     requestTimeout(limits.requestTimeoutMs, logger),
     responseSizeLimit(limits.maxResponseBytes),
     endSubscriptionsAtExpiry(),
+    subscriptionCaps(limits),
+    ...rateLimit(options.rateLimit, options.metrics, logger),
   ];
 }
 
