@@ -5,6 +5,7 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
+import { CONNECTION, CONNECTION_ARGS, NODE, PAGE_INFO } from './schema/descriptions.js';
 
 /** As many ids as the largest page (MAX_PAGE_SIZE in schema/pagination.ts). */
 const MAX_NODES_IDS = 100;
@@ -41,11 +42,34 @@ export const builder = new SchemaBuilder<{
     clientMutationId: 'omit',
     // A connection's field multiplies its selection by the page size, so edges and nodes
     // must not multiply it again.
-    nodesOnConnection: { complexity: { field: 1, multiplier: 1 } },
-    edgesFieldOptions: { complexity: { field: 1, multiplier: 1 } },
+    nodesOnConnection: {
+      description: CONNECTION.nodes,
+      complexity: { field: 1, multiplier: 1 },
+    },
+    edgesFieldOptions: { description: CONNECTION.edges, complexity: { field: 1, multiplier: 1 } },
+    // Descriptions of what the plugin generates (connection arguments and types, PageInfo,
+    // Node), so that GraphiQL's explorer documents them like the hand-written types.
+    firstArgOptions: { description: CONNECTION_ARGS.first },
+    afterArgOptions: { description: CONNECTION_ARGS.after },
+    lastArgOptions: { description: CONNECTION_ARGS.last },
+    beforeArgOptions: { description: CONNECTION_ARGS.before },
+    defaultConnectionTypeOptions: { description: CONNECTION.type },
+    defaultEdgeTypeOptions: { description: CONNECTION.edge },
+    pageInfoFieldOptions: { description: CONNECTION.pageInfo },
+    nodeFieldOptions: { description: CONNECTION.node },
+    cursorFieldOptions: { description: CONNECTION.cursor },
+    pageInfoTypeOptions: { description: PAGE_INFO.type },
+    hasNextPageFieldOptions: { description: PAGE_INFO.hasNextPage },
+    hasPreviousPageFieldOptions: { description: PAGE_INFO.hasPreviousPage },
+    startCursorFieldOptions: { description: PAGE_INFO.startCursor },
+    endCursorFieldOptions: { description: PAGE_INFO.endCursor },
+    nodeTypeOptions: { description: NODE.type },
+    idFieldOptions: { description: NODE.id },
+    nodeQueryOptions: { description: NODE.node, args: { id: { description: NODE.nodeId } } },
     // `nodes` returns one item per id: it is priced, and bounded, like a page.
     nodesQueryOptions: {
-      description: `The objects with these global ids, in order (null where none is visible); at most ${MAX_NODES_IDS} ids.`,
+      description: NODE.nodes,
+      args: { ids: { description: `${NODE.nodesIds} At most ${MAX_NODES_IDS}.` } },
       complexity: (args) => ({ field: 1, multiplier: args.ids.length }),
       resolve: (_root, args, _context, _info, resolveNodes) => {
         if (args.ids.length > MAX_NODES_IDS) {
@@ -63,4 +87,7 @@ export const builder = new SchemaBuilder<{
   complexity: { defaultComplexity: 1, defaultListMultiplier: 10 },
 });
 
-builder.queryType({});
+builder.queryType({
+  description:
+    'Read access to Oracle AI Database agents: stored Agent Specs (DBMS_AI_AGENT), Select AI agent teams and their run history (DBMS_CLOUD_AI_AGENT), runtime statistics (V$AGENT_EXEC_STAT) and A2A agent cards.',
+});

@@ -9,6 +9,7 @@ import type {
 } from '../a2a/normalize.js';
 import { builder } from '../builder.js';
 import { badUserInput, notFound } from '../errors.js';
+import { TEAM_NAME_ARG } from './descriptions.js';
 import { TeamRef, TeamToolRef } from './team.js';
 
 /** A card with the team it was fetched for, so that fields below it can reach the catalog. */
@@ -58,21 +59,26 @@ const AgentCardInterfaceRef = builder
     description:
       'One address of the agent: A2A 1.0 supportedInterfaces, or the 0.3 url and additionalInterfaces.',
     fields: (t) => ({
-      url: t.exposeString('url'),
+      url: t.exposeString('url', { description: 'The address to send A2A requests to.' }),
       transport: t.exposeString('transport', {
         description: 'Protocol binding: JSONRPC, GRPC or HTTP+JSON.',
       }),
-      protocolVersion: t.exposeString('protocolVersion'),
+      protocolVersion: t.exposeString('protocolVersion', {
+        description:
+          'A2A protocol version spoken there ("1.0", "0.3", …); on a 0.3 card, the card’s protocolVersion.',
+      }),
     }),
   });
 
 const AgentCardProviderRef = builder
   .objectRef<NonNullable<AgentCard['provider']>>('AgentCardProvider')
   .implement({
-    description: 'The organisation that offers the agent.',
+    description: 'The organisation that offers the agent (the card’s provider).',
     fields: (t) => ({
-      organization: t.exposeString('organization'),
-      url: t.exposeString('url'),
+      organization: t.exposeString('organization', {
+        description: 'The organisation’s name (provider.organization).',
+      }),
+      url: t.exposeString('url', { description: 'The organisation’s website (provider.url).' }),
     }),
   });
 
@@ -81,8 +87,11 @@ const AgentCardExtensionRef = builder
   .implement({
     description: 'A protocol extension the agent supports.',
     fields: (t) => ({
-      uri: t.exposeString('uri'),
-      description: t.exposeString('description', { nullable: true }),
+      uri: t.exposeString('uri', { description: 'The URI that identifies the extension.' }),
+      description: t.exposeString('description', {
+        nullable: true,
+        description: 'How the agent uses the extension; null when the card does not say.',
+      }),
       required: t.exposeBoolean('required', {
         description: 'Clients must understand the extension to talk to the agent.',
       }),
@@ -94,14 +103,22 @@ const AgentCardCapabilitiesRef = builder
   .implement({
     description: 'Optional A2A features; null where the card does not say.',
     fields: (t) => ({
-      streaming: t.exposeBoolean('streaming', { nullable: true }),
-      pushNotifications: t.exposeBoolean('pushNotifications', { nullable: true }),
+      streaming: t.exposeBoolean('streaming', {
+        nullable: true,
+        description: 'The agent streams responses (SSE); null when the card does not say.',
+      }),
+      pushNotifications: t.exposeBoolean('pushNotifications', {
+        nullable: true,
+        description:
+          'The agent can push task updates to a client webhook; null when the card does not say.',
+      }),
       stateTransitionHistory: t.exposeBoolean('stateTransitionHistory', {
         nullable: true,
         description: 'An A2A 0.3 capability; always null on 1.0 cards, which dropped it.',
       }),
       extensions: t.field({
         type: [AgentCardExtensionRef],
+        description: 'Protocol extensions the agent supports; empty when none.',
         resolve: (capabilities) => capabilities.extensions,
       }),
     }),
@@ -111,11 +128,20 @@ export const AgentSkillRef = builder.objectRef<TeamAgentSkill>('AgentSkill').imp
   description:
     'A skill the card publishes. For a Select AI team (seed 001): id ← the tool id, name ← the tool name, description ← the tool instruction.',
   fields: (t) => ({
-    id: t.exposeString('id'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
-    tags: t.exposeStringList('tags'),
-    examples: t.exposeStringList('examples'),
+    id: t.exposeString('id', {
+      description: 'The skill id (skills[].id): for a Select AI team, the tool id.',
+    }),
+    name: t.exposeString('name', {
+      description: 'The skill name (skills[].name): for a Select AI team, the tool name.',
+    }),
+    description: t.exposeString('description', {
+      description:
+        'The skill description (skills[].description): for a Select AI team, the tool’s instruction attribute.',
+    }),
+    tags: t.exposeStringList('tags', { description: 'Keywords of the skill; may be empty.' }),
+    examples: t.exposeStringList('examples', {
+      description: 'Example prompts for the skill; empty when the card gives none.',
+    }),
     inputModes: t.exposeStringList('inputModes', {
       description: 'Media types; empty when the skill takes the card’s defaultInputModes.',
     }),
@@ -129,8 +155,13 @@ AgentCardRef.implement({
   description:
     'The A2A agent card of a Select AI agent team, as its A2A server publishes it, in one shape whether the server wrote A2A 0.3 or 1.0.',
   fields: (t) => ({
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
+    name: t.exposeString('name', {
+      description: 'The card name: for a Select AI team, its team_name (seed 001).',
+    }),
+    description: t.exposeString('description', {
+      description:
+        'The card description: for a Select AI team, its CREATE_TEAM description, or the team name when that is not set (seed 001).',
+    }),
     version: t.exposeString('version', { description: 'The agent’s version.' }),
     protocolVersion: t.exposeString('protocolVersion', {
       description: 'A2A protocol version of the preferred interface ("1.0", "0.3", …).',
@@ -147,23 +178,40 @@ AgentCardRef.implement({
     provider: t.field({
       type: AgentCardProviderRef,
       nullable: true,
+      description: 'Who offers the agent; null when the card does not say.',
       resolve: (card) => card.provider,
     }),
-    iconUrl: t.exposeString('iconUrl', { nullable: true }),
-    documentationUrl: t.exposeString('documentationUrl', { nullable: true }),
+    iconUrl: t.exposeString('iconUrl', {
+      nullable: true,
+      description: 'An icon for the agent; null when the card has none.',
+    }),
+    documentationUrl: t.exposeString('documentationUrl', {
+      nullable: true,
+      description: 'The agent’s documentation; null when the card has none.',
+    }),
     capabilities: t.field({
       type: AgentCardCapabilitiesRef,
+      description: 'Optional A2A features the agent supports.',
       resolve: (card) => card.capabilities,
     }),
-    defaultInputModes: t.exposeStringList('defaultInputModes'),
-    defaultOutputModes: t.exposeStringList('defaultOutputModes'),
+    defaultInputModes: t.exposeStringList('defaultInputModes', {
+      description:
+        'Media types the agent accepts (e.g. text/plain), unless a skill says otherwise.',
+    }),
+    defaultOutputModes: t.exposeStringList('defaultOutputModes', {
+      description: 'Media types the agent produces, unless a skill says otherwise.',
+    }),
     securitySchemes: t.field({
       type: 'JSON',
       description:
         'Scheme name → security scheme, in the A2A 1.0 JSON form (0.3 schemes are translated).',
       resolve: (card) => card.securitySchemes,
     }),
-    skills: t.field({ type: [AgentSkillRef], resolve: (card) => card.skills }),
+    skills: t.field({
+      type: [AgentSkillRef],
+      description: 'What the agent can do: for a Select AI team, one skill per tool (seed 001).',
+      resolve: (card) => card.skills,
+    }),
     signed: t.exposeBoolean('signed', {
       description: 'The card carries JWS signatures. They are not verified.',
     }),
@@ -174,8 +222,14 @@ export const A2AAgentListingRef = builder.objectRef<A2AAgentListing>('A2AAgentLi
   description: 'One agent that the A2A server lists for the database user (seed 004).',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'The Select AI agent team name.' }),
-    description: t.exposeString('description', { nullable: true }),
-    agentCardUrl: t.exposeString('agentCardUrl'),
+    description: t.exposeString('description', {
+      nullable: true,
+      description: 'The Select AI agent team description; null when the listing has none.',
+    }),
+    agentCardUrl: t.exposeString('agentCardUrl', {
+      description:
+        'Where the team’s agent card is published (agent_card_url, ending in .well-known/agent-card.json).',
+    }),
   }),
 });
 
@@ -199,7 +253,11 @@ export const CardDriftKindRef = builder.enumType('CardDriftKind', {
 export const CardDriftRef = builder.objectRef<CardDrift>('CardDrift').implement({
   description: 'One difference between a team in the database and its published A2A card.',
   fields: (t) => ({
-    kind: t.field({ type: CardDriftKindRef, resolve: (drift) => drift.kind }),
+    kind: t.field({
+      type: CardDriftKindRef,
+      description: 'What differs.',
+      resolve: (drift) => drift.kind,
+    }),
     toolName: t.string({
       nullable: true,
       description: 'The tool or skill concerned; null for card-level differences.',
@@ -224,7 +282,12 @@ builder.queryFields((t) => ({
     nullable: true,
     description:
       'The A2A agent card of a Select AI agent team. Errors: NOT_FOUND (the A2A server does not publish the team), UNAUTHENTICATED, TIMEOUT, UPSTREAM_UNAVAILABLE (unreachable, or an invalid card).',
-    args: { teamName: t.arg.string({ required: true }) },
+    args: {
+      teamName: t.arg.string({
+        required: true,
+        description: `${TEAM_NAME_ARG} BAD_USER_INPUT when empty.`,
+      }),
+    },
     resolve: (_root, { teamName }) => {
       if (teamName.trim() === '') throw badUserInput('teamName must not be empty');
       return teamName;

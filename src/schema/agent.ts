@@ -1,13 +1,20 @@
 import { builder } from '../builder.js';
 import { notFound } from '../errors.js';
 import type { Agent, AgentParameter, CallContract } from '../model/agent.js';
+import { NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
 import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
 
 const AgentParameterRef = builder.objectRef<AgentParameter>('AgentParameter').implement({
   description: 'One input or output declaration of a stored agent.',
   fields: (t) => ({
-    title: t.exposeString('title'),
-    type: t.exposeString('type', { nullable: true }),
+    title: t.exposeString('title', {
+      description:
+        'The parameter name (inputs[].title or outputs[].title); EXECUTE_AGENT input names must match it exactly.',
+    }),
+    type: t.exposeString('type', {
+      nullable: true,
+      description: 'The declared JSON type (e.g. "string"); null when the declaration has none.',
+    }),
   }),
 });
 
@@ -15,9 +22,20 @@ const CallContractRef = builder.objectRef<CallContract>('CallContract').implemen
   description:
     'The JSON input structure that EXECUTE_AGENT expects (DESCRIBE_AGENT call_contract).',
   fields: (t) => ({
-    inputFormat: t.exposeString('inputFormat', { nullable: true }),
-    requiredKeys: t.exposeStringList('requiredKeys'),
-    nameMatches: t.exposeString('nameMatches', { nullable: true }),
+    inputFormat: t.exposeString('inputFormat', {
+      nullable: true,
+      description:
+        'The input format (call_contract.input_format), e.g. "json_array_name_value_pairs"; null when absent.',
+    }),
+    requiredKeys: t.exposeStringList('requiredKeys', {
+      description:
+        'The keys every input element must have (call_contract.required_keys), e.g. name and value.',
+    }),
+    nameMatches: t.exposeString('nameMatches', {
+      nullable: true,
+      description:
+        'What input names must match (call_contract.name_matches), e.g. "inputs[].title (exact match)"; null when absent.',
+    }),
   }),
 });
 
@@ -33,19 +51,43 @@ AgentRef.implement({
   description:
     'A stored Agent Spec (DBMS_AI_AGENT): its catalog row in USER_/DBA_AI_AGENTS and its description from DESCRIBE_AGENT.',
   fields: (t) => ({
-    name: t.exposeString('name', { description: 'AGENT_NAME.' }),
-    agentId: t.id({ description: 'AGENT_ID.', resolve: (agent) => String(agent.agentId) }),
-    owner: t.exposeString('owner', { description: 'OWNER (the session user for USER_ views).' }),
-    createTime: t.expose('createTime', { type: 'DateTime', nullable: true }),
+    name: t.exposeString('name', {
+      description:
+        'AGENT_NAME: the name given to CREATE_AGENT and accepted by EXECUTE_AGENT, DESCRIBE_AGENT and DELETE_AGENT.',
+    }),
+    agentId: t.id({
+      description: 'AGENT_ID: the NUMBER that identifies the stored agent in the catalog.',
+      resolve: (agent) => String(agent.agentId),
+    }),
+    owner: t.exposeString('owner', {
+      description: 'OWNER of DBA_AI_AGENTS (the session user when reading USER_AI_AGENTS).',
+    }),
+    createTime: t.expose('createTime', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'CREATE_TIME: when the agent was created; null when the catalog has no value.',
+    }),
     description: t.exposeString('description', {
       nullable: true,
-      description: 'The top-level component description; null when the spec has none.',
+      description:
+        'DESCRIBE_AGENT description: the top-level Agent Spec component’s description; null when the spec supplied none.',
     }),
-    inputs: t.field({ type: [AgentParameterRef], resolve: (agent) => agent.inputs }),
-    outputs: t.field({ type: [AgentParameterRef], resolve: (agent) => agent.outputs }),
+    inputs: t.field({
+      type: [AgentParameterRef],
+      description:
+        'The input declarations of the top-level executable component: DESCRIBE_AGENT inputs, else the INPUTS column (CLOB) of the catalog view.',
+      resolve: (agent) => agent.inputs,
+    }),
+    outputs: t.field({
+      type: [AgentParameterRef],
+      description:
+        'The output declarations of the top-level executable component: DESCRIBE_AGENT outputs, else the OUTPUTS column (CLOB) of the catalog view.',
+      resolve: (agent) => agent.outputs,
+    }),
     callContract: t.field({
       type: CallContractRef,
       nullable: true,
+      description: 'DESCRIBE_AGENT call_contract; null when the description has none.',
       resolve: (agent) => agent.callContract,
     }),
   }),
@@ -58,7 +100,7 @@ builder.queryFields((t) => ({
     // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
     nullable: true,
     type: AgentConnectionRef,
-    description: 'Stored agents, by owner and name.',
+    description: `Stored agents (USER_/DBA_AI_AGENTS), by owner and name. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
     complexity: connectionComplexity,
     args: t.arg.connectionArgs(),
     resolve: async (_root, args, context) => {
@@ -71,7 +113,13 @@ builder.queryFields((t) => ({
     type: AgentRef,
     nullable: true,
     description: 'One stored agent by name; NOT_FOUND when no visible agent has that name.',
-    args: { name: t.arg.string({ required: true }) },
+    args: {
+      name: t.arg.string({
+        required: true,
+        description:
+          'AGENT_NAME, exact and case-sensitive (Oracle stores unquoted names in upper case).',
+      }),
+    },
     resolve: (_root, { name }, context) => AgentRef.getDataloader(context).load(name),
   }),
 }));

@@ -8,12 +8,16 @@ import {
   type ExecStatSummary,
   MEASURES,
 } from '../model/exec-stat.js';
+import { ADMIN_ONLY, ORDER_DIRECTION, STATS_ACCESS } from './descriptions.js';
 import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
 
 const ExecStatScopeRef = builder.enumType('ExecStatScope', {
+  description: 'Which runtime-statistics view to read (seed 002).',
   values: {
     INSTANCE: { description: 'V$AGENT_EXEC_STAT: the instance the API is connected to.' },
-    CLUSTER: { description: 'GV$AGENT_EXEC_STAT: every instance, with instId.' },
+    CLUSTER: {
+      description: `GV$AGENT_EXEC_STAT: every instance, with instId. ${ADMIN_ONLY}`,
+    },
   } as const,
 });
 
@@ -30,6 +34,7 @@ const ORDER_FIELDS: Record<ExecStatOrderField, string> = {
 };
 
 const ExecStatOrderFieldRef = builder.enumType('ExecStatOrderField', {
+  description: 'The measure that orders execStats rows.',
   values: Object.fromEntries(
     Object.entries(ORDER_FIELDS).map(([name, what]) => [
       name,
@@ -39,24 +44,42 @@ const ExecStatOrderFieldRef = builder.enumType('ExecStatOrderField', {
 });
 
 export const OrderDirectionRef = builder.enumType('OrderDirection', {
-  values: ['ASC', 'DESC'] as const,
+  description: 'Sort direction.',
+  values: {
+    ASC: { description: 'Smallest (or earliest, or alphabetically first) first.' },
+    DESC: { description: 'Largest (or latest, or alphabetically last) first.' },
+  } as const,
 });
 
 const ExecStatOrderRef = builder.inputType('ExecStatOrder', {
+  description: 'How to order execStats rows.',
   fields: (t) => ({
-    field: t.field({ type: ExecStatOrderFieldRef, required: true }),
-    direction: t.field({ type: OrderDirectionRef, required: true, defaultValue: 'DESC' }),
+    field: t.field({
+      type: ExecStatOrderFieldRef,
+      required: true,
+      description: 'The measure to order by.',
+    }),
+    direction: t.field({
+      type: OrderDirectionRef,
+      required: true,
+      defaultValue: 'DESC',
+      description: ORDER_DIRECTION,
+    }),
   }),
 });
 
 const ExecStatFilterRef = builder.inputType('ExecStatFilter', {
+  description: 'Which runtime-statistics rows to select; all given conditions apply.',
   fields: (t) => ({
     minTotalTimeMs: t.float({
       description:
         'Only executions whose total time exceeds this many milliseconds (seed 002: "> 2000").',
     }),
     conId: t.int({ description: 'Only rows of this container (CON_ID).' }),
-    instId: t.int({ description: 'Only rows of this instance (INST_ID); needs scope CLUSTER.' }),
+    instId: t.int({
+      description:
+        'Only rows of this instance (INST_ID); needs scope CLUSTER, which is admin only (BAD_USER_INPUT in scope INSTANCE).',
+    }),
   }),
 });
 
@@ -64,7 +87,7 @@ const isWhole = (m: (typeof MEASURES)[number]) => m.kind === 'count' || m.kind =
 
 const ExecStatRef = builder.objectRef<ExecStat>('ExecStat').implement({
   description:
-    'One completed, successful Agent Spec execution (a V$/GV$AGENT_EXEC_STAT row). Times are milliseconds.',
+    'One completed, successful Agent Spec execution (a V$/GV$AGENT_EXEC_STAT row, seed 002): node call counts, times in milliseconds and LLM tokens accumulated over that one execution. Failed executions leave no row; a row has no execution id or timestamp. Component times need not add up to totalTimeExecMs. A NULL measure column reads as 0.',
   fields: (t) => ({
     ...Object.fromEntries(
       MEASURES.map((m) => [
@@ -82,12 +105,13 @@ const ExecStatRef = builder.objectRef<ExecStat>('ExecStat').implement({
     ),
     conId: t.int({
       nullable: true,
-      description: 'CON_ID: the container of the row.',
+      description: 'CON_ID: the container of the row; null when the view reports none.',
       resolve: (s) => s.conId,
     }),
     instId: t.int({
       nullable: true,
-      description: 'INST_ID: the instance of the row (CLUSTER scope only).',
+      description:
+        'INST_ID: the database instance of the row (GV$AGENT_EXEC_STAT); null in scope INSTANCE, whose view has no such column.',
       resolve: (s) => s.instId,
     }),
     llmTimePct: t.float({
@@ -103,7 +127,8 @@ const ExecStatRef = builder.objectRef<ExecStat>('ExecStat').implement({
       resolve: (s) => s.toolTimePct,
     }),
     unattributedTimeMs: t.float({
-      description: 'Total time not attributed to any node category (never below 0).',
+      description:
+        'AGENT_EXECUTOR_TOTAL_TIME_EXEC minus the node-category times, in milliseconds, never below 0: runtime work no category claims (overlapping concurrent work can hide it).',
       resolve: (s) => s.unattributedTimeMs,
     }),
   }),
@@ -112,13 +137,14 @@ const ExecStatRef = builder.objectRef<ExecStat>('ExecStat').implement({
 const ExecStatTotalsRef = builder
   .objectRef<Readonly<Record<string, number>>>('ExecStatTotals')
   .implement({
-    description: 'Each measure summed over the selected executions.',
+    description:
+      'Each measure summed over the selected executions (counts, milliseconds or tokens, like the ExecStat field of the same name); 0 when no row matches.',
     fields: (t) =>
       Object.fromEntries(
         MEASURES.map((m) => [
           m.field,
           t.float({
-            description: `Sum of ${m.column}.`,
+            description: `Sum of ${m.column}: ${m.description}`,
             resolve: (totals) => totals[m.field] ?? 0,
           }),
         ]),
@@ -126,22 +152,46 @@ const ExecStatTotalsRef = builder
   });
 
 const ExecStatSummaryRef = builder.objectRef<ExecStatSummary>('ExecStatSummary').implement({
-  description: 'Aggregates over a filtered set of executions, computed by the database.',
+  description:
+    'Aggregates over a filtered set of executions, computed by the database in one statement. Time aggregates are of AGENT_EXECUTOR_TOTAL_TIME_EXEC, in milliseconds, and null when no row matches.',
   fields: (t) => ({
-    executionCount: t.exposeInt('executionCount'),
-    totals: t.field({ type: ExecStatTotalsRef, resolve: (s) => s.totals }),
-    totalTimeAvgMs: t.exposeFloat('totalTimeAvgMs', { nullable: true }),
-    totalTimeP50Ms: t.exposeFloat('totalTimeP50Ms', { nullable: true }),
-    totalTimeP95Ms: t.exposeFloat('totalTimeP95Ms', { nullable: true }),
-    totalTimeP99Ms: t.exposeFloat('totalTimeP99Ms', { nullable: true }),
-    totalTimeMaxMs: t.exposeFloat('totalTimeMaxMs', { nullable: true }),
+    executionCount: t.exposeInt('executionCount', {
+      description: 'Number of matching rows, i.e. of completed, successful executions.',
+    }),
+    totals: t.field({
+      type: ExecStatTotalsRef,
+      description: 'Every measure summed over the matching rows.',
+      resolve: (s) => s.totals,
+    }),
+    totalTimeAvgMs: t.exposeFloat('totalTimeAvgMs', {
+      nullable: true,
+      description: 'Average total execution time.',
+    }),
+    totalTimeP50Ms: t.exposeFloat('totalTimeP50Ms', {
+      nullable: true,
+      description: 'Median total execution time (PERCENTILE_CONT 0.5, interpolated).',
+    }),
+    totalTimeP95Ms: t.exposeFloat('totalTimeP95Ms', {
+      nullable: true,
+      description: '95th percentile of total execution time (PERCENTILE_CONT 0.95).',
+    }),
+    totalTimeP99Ms: t.exposeFloat('totalTimeP99Ms', {
+      nullable: true,
+      description: '99th percentile of total execution time (PERCENTILE_CONT 0.99).',
+    }),
+    totalTimeMaxMs: t.exposeFloat('totalTimeMaxMs', {
+      nullable: true,
+      description: 'Longest total execution time.',
+    }),
     llmTimePct: t.exposeFloat('llmTimePct', {
       nullable: true,
-      description: 'Summed LLM time as a percentage of summed total time.',
+      description:
+        'Summed LLM time as a percentage of summed total time, one decimal; null when that total is 0 or no row matches.',
     }),
     toolTimePct: t.exposeFloat('toolTimePct', {
       nullable: true,
-      description: 'Summed ToolNode time as a percentage of summed total time.',
+      description:
+        'Summed ToolNode time as a percentage of summed total time, one decimal; null when that total is 0 or no row matches.',
     }),
   }),
 });
@@ -162,6 +212,9 @@ function checkFilter(
   return filter ?? {};
 }
 
+const SCOPE_ARG = 'The view to read: INSTANCE (V$, the default) or CLUSTER (GV$, admin only).';
+const FILTER_ARG = 'Conditions on the rows; every row when not given.';
+
 const ExecStatConnectionRef = countedConnection('ExecStatConnection', ExecStatRef);
 
 builder.queryFields((t) => ({
@@ -169,15 +222,22 @@ builder.queryFields((t) => ({
     // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
     nullable: true,
     type: ExecStatConnectionRef,
-    description:
-      'Runtime statistics rows, slowest first unless ordered otherwise. Admins only (or everyone with STATS_PUBLIC); CLUSTER scope is admin-only.',
+    description: `Runtime statistics rows (V$AGENT_EXEC_STAT, or GV$AGENT_EXEC_STAT in scope CLUSTER), slowest first unless ordered otherwise. ${STATS_ACCESS} The rows have no owner, so every reader sees all of them. Null with an error when the view cannot be read.`,
     authScopes: statsScopes,
     complexity: connectionComplexity,
     args: {
       ...t.arg.connectionArgs(),
-      scope: t.arg({ type: ExecStatScopeRef, required: true, defaultValue: 'INSTANCE' }),
-      filter: t.arg({ type: ExecStatFilterRef }),
-      orderBy: t.arg({ type: ExecStatOrderRef }),
+      scope: t.arg({
+        type: ExecStatScopeRef,
+        required: true,
+        defaultValue: 'INSTANCE',
+        description: SCOPE_ARG,
+      }),
+      filter: t.arg({ type: ExecStatFilterRef, description: FILTER_ARG }),
+      orderBy: t.arg({
+        type: ExecStatOrderRef,
+        description: 'The order of the rows; TOTAL_TIME DESC when not given.',
+      }),
     },
     resolve: async (_root, args, context) => {
       const window = pageWindow(args);
@@ -197,12 +257,16 @@ builder.queryFields((t) => ({
     // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
     nullable: true,
     type: ExecStatSummaryRef,
-    description:
-      'Count, totals and total-time average, percentiles and maximum over the filtered rows. Same access as execStats.',
+    description: `Count, totals and total-time average, percentiles and maximum over the filtered rows of V$AGENT_EXEC_STAT (GV$ in scope CLUSTER). ${STATS_ACCESS} Null with an error when the view cannot be read.`,
     authScopes: statsScopes,
     args: {
-      scope: t.arg({ type: ExecStatScopeRef, required: true, defaultValue: 'INSTANCE' }),
-      filter: t.arg({ type: ExecStatFilterRef }),
+      scope: t.arg({
+        type: ExecStatScopeRef,
+        required: true,
+        defaultValue: 'INSTANCE',
+        description: SCOPE_ARG,
+      }),
+      filter: t.arg({ type: ExecStatFilterRef, description: FILTER_ARG }),
     },
     resolve: (_root, args, context) =>
       context.repositories.execStats.summary(args.scope, checkFilter(args.scope, args.filter)),

@@ -1,5 +1,6 @@
 import { builder } from '../builder.js';
 import type { TeamRunChange, WaitingRun } from '../live/hub.js';
+import { HISTORY } from './descriptions.js';
 import { MAX_PAGE_SIZE } from './pagination.js';
 import { TeamRunStateRef } from './team.js';
 import { TeamRunRef } from './team-run.js';
@@ -9,9 +10,13 @@ builder.subscriptionType({
     'Live changes of team runs, polled from the team-history view once per POLL_INTERVAL_MS for all subscribers together. Over WebSocket (graphql-transport-ws) or SSE at /graphql.',
 });
 
+const TEAM_NAME_FILTER = 'Only runs of this team (TEAM_NAME, exact); every team when absent.';
+
 const TeamRunChangeFilterRef = builder.inputType('TeamRunChangeFilter', {
+  description:
+    'Which run changes to receive; all given conditions apply. Non-admin subscribers only ever receive runs of their own owner.',
   fields: (t) => ({
-    teamName: t.string({ description: 'Only runs of this team.' }),
+    teamName: t.string({ description: TEAM_NAME_FILTER }),
     states: t.field({
       type: [TeamRunStateRef],
       description: 'Only changes into one of these states; all states when absent or empty.',
@@ -35,23 +40,36 @@ const TeamRunChangeRef = builder.objectRef<TeamRunChange>('TeamRunChange').imple
         'The state at the previous observation; null for a new run. States that came and went between two polls are not seen.',
       resolve: (change) => change.previousState,
     }),
-    state: t.field({ type: TeamRunStateRef, resolve: (change) => change.state }),
+    state: t.field({
+      type: TeamRunStateRef,
+      description: 'The state the poll observed (STATE of the team-history row).',
+      resolve: (change) => change.state,
+    }),
   }),
 });
 
 const WaitingRunRef = builder.objectRef<WaitingRun>('WaitingRun').implement({
-  description: 'A run paused in WAITING_FOR_HUMAN.',
+  description:
+    'A run paused in WAITING_FOR_HUMAN: it resumes when the person’s answer is given to RUN_TEAM again.',
   fields: (t) => ({
-    execId: t.exposeID('execId'),
-    teamName: t.exposeString('teamName'),
-    startDate: t.expose('startDate', { type: 'DateTime', nullable: true }),
+    execId: t.exposeID('execId', { description: HISTORY.teamExecId }),
+    teamName: t.exposeString('teamName', { description: HISTORY.teamName }),
+    startDate: t.expose('startDate', {
+      type: 'DateTime',
+      nullable: true,
+      description: `${HISTORY.startDate} The start of the run, not of the wait.`,
+    }),
     waitingSince: t.expose('waitingSince', {
       type: 'DateTime',
       nullable: true,
       description:
         'When the run began waiting: the start of its open tool call (the human tool call it is blocked on), else the start of its task in WAITING_FOR_HUMAN, else the poll that first saw it waiting; null when none of these is known (a run already waiting when polling began, without those rows).',
     }),
-    run: t.field({ type: TeamRunRef, resolve: (waiting) => waiting.run }),
+    run: t.field({
+      type: TeamRunRef,
+      description: 'The whole run, with its tasks and tool calls as of this event.',
+      resolve: (waiting) => waiting.run,
+    }),
   }),
 });
 
@@ -60,7 +78,12 @@ builder.subscriptionFields((t) => ({
     type: TeamRunChangeRef,
     description:
       'One event per observed state change of a run and per new run, from the moment of subscribing, filtered by team and new state.',
-    args: { filter: t.arg({ type: TeamRunChangeFilterRef }) },
+    args: {
+      filter: t.arg({
+        type: TeamRunChangeFilterRef,
+        description: 'Which changes to receive; every visible run’s changes when not given.',
+      }),
+    },
     subscribe: (_root, args, context) => {
       context.repositories.history.requireRuns();
       return context.live.teamRunChanges({ ...args.filter, owner: context.viewer.owner });
@@ -71,7 +94,7 @@ builder.subscriptionFields((t) => ({
     type: [WaitingRunRef],
     description:
       'The runs waiting for a human (of one team, or of all teams), longest-waiting first: the current set at once, then the whole set again each time it changes.',
-    args: { teamName: t.arg.string({ description: 'Only runs of this team.' }) },
+    args: { teamName: t.arg.string({ description: TEAM_NAME_FILTER }) },
     // Every event re-runs the selection for each waiting run, and the set has no page size:
     // it is priced as the largest page, so that the cost limit bounds one event's work.
     complexity: { field: 1, multiplier: MAX_PAGE_SIZE },

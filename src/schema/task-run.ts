@@ -2,6 +2,7 @@ import { builder } from '../builder.js';
 import { notFound } from '../errors.js';
 import { durationMs, type TaskRun } from '../model/team.js';
 import { AgentRef } from './agent.js';
+import { HISTORY } from './descriptions.js';
 import { TeamRunStateRef } from './team.js';
 import { TeamRunRef } from './team-run.js';
 
@@ -26,42 +27,67 @@ export const TaskRunRef = builder.loadableNodeRef<TaskRun>('TaskRun', {
 });
 
 TaskRunRef.implement({
-  description: 'One task of a team run (a row of USER_/DBA_AI_AGENT_TASK_HISTORY).',
+  description:
+    'One task of a team run (a row of USER_/DBA_AI_AGENT_TASK_HISTORY, seed 003): the parameters the task read when it started and the result it wrote when it ended.',
   fields: (t) => ({
-    teamExecId: t.exposeID('teamExecId'),
+    teamExecId: t.exposeID('teamExecId', { description: HISTORY.teamExecId }),
     teamRun: t.field({
       type: TeamRunRef,
       nullable: true,
+      description:
+        'The team run this task belongs to; null when its team-history row is not visible to the caller.',
       resolve: (task, _args, context) => context.loaders.runById.load(task.teamExecId),
     }),
     taskOrder: t.exposeInt('taskOrder', {
-      description: 'Position of this occurrence in the team’s sequence.',
+      description: HISTORY.taskOrder,
     }),
-    taskName: t.exposeString('taskName', { nullable: true }),
-    agentName: t.exposeString('agentName'),
+    taskName: t.exposeString('taskName', { nullable: true, description: HISTORY.taskName }),
+    agentName: t.exposeString('agentName', { description: HISTORY.agentName }),
     agent: t.field({
       type: AgentRef,
       nullable: true,
-      description: 'The stored Agent Spec of that name, when there is one.',
+      description:
+        'The stored Agent Spec (DBMS_AI_AGENT) of the same name; null when there is none (Select AI agents are usually not Agent Specs).',
       resolve: (task, _args, context) => context.loaders.agentByName.load(task.agentName),
     }),
-    state: t.field({ type: TeamRunStateRef, resolve: (task) => task.state }),
-    input: t.exposeString('input', { nullable: true }),
-    result: t.exposeString('result', { nullable: true }),
+    state: t.field({
+      type: TeamRunStateRef,
+      description: `${HISTORY.state} The state of this task, not of the whole run.`,
+      resolve: (task) => task.state,
+    }),
+    input: t.exposeString('input', {
+      nullable: true,
+      description: 'INPUT (CLOB): the input data of the task, as text; null when not recorded.',
+    }),
+    result: t.exposeString('result', {
+      nullable: true,
+      description:
+        'RESULT (CLOB): the output of the task (text, JSON, rows or a status message), as text; null while the task runs or when it produced none.',
+    }),
     conversationParams: t.expose('conversationParams', {
       type: 'JSON',
       nullable: true,
       description:
-        'The conversation parameters (COVERSATION_PARAM or its later spelling), as JSON.',
+        'The JSON parameters for the conversation API (COVERSATION_PARAM as documented, CONVERSATION_PARAMS in other releases; e.g. conversation_id, title); null when absent or when the view has neither column.',
     }),
     conversationId: t.exposeString('conversationId', {
       nullable: true,
-      description: 'conversation_id from the conversation parameters.',
+      description:
+        'The conversation_id member of conversationParams ($.conversation_id); null when absent.',
     }),
-    startDate: t.expose('startDate', { type: 'DateTime', nullable: true }),
-    endDate: t.expose('endDate', { type: 'DateTime', nullable: true }),
+    startDate: t.expose('startDate', {
+      type: 'DateTime',
+      nullable: true,
+      description: HISTORY.startDate,
+    }),
+    endDate: t.expose('endDate', {
+      type: 'DateTime',
+      nullable: true,
+      description: HISTORY.endDate,
+    }),
     durationMs: t.float({
       nullable: true,
+      description: HISTORY.durationMs,
       resolve: (task) => durationMs(task.startDate, task.endDate),
     }),
   }),

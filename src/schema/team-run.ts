@@ -1,6 +1,13 @@
 import { builder } from '../builder.js';
 import { badUserInput, notFound } from '../errors.js';
 import { durationMs, type TeamRun, type TeamRunFilter } from '../model/team.js';
+import {
+  HISTORY,
+  NULL_WHEN_VIEW_NOT_GRANTED,
+  ORDER_DIRECTION,
+  OWNER_FILTER,
+  VISIBILITY,
+} from './descriptions.js';
 import { OrderDirectionRef } from './exec-stat.js';
 import {
   connectionComplexity,
@@ -20,30 +27,47 @@ export const TeamRunRef = builder.loadableNodeRef<TeamRun>('TeamRun', {
 });
 
 TeamRunRef.implement({
-  description: 'One execution of an agent team (a row of USER_/DBA_AI_AGENT_TEAM_HISTORY).',
+  description:
+    'One execution of an agent team (a row of USER_/DBA_AI_AGENT_TEAM_HISTORY, seed 003), started by DBMS_CLOUD_AI_AGENT.RUN_TEAM. It links to its task runs and tool calls.',
   fields: (t) => ({
-    execId: t.exposeID('execId', { description: 'TEAM_EXEC_ID.' }),
-    teamName: t.exposeString('teamName'),
+    execId: t.exposeID('execId', { description: HISTORY.teamExecId }),
+    teamName: t.exposeString('teamName', { description: HISTORY.teamName }),
     team: t.field({
       type: TeamRef,
       nullable: true,
-      description: 'The team, while it still exists in the catalog.',
+      description:
+        'The team of that name in the catalog; null once the team is dropped or when the caller may not see it.',
       resolve: (run, _args, context) => context.loaders.teamByName.load(run.teamName),
     }),
-    owner: t.exposeString('owner', { description: 'TEAM_OWNER.' }),
-    state: t.field({ type: TeamRunStateRef, resolve: (run) => run.state }),
-    startDate: t.expose('startDate', { type: 'DateTime', nullable: true }),
+    owner: t.exposeString('owner', {
+      description:
+        'TEAM_OWNER: the schema that owns the team (the session user when reading the USER_ view, which has no such column).',
+    }),
+    state: t.field({
+      type: TeamRunStateRef,
+      description: HISTORY.state,
+      resolve: (run) => run.state,
+    }),
+    startDate: t.expose('startDate', {
+      type: 'DateTime',
+      nullable: true,
+      description: HISTORY.startDate,
+    }),
     endDate: t.expose('endDate', {
       type: 'DateTime',
       nullable: true,
-      description: 'Null while the run goes on.',
+      description: HISTORY.endDate,
     }),
     durationMs: t.float({
       nullable: true,
-      description: 'From start to end; null while the run goes on.',
+      description: HISTORY.durationMs,
       resolve: (run) => durationMs(run.startDate, run.endDate),
     }),
-    instanceId: t.exposeInt('instanceId', { nullable: true, description: 'TEAM_INSTANCE_ID.' }),
+    instanceId: t.exposeInt('instanceId', {
+      nullable: true,
+      description:
+        'TEAM_INSTANCE_ID: the instance id of the session that ran the team; null when not recorded.',
+    }),
   }),
 });
 
@@ -53,7 +77,10 @@ export const TeamRunConnectionRef = countedConnection('TeamRunConnection', TeamR
 const stateAndStartFields = (
   t: PothosSchemaTypes.InputFieldBuilder<SchemaTypesOf, 'InputObject'>,
 ) => ({
-  states: t.field({ type: [TeamRunStateRef] }),
+  states: t.field({
+    type: [TeamRunStateRef],
+    description: 'Only runs in one of these states; every state when absent or empty.',
+  }),
   startedAfter: t.field({
     type: 'DateTime',
     description: 'Runs that started at or after this instant.',
@@ -65,27 +92,47 @@ const stateAndStartFields = (
 });
 
 const TeamRunsOfTeamFilterRef = builder.inputType('TeamRunsOfTeamFilter', {
+  description: 'Which runs of one team to list; all given conditions apply.',
   fields: stateAndStartFields,
 });
 
 const TeamRunFilterRef = builder.inputType('TeamRunFilter', {
+  description: 'Which team runs to list; all given conditions apply.',
   fields: (t) => ({
-    teamName: t.string(),
+    teamName: t.string({ description: 'Only runs of this team (TEAM_NAME, exact).' }),
     ...stateAndStartFields(t),
-    owner: t.string({ description: 'TEAM_OWNER.' }),
+    owner: t.string({ description: `TEAM_OWNER. ${OWNER_FILTER}` }),
   }),
 });
 
 const TeamRunOrderFieldRef = builder.enumType('TeamRunOrderField', {
-  values: ['START_DATE', 'END_DATE', 'TEAM_NAME', 'STATE'] as const,
+  description: 'The team-history column that orders teamRuns.',
+  values: {
+    START_DATE: { description: 'Order by START_DATE.' },
+    END_DATE: { description: 'Order by END_DATE.' },
+    TEAM_NAME: { description: 'Order by TEAM_NAME.' },
+    STATE: { description: 'Order by STATE, alphabetically.' },
+  } as const,
 });
 
 const TeamRunOrderRef = builder.inputType('TeamRunOrder', {
+  description: 'How to order teamRuns.',
   fields: (t) => ({
-    field: t.field({ type: TeamRunOrderFieldRef, required: true }),
-    direction: t.field({ type: OrderDirectionRef, required: true, defaultValue: 'DESC' }),
+    field: t.field({
+      type: TeamRunOrderFieldRef,
+      required: true,
+      description: 'The column to order by.',
+    }),
+    direction: t.field({
+      type: OrderDirectionRef,
+      required: true,
+      defaultValue: 'DESC',
+      description: ORDER_DIRECTION,
+    }),
   }),
 });
+
+const RUN_FILTER_ARG = 'Conditions on the runs; every run when not given.';
 
 function checkDates(filter: TeamRunFilter | null | undefined): TeamRunFilter {
   if (filter?.startedAfter && filter.startedBefore && filter.startedAfter > filter.startedBefore) {
@@ -97,9 +144,12 @@ function checkDates(filter: TeamRunFilter | null | undefined): TeamRunFilter {
 builder.objectFields(TeamRef, (t) => ({
   runs: t.field({
     type: TeamRunConnectionRef,
-    description: 'The team’s runs, newest first.',
+    description: 'The team’s runs (its rows of the team-history view), newest first.',
     complexity: connectionComplexity,
-    args: { ...t.arg.connectionArgs(), filter: t.arg({ type: TeamRunsOfTeamFilterRef }) },
+    args: {
+      ...t.arg.connectionArgs(),
+      filter: t.arg({ type: TeamRunsOfTeamFilterRef, description: RUN_FILTER_ARG }),
+    },
     resolve: async (team, args, context) => {
       const window = pageWindow(args);
       const filter = checkDates(args.filter);
@@ -122,12 +172,15 @@ builder.queryFields((t) => ({
     nullable: true,
     authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
     type: TeamRunConnectionRef,
-    description: 'Team runs across teams, newest first unless ordered otherwise.',
+    description: `Team runs across teams (USER_/DBA_AI_AGENT_TEAM_HISTORY), newest first unless ordered otherwise. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
     complexity: connectionComplexity,
     args: {
       ...t.arg.connectionArgs(),
-      filter: t.arg({ type: TeamRunFilterRef }),
-      orderBy: t.arg({ type: TeamRunOrderRef }),
+      filter: t.arg({ type: TeamRunFilterRef, description: RUN_FILTER_ARG }),
+      orderBy: t.arg({
+        type: TeamRunOrderRef,
+        description: 'The order of the runs; START_DATE DESC when not given.',
+      }),
     },
     resolve: async (_root, args, context) => {
       const window = pageWindow(args);
@@ -144,7 +197,7 @@ builder.queryFields((t) => ({
     type: TeamRunRef,
     nullable: true,
     description: 'One run by TEAM_EXEC_ID; NOT_FOUND when there is none.',
-    args: { execId: t.arg.id({ required: true }) },
+    args: { execId: t.arg.id({ required: true, description: HISTORY.teamExecId }) },
     resolve: (_root, { execId }, context) => TeamRunRef.getDataloader(context).load(String(execId)),
   }),
 }));

@@ -1,6 +1,12 @@
 import { builder } from '../builder.js';
 import { notFound } from '../errors.js';
 import { TEAM_RUN_STATES, type Team, type TeamStats, type TeamTool } from '../model/team.js';
+import {
+  NULL_WHEN_VIEW_NOT_GRANTED,
+  OWNER_FILTER,
+  TEAM_NAME_ARG,
+  VISIBILITY,
+} from './descriptions.js';
 import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
 
 export const TeamRef = builder.loadableNodeRef<Team>('Team', {
@@ -17,28 +23,40 @@ export const TeamToolRef = builder.objectRef<TeamTool>('TeamTool').implement({
   fields: (t) => ({
     toolId: t.exposeID('toolId', {
       nullable: true,
-      description: 'The generated tool id (A2A skills[].id).',
+      description:
+        'The tool id that CREATE_TOOL generated (A2A skills[].id); null when the tool catalog view has no id column (its name is unconfirmed).',
     }),
-    name: t.exposeString('name'),
-    owner: t.exposeString('owner'),
-    instruction: t.exposeString('instruction', { nullable: true }),
+    name: t.exposeString('name', {
+      description: 'TOOL_NAME of USER_/DBA_AI_AGENT_TOOLS (A2A skills[].name).',
+    }),
+    owner: t.exposeString('owner', {
+      description: 'OWNER of DBA_AI_AGENT_TOOLS (the session user when reading the USER_ view).',
+    }),
+    instruction: t.exposeString('instruction', {
+      nullable: true,
+      description:
+        'The tool’s instruction attribute (USER_/DBA_AI_AGENT_TOOL_ATTRIBUTES, A2A skills[].description); null when not set.',
+    }),
     toolType: t.exposeString('toolType', {
       nullable: true,
-      description: 'HUMAN, HTTP, RAG, SQL, WEBSEARCH or NOTIFICATION.',
+      description:
+        'The tool_type attribute: HUMAN, HTTP, RAG, SQL, WEBSEARCH or NOTIFICATION; null when not set.',
     }),
     agentName: t.exposeString('agentName', {
       nullable: true,
-      description: 'The team member that uses it.',
+      description:
+        'The team member (agents[].name of the team’s agents attribute) whose task lists the tool.',
     }),
     taskName: t.exposeString('taskName', {
       nullable: true,
-      description: 'The task that lists it.',
+      description: 'The task (agents[].task) whose tools attribute lists the tool.',
     }),
   }),
 });
 
 export const TeamRunStateRef = builder.enumType('TeamRunState', {
-  description: 'The state of a team run (seed 003).',
+  description:
+    'STATE of a team run or of one of its tasks (USER_/DBA_AI_AGENT_TEAM_HISTORY and _TASK_HISTORY, seed 003).',
   values: {
     RUNNING: { description: 'The team is processing the request.' },
     WAITING_FOR_HUMAN: { description: 'The team paused for a person’s input or approval.' },
@@ -51,19 +69,26 @@ export const TeamRunStateRef = builder.enumType('TeamRunState', {
 const StateCountRef = builder
   .objectRef<{ state: (typeof TEAM_RUN_STATES)[number]; count: number }>('TeamRunStateCount')
   .implement({
+    description: 'How many runs of a team are in one state.',
     fields: (t) => ({
-      state: t.field({ type: TeamRunStateRef, resolve: (c) => c.state }),
-      count: t.exposeInt('count'),
+      state: t.field({
+        type: TeamRunStateRef,
+        description: 'The STATE counted.',
+        resolve: (c) => c.state,
+      }),
+      count: t.exposeInt('count', { description: 'Runs in that state; 0 when none.' }),
     }),
   });
 
 const TeamStatsRef = builder.objectRef<TeamStats>('TeamStats').implement({
-  description: 'Run statistics of one team, computed by the database over its whole history.',
+  description:
+    'Run statistics of one team, computed by the database over its whole history (USER_/DBA_AI_AGENT_TEAM_HISTORY, human waits from the tool history). Durations are milliseconds.',
   fields: (t) => ({
-    runCount: t.exposeInt('runCount'),
+    runCount: t.exposeInt('runCount', { description: 'Runs of the team, in any state.' }),
     runsByState: t.field({
       type: [StateCountRef],
-      description: 'One entry per state, in the order of TeamRunState.',
+      description:
+        'One entry per state, every state included, in the order RUNNING, WAITING_FOR_HUMAN, RESUMING, SUCCEEDED, FAILED.',
       resolve: (s) => TEAM_RUN_STATES.map((state) => ({ state, count: s.runsByState[state] })),
     }),
     successRate: t.exposeFloat('successRate', {
@@ -73,39 +98,64 @@ const TeamStatsRef = builder.objectRef<TeamStats>('TeamStats').implement({
     }),
     durationP50Ms: t.exposeFloat('durationP50Ms', {
       nullable: true,
-      description: 'Median duration of ended runs.',
+      description: 'Median END_DATE minus START_DATE of ended runs; null before any run has ended.',
     }),
-    durationP95Ms: t.exposeFloat('durationP95Ms', { nullable: true }),
+    durationP95Ms: t.exposeFloat('durationP95Ms', {
+      nullable: true,
+      description: '95th percentile duration of ended runs; null before any run has ended.',
+    }),
     humanWaitCount: t.exposeInt('humanWaitCount', {
       description: 'Answered calls of HUMAN tools: each is a time a run waited for a person.',
     }),
-    humanWaitTotalMs: t.exposeFloat('humanWaitTotalMs', { nullable: true }),
-    humanWaitAvgMs: t.exposeFloat('humanWaitAvgMs', { nullable: true }),
+    humanWaitTotalMs: t.exposeFloat('humanWaitTotalMs', {
+      nullable: true,
+      description: 'Summed duration of those answered HUMAN tool calls; null when there are none.',
+    }),
+    humanWaitAvgMs: t.exposeFloat('humanWaitAvgMs', {
+      nullable: true,
+      description: 'Average duration of an answered HUMAN tool call; null when there are none.',
+    }),
   }),
 });
 
 TeamRef.implement({
-  description: 'A Select AI agent team (DBMS_CLOUD_AI_AGENT.CREATE_TEAM).',
+  description:
+    'A Select AI agent team (DBMS_CLOUD_AI_AGENT.CREATE_TEAM): a row of USER_/DBA_AI_AGENT_TEAMS.',
   fields: (t) => ({
-    name: t.exposeString('name'),
-    owner: t.exposeString('owner'),
-    description: t.exposeString('description', { nullable: true }),
-    status: t.exposeString('status', { nullable: true }),
+    name: t.exposeString('name', {
+      description: 'AGENT_TEAM_NAME: the team_name given to CREATE_TEAM (the A2A card name).',
+    }),
+    owner: t.exposeString('owner', {
+      description: 'OWNER of DBA_AI_AGENT_TEAMS (the session user when reading the USER_ view).',
+    }),
+    description: t.exposeString('description', {
+      nullable: true,
+      description: 'DESCRIPTION (CLOB) given to CREATE_TEAM; null when not set.',
+    }),
+    status: t.exposeString('status', {
+      nullable: true,
+      description:
+        'STATUS of the team catalog view, as Oracle reports it; null when the view has no STATUS column (its presence is unconfirmed).',
+    }),
     tools: t.field({
       type: [TeamToolRef],
+      description:
+        'The tools of the team’s tasks, in the order the team lists its members and each task its tools (team attribute agents, task attribute tools).',
       resolve: (team, _args, context) => context.loaders.toolsOfTeam.load(team.name),
     }),
     stats: t.field({
       type: TeamStatsRef,
+      description: 'Run statistics over the team’s whole history.',
       resolve: (team, _args, context) => context.loaders.statsOfTeam.load(team.name),
     }),
   }),
 });
 
 const TeamFilterRef = builder.inputType('TeamFilter', {
+  description: 'Which teams to list; all given conditions apply.',
   fields: (t) => ({
     nameContains: t.string({ description: 'Case-insensitive part of the team name.' }),
-    owner: t.string({ description: 'Only teams of this owner (schema).' }),
+    owner: t.string({ description: OWNER_FILTER }),
   }),
 });
 
@@ -117,9 +167,15 @@ builder.queryFields((t) => ({
     nullable: true,
     authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
     type: TeamConnectionRef,
-    description: 'Select AI agent teams, by name.',
+    description: `Select AI agent teams (USER_/DBA_AI_AGENT_TEAMS), by name. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
     complexity: connectionComplexity,
-    args: { ...t.arg.connectionArgs(), filter: t.arg({ type: TeamFilterRef }) },
+    args: {
+      ...t.arg.connectionArgs(),
+      filter: t.arg({
+        type: TeamFilterRef,
+        description: 'Conditions on the teams; all when not given.',
+      }),
+    },
     resolve: async (_root, args, context) => {
       const window = pageWindow(args);
       const page = await context.repositories.teams.page(
@@ -135,7 +191,7 @@ builder.queryFields((t) => ({
     type: TeamRef,
     nullable: true,
     description: 'One team by name; NOT_FOUND when no visible team has that name.',
-    args: { name: t.arg.string({ required: true }) },
+    args: { name: t.arg.string({ required: true, description: TEAM_NAME_ARG }) },
     resolve: (_root, { name }, context) => TeamRef.getDataloader(context).load(name),
   }),
 }));

@@ -1,6 +1,7 @@
 import { builder } from '../builder.js';
 import { notFound } from '../errors.js';
 import { durationMs, type ToolCall } from '../model/team.js';
+import { HISTORY, NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
 import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
 import { TaskRunRef } from './task-run.js';
 import { TeamRunRef } from './team-run.js';
@@ -14,34 +15,72 @@ export const ToolCallRef = builder.loadableNodeRef<ToolCall>('ToolCall', {
 });
 
 ToolCallRef.implement({
-  description: 'One tool invocation (a row of USER_/DBA_AI_AGENT_TOOL_HISTORY).',
+  description:
+    'One tool invocation (a row of USER_/DBA_AI_AGENT_TOOL_HISTORY, seed 003): which tool, called by which agent and task of which team run, with its input and output.',
   fields: (t) => ({
-    invocationId: t.exposeID('invocationId'),
-    teamExecId: t.exposeID('teamExecId'),
-    taskOrder: t.exposeInt('taskOrder', { nullable: true }),
+    invocationId: t.exposeID('invocationId', {
+      description: 'INVOCATION_ID: the unique id of the call.',
+    }),
+    teamExecId: t.exposeID('teamExecId', { description: HISTORY.teamExecId }),
+    taskOrder: t.exposeInt('taskOrder', {
+      nullable: true,
+      description: `${HISTORY.taskOrder} Null when not recorded.`,
+    }),
     taskRun: t.field({
       type: TaskRunRef,
       nullable: true,
+      description:
+        'The task run that made the call (same TEAM_EXEC_ID and TASK_ORDER); null when it is not in the task history or not visible.',
       resolve: async (call, _args, context) => {
         const tasks = await context.loaders.tasksOfRun.load(call.teamExecId);
         return tasks.find((task) => task.taskOrder === call.taskOrder) ?? null;
       },
     }),
-    toolOwner: t.exposeString('toolOwner', { nullable: true }),
-    toolName: t.exposeString('toolName', { nullable: true }),
-    agentName: t.exposeString('agentName', { nullable: true }),
-    taskName: t.exposeString('taskName', { nullable: true }),
-    startDate: t.expose('startDate', { type: 'DateTime', nullable: true }),
-    endDate: t.expose('endDate', { type: 'DateTime', nullable: true }),
+    toolOwner: t.exposeString('toolOwner', {
+      nullable: true,
+      description:
+        'TOOL_OWNER: the schema that owns the tool; the session user when reading the USER_ view (which has no such column) or when the row records none.',
+    }),
+    toolName: t.exposeString('toolName', {
+      nullable: true,
+      description: 'TOOL_NAME: the tool called; null when not recorded.',
+    }),
+    agentName: t.exposeString('agentName', {
+      nullable: true,
+      description: 'AGENT_NAME: the agent that called the tool; null when not recorded.',
+    }),
+    taskName: t.exposeString('taskName', {
+      nullable: true,
+      description: 'TASK_NAME: the task that ran the tool; null when not recorded.',
+    }),
+    startDate: t.expose('startDate', {
+      type: 'DateTime',
+      nullable: true,
+      description: HISTORY.startDate,
+    }),
+    endDate: t.expose('endDate', {
+      type: 'DateTime',
+      nullable: true,
+      description: `${HISTORY.endDate} A HUMAN tool call stays open while the run waits for a person.`,
+    }),
     durationMs: t.float({
       nullable: true,
+      description: HISTORY.durationMs,
       resolve: (call) => durationMs(call.startDate, call.endDate),
     }),
-    input: t.exposeString('input', { nullable: true }),
-    output: t.exposeString('output', { nullable: true }),
+    input: t.exposeString('input', {
+      nullable: true,
+      description: 'INPUT (CLOB): the input data of the tool, as text; null when not recorded.',
+    }),
+    output: t.exposeString('output', {
+      nullable: true,
+      description:
+        'OUTPUT (CLOB): the output of the tool (text, JSON, rows or a status message), as text; null while running or when it produced none.',
+    }),
     toolOutput: t.exposeString('toolOutput', {
       nullable: true,
-      description: 'Diagnostic messages of the tool function.',
+      description:
+        'TOOL_OUTPUT (CLOB): diagnostic messages of the tool function, for debugging and tracing; null when there are none.',
     }),
   }),
 });
@@ -66,10 +105,11 @@ builder.objectFields(TaskRunRef, (t) => ({
 }));
 
 const ToolCallFilterRef = builder.inputType('ToolCallFilter', {
+  description: 'Which tool calls to list; all given conditions apply.',
   fields: (t) => ({
-    toolName: t.string(),
-    agentName: t.string(),
-    teamExecId: t.id(),
+    toolName: t.string({ description: 'Only calls of this tool (TOOL_NAME, exact).' }),
+    agentName: t.string({ description: 'Only calls by this agent (AGENT_NAME, exact).' }),
+    teamExecId: t.id({ description: 'Only calls of this team run (TEAM_EXEC_ID).' }),
   }),
 });
 
@@ -80,9 +120,15 @@ builder.queryFields((t) => ({
     // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
     nullable: true,
     type: ToolCallConnectionRef,
-    description: 'Tool calls across runs, newest first.',
+    description: `Tool calls across runs (USER_/DBA_AI_AGENT_TOOL_HISTORY), newest first. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
     complexity: connectionComplexity,
-    args: { ...t.arg.connectionArgs(), filter: t.arg({ type: ToolCallFilterRef }) },
+    args: {
+      ...t.arg.connectionArgs(),
+      filter: t.arg({
+        type: ToolCallFilterRef,
+        description: 'Conditions on the calls; every call when not given.',
+      }),
+    },
     resolve: async (_root, args, context) => {
       const window = pageWindow(args);
       const filter = args.filter
