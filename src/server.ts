@@ -156,7 +156,6 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     recordAuthFailure: authFailureRecorder(logger, metrics),
     guard,
     maxPayload: config.limits.maxBodyBytes,
-    maxResponseBytes: config.limits.maxResponseBytes,
   });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {

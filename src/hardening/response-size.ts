@@ -29,17 +29,26 @@ export function boundedResult(result: ExecutionResult, maxBytes: number): Execut
   };
 }
 
-/** boundedResult for everything yoga sends over HTTP and SSE (each event on its own). */
+/**
+ * boundedResult on every execution result and subscription event, where execution ends:
+ * HTTP, SSE and graphql-ws (which runs yoga's enveloped execute and subscribe) alike.
+ */
 export function responseSizeLimit(maxBytes: number): Plugin {
+  const bound = ({
+    result,
+    setResult,
+  }: {
+    result: ExecutionResult | AsyncIterable<ExecutionResult>;
+    setResult: (result: ExecutionResult | AsyncGenerator<ExecutionResult, void, void>) => void;
+  }) => {
+    setResult(
+      isAsyncIterable(result)
+        ? mapAsyncIterable(result, (value) => boundedResult(value, maxBytes))
+        : boundedResult(result, maxBytes),
+    );
+  };
   return {
-    onResultProcess({ result, setResult }) {
-      if (Array.isArray(result)) {
-        setResult(result.map((r) => boundedResult(r, maxBytes)));
-      } else if (isAsyncIterable(result)) {
-        setResult(mapAsyncIterable(result, (value) => boundedResult(value, maxBytes)));
-      } else {
-        setResult(boundedResult(result, maxBytes));
-      }
-    },
+    onExecute: () => ({ onExecuteDone: bound }),
+    onSubscribe: () => ({ onSubscribeResult: bound }),
   };
 }

@@ -10,7 +10,6 @@ import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { expiredError, runAt } from '../hardening/expiry.js';
 import { type BrowserGuard, verifyUpgrade } from '../hardening/origin.js';
-import { boundedResult } from '../hardening/response-size.js';
 import type { Viewer } from '../model/viewer.js';
 import type { AgentGraphYoga, ErrorMapper } from '../yoga.js';
 
@@ -48,7 +47,6 @@ export function attachGraphqlWs(options: {
   readonly guard: BrowserGuard;
   /** MAX_BODY_BYTES: one message may not be larger than one HTTP request body. */
   readonly maxPayload: number;
-  readonly maxResponseBytes: number;
 }): GraphqlWsServer {
   const { yoga, errors } = options;
   const wss = new WebSocketServer({
@@ -138,12 +136,7 @@ export function attachGraphqlWs(options: {
         return args;
       },
       onNext: (_ctx, _id, _payload, args, result) =>
-        toFormatted(
-          errors.mapResult(
-            boundedResult(result, options.maxResponseBytes),
-            (args.contextValue as Context).requestId,
-          ),
-        ),
+        toFormatted(errors.mapResult(result, (args.contextValue as Context).requestId)),
       onError: (_ctx, _id, _payload, graphqlErrors) => {
         const requestId = randomUUID();
         return graphqlErrors.map((error) => errors.mapError(error, requestId).toJSON());
