@@ -14,6 +14,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import { createLoaders } from '../loaders.js';
+import { type SubscriptionShape, subscriptionShape } from '../subscription-shape.js';
 import { mapAsyncIterable } from './iterables.js';
 
 /**
@@ -41,7 +42,7 @@ interface EventShare {
    * the same rows once, so their statements cost no more than one subscription's.
    */
   readonly contexts: Map<string, Context>;
-  /** One execution per normalised document, variables and viewer scope. */
+  /** One execution per canonical (or else normalised) document, variables and viewer scope. */
   readonly results: Map<string, Result>;
 }
 
@@ -66,6 +67,33 @@ function executeShared(args: ExecutionArgs, payload: unknown): Result {
     shared.set(payload, share);
   }
   const scope = scopeOf(base);
+  let context = share.contexts.get(scope);
+  if (!context) {
+    context = freshContext();
+    share.contexts.set(scope, context);
+  }
+  const shape = shapeOf(args);
+  if (shape) {
+    const key = JSON.stringify([shape.key, scope]);
+    let canonical = share.results.get(key);
+    if (!canonical) {
+      canonical = execute({
+        ...args,
+        document: shape.document,
+        operationName: undefined,
+        variableValues: {},
+        rootValue: payload,
+        contextValue: context,
+      });
+      share.results.set(key, canonical);
+    }
+    const sharedContext = context;
+    // Errors carry paths in the canonical document's terms: a subscription whose event has
+    // errors runs its own document instead (on the same loaders, so no more statements).
+    return then(canonical, (result) =>
+      result.errors || !result.data ? run(sharedContext) : { data: shape.project(result.data) },
+    );
+  }
   // Request ids are added to errors per subscription, after this.
   const key = JSON.stringify([
     normalisedDocument(args.document, args.operationName),
@@ -74,16 +102,28 @@ function executeShared(args: ExecutionArgs, payload: unknown): Result {
   ]);
   let result = share.results.get(key);
   if (!result) {
-    let context = share.contexts.get(scope);
-    if (!context) {
-      context = freshContext();
-      share.contexts.set(scope, context);
-    }
     result = run(context);
     share.results.set(key, result);
   }
   return result;
 }
+
+const shapes = new WeakMap<ExecutionArgs, SubscriptionShape | null>();
+
+/** One subscription's shape, worked out at its first event (its args stay the same). */
+function shapeOf(args: ExecutionArgs): SubscriptionShape | undefined {
+  let shape = shapes.get(args);
+  if (shape === undefined) {
+    shape =
+      subscriptionShape(args.schema, args.document, args.operationName, args.variableValues) ??
+      null;
+    shapes.set(args, shape);
+  }
+  return shape ?? undefined;
+}
+
+const then = (result: Result, map: (result: ExecutionResult) => Result): Result =>
+  result instanceof Promise ? result.then(map) : map(result);
 
 const normalised = new WeakMap<DocumentNode, Map<string | null, string>>();
 

@@ -98,6 +98,20 @@ describe('per-event sharing', () => {
     await settled(t.server, variants.length);
     expect(single).toBeGreaterThan(0);
     expect(await nestedStatements(many, ['v0', 'v1', 'v2', 'v3'])).toBe(single);
+    // Each still gets the shape it asked for: its aliases, its field order.
+    const last = (id: string) =>
+      (many.messages.filter((m) => m.id === id && m.type === 'next').at(-1)?.payload as {
+        data: Record<string, Record<string, unknown>>;
+      }) ?? { data: {} };
+    expect(Object.keys(last('v2').data.changed ?? {})).toEqual(['now', 'run']);
+    expect(Object.keys(last('v2').data.changed?.run as object)).toEqual([
+      'id',
+      'steps',
+      'toolCalls',
+    ]);
+    expect(Object.keys(last('v3').data.teamRunChanged ?? {})).toEqual(['run', 'state']);
+    expect(last('v2').data.changed?.now).toBe('WAITING_FOR_HUMAN');
+    expect(last('v0')).toEqual(last('v1'));
     many.terminate();
     await until(async () => (await activeSubscriptions(t.server)) === 0);
   });
