@@ -1,22 +1,14 @@
 import type { Catalog } from '../db/catalog.js';
-import type { Driver, Row } from '../db/driver.js';
-import { dateOrNull, jsonOrNull, num, str, strOrNull } from '../db/rows.js';
+import type { Driver } from '../db/driver.js';
 import { agentSql } from '../db/sql/agents.js';
-import type { Agent, AgentParameter, CallContract } from '../model/agent.js';
+import { fetchForKeys, fetchPage, type Page } from '../db/sql/statement.js';
+import type { Agent } from '../model/agent.js';
 import type { Viewer } from '../model/viewer.js';
-import { rowsForKeys } from './batch.js';
-import { ownerAccess, requireView } from './views.js';
+import { requireView } from './views.js';
 
-export interface Page<T> {
-  readonly items: T[];
-  readonly totalCount: number;
-}
+export type { Page };
 
-/**
- * Stored Agent Specs: the catalog row with DESCRIBE_AGENT's JSON read in the same round trip.
- * The description and call contract exist only in that JSON (reference, "Agent Spec
- * procedures"); inputs and outputs come from it too, falling back to the view's columns.
- */
+/** Stored Agent Specs, limited to what the viewer may see. */
 export class AgentRepository {
   private readonly sql;
 
@@ -30,67 +22,21 @@ export class AgentRepository {
 
   async page(offset: number, limit: number): Promise<Page<Agent>> {
     requireView(this.catalog.agents);
-    const access = ownerAccess(this.viewer, this.catalog, this.catalog.agents);
-    if (access.kind === 'nothing') return { items: [], totalCount: 0 };
-    const restricted = access.kind === 'owner';
-    const ownerBinds = restricted ? access.binds : {};
-    const rows = await this.driver.queryWithAgentDetails(this.sql.page(restricted), {
-      ...ownerBinds,
-      page_offset: offset,
-      page_limit: limit,
-    });
-    const first = rows[0];
-    const totalCount = first
-      ? num(first.totalCount)
-      : num((await this.driver.query(this.sql.count(restricted), ownerBinds))[0]?.totalCount);
-    return { items: rows.map((row) => this.toAgent(row)), totalCount };
+    return fetchPage(this.driver, this.sql.page(this.viewer, { offset, limit }));
   }
 
   /** Agents by name, in the order of `names` (null where none is visible). */
   async byNames(names: readonly string[]): Promise<(Agent | null)[]> {
     requireView(this.catalog.agents);
-    const rows = await rowsForKeys(
+    const found = new Map<string, Agent>();
+    for (const agent of await fetchForKeys(
+      this.driver,
       names,
       'name',
-      ownerAccess(this.viewer, this.catalog, this.catalog.agents),
-      this.sql.byNames,
-      (statement, binds) => this.driver.queryWithAgentDetails(statement, binds),
-    );
-    const found = new Map<string, Agent>();
-    for (const row of rows) {
-      const agent = this.toAgent(row);
+      this.sql.byNames(this.viewer),
+    )) {
       if (!found.has(agent.name)) found.set(agent.name, agent);
     }
     return names.map((name) => found.get(name) ?? null);
   }
-
-  private toAgent(row: Row): Agent {
-    const details = (jsonOrNull(row.agentDetails) ?? {}) as Record<string, unknown>;
-    const contract = details.call_contract as Record<string, unknown> | undefined;
-    return {
-      agentId: num(row.agentId),
-      owner: strOrNull(row.owner) ?? this.catalog.sessionUser,
-      name: str(row.agentName),
-      createTime: dateOrNull(row.createTime),
-      description: strOrNull(details.description),
-      inputs: parameters(details.inputs ?? jsonOrNull(row.inputs)),
-      outputs: parameters(details.outputs ?? jsonOrNull(row.outputs)),
-      callContract: contract ? callContract(contract) : null,
-    };
-  }
-}
-
-function parameters(value: unknown): AgentParameter[] {
-  if (!Array.isArray(value)) return [];
-  return value
-    .filter((p): p is Record<string, unknown> => typeof p === 'object' && p !== null)
-    .map((p) => ({ title: str(p.title), type: strOrNull(p.type) }));
-}
-
-function callContract(value: Record<string, unknown>): CallContract {
-  return {
-    inputFormat: strOrNull(value.input_format),
-    requiredKeys: Array.isArray(value.required_keys) ? value.required_keys.map(String) : [],
-    nameMatches: strOrNull(value.name_matches),
-  };
 }

@@ -1,25 +1,15 @@
 import type { Catalog } from '../db/catalog.js';
-import type { Binds, Driver, Row } from '../db/driver.js';
-import { num, numOrNull } from '../db/rows.js';
-import { type ExecStatQueryShape, execStatSql, measureAlias } from '../db/sql/exec-stats.js';
-import {
-  type ExecStat,
-  type ExecStatFilter,
-  type ExecStatOrder,
-  type ExecStatScope,
-  type ExecStatSummary,
-  MEASURES,
+import type { Driver } from '../db/driver.js';
+import { execStatSql } from '../db/sql/exec-stats.js';
+import { fetchPage, fetchRows, type Page } from '../db/sql/statement.js';
+import type {
+  ExecStat,
+  ExecStatFilter,
+  ExecStatOrder,
+  ExecStatScope,
+  ExecStatSummary,
 } from '../model/exec-stat.js';
-import type { Page } from './agents.js';
 import { requireView } from './views.js';
-
-function measures(row: Row): Record<string, number> {
-  const values: Record<string, number> = {};
-  MEASURES.forEach((m, i) => {
-    values[m.field] = num(row[measureAlias(i).toLowerCase()]);
-  });
-  return values;
-}
 
 export class ExecStatRepository {
   private readonly sql;
@@ -38,61 +28,18 @@ export class ExecStatRepository {
     offset: number,
     limit: number,
   ): Promise<Page<ExecStat>> {
-    const { shape, binds } = this.prepare(scope, filter);
-    const rows = await this.driver.query(this.sql.page(shape, order.field, order.direction), {
-      ...binds,
-      page_offset: offset,
-      page_limit: limit,
-    });
-    const totalCount = rows[0]
-      ? num(rows[0].totalCount)
-      : (await this.summary(scope, filter)).executionCount;
-    return {
-      totalCount,
-      items: rows.map((row) => ({
-        measures: measures(row),
-        conId: numOrNull(row.conId),
-        instId: numOrNull(row.instId),
-        llmTimePct: numOrNull(row.llmTimePct),
-        toolTimePct: numOrNull(row.toolTimePct),
-        unattributedTimeMs: num(row.unattributedTimeMs),
-      })),
-    };
+    this.requireScope(scope);
+    return fetchPage(this.driver, this.sql.page(scope, filter, order, { offset, limit }));
   }
 
   async summary(scope: ExecStatScope, filter: ExecStatFilter): Promise<ExecStatSummary> {
-    const { shape, binds } = this.prepare(scope, filter);
-    const [row = {}] = await this.driver.query(this.sql.summary(shape), binds);
-    return {
-      executionCount: num(row.executionCount),
-      totals: measures(row),
-      totalTimeAvgMs: numOrNull(row.totalTimeAvgMs),
-      totalTimeP50Ms: numOrNull(row.totalTimeP50Ms),
-      totalTimeP95Ms: numOrNull(row.totalTimeP95Ms),
-      totalTimeP99Ms: numOrNull(row.totalTimeP99Ms),
-      totalTimeMaxMs: numOrNull(row.totalTimeMaxMs),
-      llmTimePct: numOrNull(row.llmTimePct),
-      toolTimePct: numOrNull(row.toolTimePct),
-    };
+    this.requireScope(scope);
+    const summary = this.sql.summary(scope, filter);
+    const [found] = await fetchRows(this.driver, summary);
+    return found ?? summary.decode({});
   }
 
-  private prepare(
-    scope: ExecStatScope,
-    filter: ExecStatFilter,
-  ): { shape: ExecStatQueryShape; binds: Binds } {
+  private requireScope(scope: ExecStatScope): void {
     requireView(scope === 'CLUSTER' ? this.catalog.execStatCluster : this.catalog.execStat);
-    const binds: Record<string, number> = {};
-    if (filter.minTotalTimeMs != null) binds.min_total_time = filter.minTotalTimeMs;
-    if (filter.conId != null) binds.con_id = filter.conId;
-    if (filter.instId != null) binds.inst_id = filter.instId;
-    return {
-      shape: {
-        scope,
-        minTotalTime: filter.minTotalTimeMs != null,
-        conId: filter.conId != null,
-        instId: filter.instId != null,
-      },
-      binds,
-    };
   }
 }

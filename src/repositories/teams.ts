@@ -1,79 +1,39 @@
-import { type Catalog, ownerColumn } from '../db/catalog.js';
-import type { Driver, Row, Statement } from '../db/driver.js';
-import { num, numOrNull, str, strOrNull } from '../db/rows.js';
-import { teamSql } from '../db/sql/teams.js';
+import type { Catalog } from '../db/catalog.js';
+import type { Driver } from '../db/driver.js';
 import {
-  TEAM_RUN_STATES,
-  type Team,
-  type TeamFilter,
-  type TeamRunState,
-  type TeamStats,
-  type TeamTool,
-} from '../model/team.js';
+  type Fragment,
+  fetchForKeys,
+  fetchPage,
+  type Page,
+  type Query,
+} from '../db/sql/statement.js';
+import { emptyStats, teamSql } from '../db/sql/teams.js';
+import type { Team, TeamFilter, TeamStats, TeamTool } from '../model/team.js';
 import type { Viewer } from '../model/viewer.js';
-import type { Page } from './agents.js';
-import { rowsForKeys } from './batch.js';
-import { type OwnerAccess, ownerAccess, requireView } from './views.js';
-
-/** `%text%` for LIKE, with LIKE's own wildcards in the text matched literally. */
-export function containsPattern(text: string): string {
-  return `%${text.toUpperCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
+import { requireView } from './views.js';
 
 const ALL_PAGE = 1000;
 
 export class TeamRepository {
   private readonly sql;
 
-  private readonly access: OwnerAccess;
-
   constructor(
     private readonly driver: Driver,
     private readonly catalog: Catalog,
-    viewer: Viewer,
+    private readonly viewer: Viewer,
   ) {
     this.sql = teamSql(catalog);
-    this.access = ownerAccess(viewer, catalog, catalog.teams);
-  }
-
-  private get restricted(): boolean {
-    return this.access.kind === 'owner';
-  }
-
-  private get ownerBinds() {
-    return this.access.kind === 'owner' ? this.access.binds : {};
   }
 
   async page(filter: TeamFilter, offset: number, limit: number): Promise<Page<Team>> {
     requireView(this.catalog.teams);
-    const owner = this.ownerBind(filter.owner);
-    if (owner === false || this.access.kind === 'nothing') return { items: [], totalCount: 0 };
-    const shape = {
-      nameContains: !!filter.nameContains,
-      owner: owner !== null,
-      restricted: this.restricted,
-    };
-    const binds = {
-      ...this.ownerBinds,
-      ...(filter.nameContains ? { name_pattern: containsPattern(filter.nameContains) } : {}),
-      ...(owner !== null ? { owner } : {}),
-    };
-    const rows = await this.driver.query(this.sql.page(shape), {
-      ...binds,
-      page_offset: offset,
-      page_limit: limit,
-    });
-    const totalCount = rows[0]
-      ? num(rows[0].totalCount)
-      : num((await this.driver.query(this.sql.count(shape), binds))[0]?.totalCount);
-    return { items: rows.map((row) => this.toTeam(row)), totalCount };
+    return fetchPage(this.driver, this.sql.page(this.viewer, filter, { offset, limit }));
   }
 
   async byNames(names: readonly string[]): Promise<(Team | null)[]> {
     requireView(this.catalog.teams);
     const found = new Map<string, Team>();
-    for (const row of await this.rowsFor(names, this.sql.byNames)) {
-      const team = this.toTeam(row);
+    for (const team of await this.forTeams(names, this.sql.byNames)) {
       if (!found.has(team.name)) found.set(team.name, team);
     }
     return names.map((name) => found.get(name) ?? null);
@@ -97,23 +57,10 @@ export class TeamRepository {
     requireView(this.catalog.taskAttributes);
     requireView(this.catalog.tools);
     const byTeam = new Map<string, Map<string, TeamTool>>();
-    for (const row of await this.rowsFor(teamNames, this.sql.toolsByTeams)) {
-      const teamName = str(row.teamName);
-      const tools = byTeam.get(teamName) ?? new Map<string, TeamTool>();
-      const name = str(row.toolName);
-      if (!tools.has(name)) {
-        tools.set(name, {
-          teamName,
-          toolId: strOrNull(row.toolId),
-          name,
-          owner: strOrNull(row.owner) ?? this.catalog.sessionUser,
-          instruction: strOrNull(row.instruction),
-          toolType: strOrNull(row.toolType),
-          agentName: strOrNull(row.agentName),
-          taskName: strOrNull(row.taskName),
-        });
-      }
-      byTeam.set(teamName, tools);
+    for (const tool of await this.forTeams(teamNames, this.sql.toolsByTeams)) {
+      const tools = byTeam.get(tool.teamName) ?? new Map<string, TeamTool>();
+      if (!tools.has(tool.name)) tools.set(tool.name, tool);
+      byTeam.set(tool.teamName, tools);
     }
     return teamNames.map((name) => [...(byTeam.get(name)?.values() ?? [])]);
   }
@@ -121,73 +68,16 @@ export class TeamRepository {
   async statsOf(teamNames: readonly string[]): Promise<TeamStats[]> {
     requireView(this.catalog.teamHistory);
     const found = new Map<string, TeamStats>();
-    for (const row of await this.rowsFor(teamNames, this.sql.statsByTeams)) {
-      const stats = toStats(row);
+    for (const stats of await this.forTeams(teamNames, this.sql.statsByTeams)) {
       found.set(stats.teamName, stats);
     }
     return teamNames.map((name) => found.get(name) ?? emptyStats(name));
   }
 
-  private rowsFor(
+  private forTeams<T>(
     names: readonly string[],
-    build: (list: string, restricted: boolean) => Statement,
-  ) {
-    return rowsForKeys(names, 'team', this.access, build, (statement, binds) =>
-      this.driver.query(statement, binds),
-    );
+    build: (viewer: Viewer) => (list: Fragment) => Query<T>,
+  ): Promise<T[]> {
+    return fetchForKeys(this.driver, names, 'team', build(this.viewer));
   }
-
-  /** The owner to filter on; false when a USER_ view cannot hold that owner's rows. */
-  private ownerBind(owner: string | null | undefined): string | null | false {
-    if (!owner) return null;
-    if (ownerColumn(this.catalog.teams)) return owner;
-    return owner === this.catalog.sessionUser ? null : false;
-  }
-
-  private toTeam(row: Row): Team {
-    return {
-      name: str(row.teamName),
-      owner: strOrNull(row.owner) ?? this.catalog.sessionUser,
-      description: strOrNull(row.description),
-      status: strOrNull(row.status),
-    };
-  }
-}
-
-function byState(read: (state: TeamRunState) => number): Record<TeamRunState, number> {
-  return Object.fromEntries(TEAM_RUN_STATES.map((s) => [s, read(s)])) as Record<
-    TeamRunState,
-    number
-  >;
-}
-
-function toStats(row: Row): TeamStats {
-  const runsByState = byState((state) =>
-    num(row[state.toLowerCase().replace(/_([a-z])/g, (_, c) => c.toUpperCase())]),
-  );
-  return {
-    teamName: str(row.teamName),
-    runCount: num(row.runCount),
-    runsByState,
-    successRate: numOrNull(row.successRate),
-    durationP50Ms: numOrNull(row.durationP50Ms),
-    durationP95Ms: numOrNull(row.durationP95Ms),
-    humanWaitCount: num(row.humanWaitCount),
-    humanWaitTotalMs: numOrNull(row.humanWaitTotalMs),
-    humanWaitAvgMs: numOrNull(row.humanWaitAvgMs),
-  };
-}
-
-function emptyStats(teamName: string): TeamStats {
-  return {
-    teamName,
-    runCount: 0,
-    runsByState: byState(() => 0),
-    successRate: null,
-    durationP50Ms: null,
-    durationP95Ms: null,
-    humanWaitCount: 0,
-    humanWaitTotalMs: null,
-    humanWaitAvgMs: null,
-  };
 }

@@ -1,12 +1,17 @@
+import type { Agent, AgentParameter, CallContract } from '../../model/agent.js';
+import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, columnOrNull } from '../catalog.js';
-import type { Statement } from '../driver.js';
-import { OWNED_BY_VIEWER, PAGE, perCatalog, statement, whereClause } from './statement.js';
+import type { Row } from '../driver.js';
+import { dateOrNull, jsonOrNull, num, str, strOrNull } from '../rows.js';
+import type { Fragment, PageWindow } from './statement.js';
+import { paged, perCatalog, query, sql, viewerOwns } from './statement.js';
 
 /**
- * Stored Agent Specs from USER_/DBA_AI_AGENTS. USER_ views have no OWNER column (the
- * repository fills in the session user); the Select AI shape of the view has no AGENT_ID,
- * CREATE_TIME or INPUTS, so those read as NULL there. `restricted` limits DBA_ rows to the
- * viewer's owner.
+ * Stored Agent Specs from USER_/DBA_AI_AGENTS, each row with DESCRIBE_AGENT's JSON read in
+ * the same round trip. USER_ views have no OWNER column (the session user owns every row);
+ * the Select AI shape of the view has no AGENT_ID, CREATE_TIME or INPUTS, so those read as
+ * NULL there. The description and call contract exist only in the JSON (reference, "Agent
+ * Spec procedures"); inputs and outputs come from it too, falling back to the view's columns.
  */
 export const agentSql = perCatalog((catalog: Catalog) => {
   const view = catalog.agents;
@@ -20,24 +25,59 @@ export const agentSql = perCatalog((catalog: Catalog) => {
     columnOrNull(view, 'OUTPUTS'),
   ].join(', ');
   const order = hasOwner ? 'OWNER, AGENT_NAME' : 'AGENT_NAME';
-  const owned = (restricted: boolean) => (restricted ? [`OWNER = ${OWNED_BY_VIEWER}`] : []);
+  const owned = (viewer: Viewer) => viewerOwns(catalog, view, viewer)('OWNER');
+
+  const toAgent = (row: Row): Agent => {
+    const details = (jsonOrNull(row.agentDetails) ?? {}) as Record<string, unknown>;
+    const contract = details.call_contract as Record<string, unknown> | undefined;
+    return {
+      agentId: num(row.agentId),
+      owner: strOrNull(row.owner) ?? catalog.sessionUser,
+      name: str(row.agentName),
+      createTime: dateOrNull(row.createTime),
+      description: strOrNull(details.description),
+      inputs: parameters(details.inputs ?? jsonOrNull(row.inputs)),
+      outputs: parameters(details.outputs ?? jsonOrNull(row.outputs)),
+      callContract: contract ? callContract(contract) : null,
+    };
+  };
+
   return {
-    page: (restricted: boolean): Statement =>
-      statement(
+    page: (viewer: Viewer, window: PageWindow) =>
+      paged(
         'agents.page',
-        `SELECT ${select}, COUNT(*) OVER () AS TOTAL_COUNT
-         FROM ${view.name} ${whereClause(owned(restricted))} ORDER BY ${order} ${PAGE}`,
+        {
+          select,
+          from: sql`${view.name} ${sql.where(owned(viewer))}`,
+          orderBy: order,
+          count: 'agents.count',
+        },
+        window,
+        toAgent,
+        { agentDetails: true },
       ),
-    count: (restricted: boolean): Statement =>
-      statement(
-        'agents.count',
-        `SELECT COUNT(*) AS TOTAL_COUNT FROM ${view.name} ${whereClause(owned(restricted))}`,
-      ),
-    byNames: (names: string, restricted: boolean): Statement =>
-      statement(
+    byNames: (viewer: Viewer) => (names: Fragment) =>
+      query(
         'agents.byNames',
-        `SELECT ${select} FROM ${view.name}
-         ${whereClause([`AGENT_NAME IN (${names})`, ...owned(restricted)])} ORDER BY ${order}`,
+        sql`SELECT ${select} FROM ${view.name}
+         ${sql.where(sql`AGENT_NAME IN (${names})`, owned(viewer))} ORDER BY ${order}`,
+        toAgent,
+        { agentDetails: true },
       ),
   };
 });
+
+function parameters(value: unknown): AgentParameter[] {
+  if (!Array.isArray(value)) return [];
+  return value
+    .filter((p): p is Record<string, unknown> => typeof p === 'object' && p !== null)
+    .map((p) => ({ title: str(p.title), type: strOrNull(p.type) }));
+}
+
+function callContract(value: Record<string, unknown>): CallContract {
+  return {
+    inputFormat: strOrNull(value.input_format),
+    requiredKeys: Array.isArray(value.required_keys) ? value.required_keys.map(String) : [],
+    nameMatches: strOrNull(value.name_matches),
+  };
+}

@@ -1,15 +1,25 @@
-import { type ExecStatOrderField, type ExecStatScope, MEASURES } from '../../model/exec-stat.js';
+import {
+  type ExecStat,
+  type ExecStatFilter,
+  type ExecStatOrder,
+  type ExecStatOrderField,
+  type ExecStatScope,
+  type ExecStatSummary,
+  MEASURES,
+} from '../../model/exec-stat.js';
 import type { Catalog } from '../catalog.js';
-import type { Statement } from '../driver.js';
-import { PAGE, perCatalog, statement, whereClause } from './statement.js';
+import type { Row } from '../driver.js';
+import { num, numOrNull } from '../rows.js';
+import type { Fragment, PagedQuery, PageWindow, Query } from './statement.js';
+import { paged, perCatalog, query, sql } from './statement.js';
 
 /**
  * V$AGENT_EXEC_STAT (INSTANCE) and GV$AGENT_EXEC_STAT (CLUSTER). Measures are selected under
  * short aliases (M0, M1, …) because several Oracle column names exceed PostgreSQL's
- * 63-byte identifiers; `measureAlias` maps them back.
+ * 63-byte identifiers; the decoders below map them back.
  */
 
-export const measureAlias = (index: number) => `M${index}`;
+const measureAlias = (index: number) => `M${index}`;
 
 const EXEC = 'AGENT_EXECUTOR_TOTAL_TIME_EXEC';
 const LLM = 'AGENT_EXECUTOR_TOTAL_TIME_LLM';
@@ -36,85 +46,102 @@ const ORDER_EXPRESSIONS: Record<ExecStatOrderField, string> = {
   TOOL_CALLS: 'AGENT_EXECUTOR_TOOL_CALL_COUNT',
 };
 
-export interface ExecStatQueryShape {
-  readonly scope: ExecStatScope;
-  readonly minTotalTime: boolean;
-  readonly conId: boolean;
-  readonly instId: boolean;
+/** The view of a scope and the filters present, as a WHERE clause of binds. */
+function source(catalog: Catalog, scope: ExecStatScope, filter: ExecStatFilter): Fragment {
+  const view = scope === 'CLUSTER' ? catalog.execStatCluster.name : catalog.execStat.name;
+  const present = (value: number | null | undefined, condition: (v: number) => Fragment) =>
+    value == null ? undefined : condition(value);
+  return sql`${view} ${sql.where(
+    present(filter.minTotalTimeMs, (v) => sql`${EXEC} > ${sql.bind('min_total_time', v)}`),
+    present(filter.conId, (v) => sql`CON_ID = ${sql.bind('con_id', v)}`),
+    present(filter.instId, (v) => sql`INST_ID = ${sql.bind('inst_id', v)}`),
+  )}`;
 }
 
-function source(catalog: Catalog, shape: ExecStatQueryShape): { view: string; where: string } {
-  const conditions: string[] = [];
-  if (shape.minTotalTime) conditions.push(`${EXEC} > :min_total_time`);
-  if (shape.conId) conditions.push('CON_ID = :con_id');
-  if (shape.instId) conditions.push('INST_ID = :inst_id');
-  const view = shape.scope === 'CLUSTER' ? catalog.execStatCluster.name : catalog.execStat.name;
-  return { view, where: whereClause(conditions) };
+function measures(row: Row): Record<string, number> {
+  const values: Record<string, number> = {};
+  MEASURES.forEach((m, i) => {
+    values[m.field] = num(row[measureAlias(i).toLowerCase()]);
+  });
+  return values;
 }
 
-function shapeKey(shape: ExecStatQueryShape): string {
-  return `${shape.scope}:${+shape.minTotalTime}${+shape.conId}${+shape.instId}`;
+function summaryOf<T>(
+  catalog: Catalog,
+  scope: ExecStatScope,
+  filter: ExecStatFilter,
+  decode: (row: Row) => T,
+): Query<T> {
+  const totals = MEASURES.map((m, i) => `SUM(${m.column}) AS ${measureAlias(i)}`).join(', ');
+  return query(
+    `execStats.summary.${scope.toLowerCase()}`,
+    sql`SELECT COUNT(*) AS EXECUTION_COUNT, ${totals},
+       AVG(${EXEC}) AS TOTAL_TIME_AVG_MS,
+       PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ${EXEC}) AS TOTAL_TIME_P50_MS,
+       PERCENTILE_CONT(0.95) WITHIN GROUP (ORDER BY ${EXEC}) AS TOTAL_TIME_P95_MS,
+       PERCENTILE_CONT(0.99) WITHIN GROUP (ORDER BY ${EXEC}) AS TOTAL_TIME_P99_MS,
+       MAX(${EXEC}) AS TOTAL_TIME_MAX_MS,
+       ${pct(`SUM(${LLM})`, `SUM(${EXEC})`)} AS LLM_TIME_PCT,
+       ${pct(`SUM(${TOOL})`, `SUM(${EXEC})`)} AS TOOL_TIME_PCT
+     FROM ${source(catalog, scope, filter)}`,
+    decode,
+  );
 }
 
-export const execStatSql = perCatalog((catalog: Catalog) => {
-  const pages = new Map<string, Statement>();
-  const summaries = new Map<string, Statement>();
+function toSummary(row: Row): ExecStatSummary {
   return {
-    page(
-      shape: ExecStatQueryShape,
-      orderBy: ExecStatOrderField,
-      direction: 'ASC' | 'DESC',
-    ): Statement {
-      const key = `${shapeKey(shape)}:${orderBy}:${direction}`;
-      let built = pages.get(key);
-      if (!built) {
-        const { view, where } = source(catalog, shape);
-        // Rows have no key; the tie-breakers keep offset pages stable.
-        const tieBreak = [
-          'CON_ID',
-          ...(shape.scope === 'CLUSTER' ? ['INST_ID'] : []),
-          EXEC,
-          LLM,
-          TOOL,
-        ]
-          .map((c) => `${c} ${direction}`)
-          .join(', ');
-        built = statement(
-          `execStats.page.${shape.scope.toLowerCase()}`,
-          `SELECT ${MEASURES.map((m, i) => `${m.column} AS ${measureAlias(i)}`).join(', ')},
-             CON_ID, ${shape.scope === 'CLUSTER' ? 'INST_ID' : 'NULL AS INST_ID'},
-             ${pct(LLM, EXEC)} AS LLM_TIME_PCT,
-             ${pct(TOOL, EXEC)} AS TOOL_TIME_PCT,
-             ${UNATTRIBUTED} AS UNATTRIBUTED_TIME_MS,
-             COUNT(*) OVER () AS TOTAL_COUNT
-           FROM ${view} ${where}
-           ORDER BY ${ORDER_EXPRESSIONS[orderBy]} ${direction} NULLS LAST, ${tieBreak} ${PAGE}`,
-        );
-        pages.set(key, built);
-      }
-      return built;
-    },
-    summary(shape: ExecStatQueryShape): Statement {
-      const key = shapeKey(shape);
-      let built = summaries.get(key);
-      if (!built) {
-        const { view, where } = source(catalog, shape);
-        const totals = MEASURES.map((m, i) => `SUM(${m.column}) AS ${measureAlias(i)}`).join(', ');
-        built = statement(
-          `execStats.summary.${shape.scope.toLowerCase()}`,
-          `SELECT COUNT(*) AS EXECUTION_COUNT, ${totals},
-             AVG(${EXEC}) AS TOTAL_TIME_AVG_MS,
-             PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ${EXEC}) AS TOTAL_TIME_P50_MS,
-             PERCENTILE_CONT(0.95) WITHIN GROUP (ORDER BY ${EXEC}) AS TOTAL_TIME_P95_MS,
-             PERCENTILE_CONT(0.99) WITHIN GROUP (ORDER BY ${EXEC}) AS TOTAL_TIME_P99_MS,
-             MAX(${EXEC}) AS TOTAL_TIME_MAX_MS,
-             ${pct(`SUM(${LLM})`, `SUM(${EXEC})`)} AS LLM_TIME_PCT,
-             ${pct(`SUM(${TOOL})`, `SUM(${EXEC})`)} AS TOOL_TIME_PCT
-           FROM ${view} ${where}`,
-        );
-        summaries.set(key, built);
-      }
-      return built;
-    },
+    executionCount: num(row.executionCount),
+    totals: measures(row),
+    totalTimeAvgMs: numOrNull(row.totalTimeAvgMs),
+    totalTimeP50Ms: numOrNull(row.totalTimeP50Ms),
+    totalTimeP95Ms: numOrNull(row.totalTimeP95Ms),
+    totalTimeP99Ms: numOrNull(row.totalTimeP99Ms),
+    totalTimeMaxMs: numOrNull(row.totalTimeMaxMs),
+    llmTimePct: numOrNull(row.llmTimePct),
+    toolTimePct: numOrNull(row.toolTimePct),
   };
-});
+}
+
+function toExecStat(row: Row): ExecStat {
+  return {
+    measures: measures(row),
+    conId: numOrNull(row.conId),
+    instId: numOrNull(row.instId),
+    llmTimePct: numOrNull(row.llmTimePct),
+    toolTimePct: numOrNull(row.toolTimePct),
+    unattributedTimeMs: num(row.unattributedTimeMs),
+  };
+}
+
+export const execStatSql = perCatalog((catalog: Catalog) => ({
+  /** A page of executions; past the last row, the summary's count is the total. */
+  page(
+    scope: ExecStatScope,
+    filter: ExecStatFilter,
+    order: ExecStatOrder,
+    window: PageWindow,
+  ): PagedQuery<ExecStat> {
+    const { direction } = order;
+    // Rows have no key; the tie-breakers keep offset pages stable.
+    const tieBreak = ['CON_ID', ...(scope === 'CLUSTER' ? ['INST_ID'] : []), EXEC, LLM, TOOL]
+      .map((c) => `${c} ${direction}`)
+      .join(', ');
+    return paged(
+      `execStats.page.${scope.toLowerCase()}`,
+      {
+        select: `${MEASURES.map((m, i) => `${m.column} AS ${measureAlias(i)}`).join(', ')},
+          CON_ID, ${scope === 'CLUSTER' ? 'INST_ID' : 'NULL AS INST_ID'},
+          ${pct(LLM, EXEC)} AS LLM_TIME_PCT,
+          ${pct(TOOL, EXEC)} AS TOOL_TIME_PCT,
+          ${UNATTRIBUTED} AS UNATTRIBUTED_TIME_MS`,
+        from: source(catalog, scope, filter),
+        orderBy: `${ORDER_EXPRESSIONS[order.field]} ${direction} NULLS LAST, ${tieBreak}`,
+        count: summaryOf(catalog, scope, filter, (row) => num(row.executionCount)),
+      },
+      window,
+      toExecStat,
+    );
+  },
+  summary: (scope: ExecStatScope, filter: ExecStatFilter): Query<ExecStatSummary> =>
+    summaryOf(catalog, scope, filter, toSummary),
+}));

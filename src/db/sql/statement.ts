@@ -1,16 +1,109 @@
-import type { Catalog } from '../catalog.js';
-import type { Statement } from '../driver.js';
-
 /**
- * Statements are written once in the SQL that Oracle and PostgreSQL 18 both accept. Values
- * are always `:name` binds; only fixed fragments chosen from whitelists vary the text.
+ * Statements as values. Every statement a repository sends is one `Query`: its name, its
+ * text, the binds its placeholders name and the decoder of its rows, built together so that
+ * none can drift from another (as PostGraphile's pg-sql2 fragments carry their values).
+ *
+ * - sql`…` joins SQL text and fragments. A string interpolated into it is SQL text and may
+ *   only be an identifier from the discovered catalog or a fixed keyword; a `Fragment`
+ *   brings its binds along (one name given two values throws).
+ * - sql.bind(name, value) is the only way a value enters a statement: `:name` plus its
+ *   bind. inList(prefix, values) is an IN list of binds; sql.join(parts, separator).
+ * - sql.where(...conditions) drops absent (undefined) conditions.
+ * - ownedBy(...) / viewerOwns(...) is the owner rule, once: the condition that limits a view
+ *   to one owner's rows. Where the view cannot hold that owner's rows, the condition is one
+ *   no row meets: the query holding it is never sent and reads as no rows.
+ * - query(name, text, decode) makes the value; fetchRows(driver, query) runs it and decodes.
+ * - paged(...) / fetchPage(...) is a page (OFFSET/FETCH plus the total over all pages) and
+ *   the count sent only when the page lies past the last row.
+ * - fetchForKeys(...) sends one IN-list statement per 1,000 distinct keys.
+ *
+ * Statements are written once in the SQL that Oracle and PostgreSQL 18 both accept.
  */
-export function statement(name: string, text: string): Statement {
-  return { name, text: text.replace(/\s+/g, ' ').trim() };
+import { type Catalog, ownerColumn, type ViewInfo } from '../catalog.js';
+import type { Binds, BindValue, Driver, Row, Statement } from '../driver.js';
+import { num } from '../rows.js';
+
+/** SQL text with the binds its placeholders name. */
+export interface Fragment {
+  readonly text: string;
+  readonly binds: Binds;
+  /** Holds NO_ROWS: no row can match. */
+  readonly noRows?: boolean;
 }
 
+/** A statement ready to send: text, binds, and what each row becomes. */
+export interface Query<T> {
+  readonly statement: Statement;
+  readonly binds: Binds;
+  readonly decode: (row: Row) => T;
+  /** Sent through queryWithAgentDetails, which adds each row's DESCRIBE_AGENT JSON. */
+  readonly agentDetails: boolean;
+  /** Never sent: a condition can match no row. */
+  readonly noRows: boolean;
+}
+
+const same = (a: BindValue, b: BindValue) =>
+  a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
+
+function mergeBinds(into: Record<string, BindValue>, binds: Binds): void {
+  for (const [name, value] of Object.entries(binds)) {
+    if (name in into && !same(into[name] as BindValue, value)) {
+      throw new Error(`bind :${name} is given two different values`);
+    }
+    into[name] = value;
+  }
+}
+
+type Part = Fragment | string;
+
+/** Text and binds of parts in order, with `between(i)` before part i. */
+function concat(parts: readonly Part[], between: (i: number) => string, tail: string): Fragment {
+  let text = '';
+  const binds: Record<string, BindValue> = {};
+  let noRows = false;
+  parts.forEach((part, i) => {
+    text += between(i);
+    if (typeof part === 'string') {
+      text += part;
+    } else {
+      text += part.text;
+      mergeBinds(binds, part.binds);
+      noRows ||= part.noRows === true;
+    }
+  });
+  return { text: text + tail, binds, noRows };
+}
+
+function template(strings: TemplateStringsArray, ...parts: readonly Part[]): Fragment {
+  return concat(parts, (i) => strings[i] ?? '', strings[parts.length] ?? '');
+}
+
+function join(parts: readonly Part[], separator: string): Fragment {
+  return concat(parts, (i) => (i === 0 ? '' : separator), '');
+}
+
+/** A condition no row meets: the query is not sent. */
+const NO_ROWS: Fragment = { text: '1 = 0', binds: {}, noRows: true };
+
+/** The tag and its helpers, one import (as pg-sql2's `sql.value()`, `sql.join()`). */
+export const sql = Object.assign(template, {
+  /** `:name`, carrying its value: the only way a value enters a statement. */
+  bind: (name: string, value: BindValue): Fragment => ({
+    text: `:${name}`,
+    binds: { [name]: value },
+  }),
+  join,
+  /** `WHERE a AND b …` over the conditions present; empty text when none is. */
+  where(...conditions: readonly (Part | undefined)[]): Fragment {
+    const present = conditions.filter((c): c is Part => c !== undefined);
+    return present.length === 0
+      ? { text: '', binds: {} }
+      : template`WHERE ${join(present, ' AND ')}`;
+  },
+});
+
 /** Oracle rejects IN lists longer than this (ORA-01795). */
-export const MAX_IN_LIST = 1000;
+const MAX_IN_LIST = 1000;
 
 const IN_LIST_SIZES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, MAX_IN_LIST];
 
@@ -19,10 +112,7 @@ const IN_LIST_SIZES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, MAX_IN_LIST];
  * (repeating the last value) to one of a few sizes, so Oracle's statement cache sees a
  * handful of texts instead of one per batch size.
  */
-export function inList(
-  prefix: string,
-  values: readonly (string | number)[],
-): { text: string; binds: Record<string, string | number> } {
+export function inList(prefix: string, values: readonly (string | number)[]): Fragment {
   const last = values.at(-1);
   if (last === undefined || values.length > MAX_IN_LIST) {
     throw new RangeError(`an IN list takes 1 to ${MAX_IN_LIST} values, not ${values.length}`);
@@ -38,19 +128,137 @@ export function inList(
 }
 
 /** Splits keys into batches that each fit one IN list. */
-export function chunk<T>(values: readonly T[], size = MAX_IN_LIST): T[][] {
+function chunk<T>(values: readonly T[], size = MAX_IN_LIST): T[][] {
   const batches: T[][] = [];
   for (let i = 0; i < values.length; i += size) batches.push(values.slice(i, i + size));
   return batches;
 }
 
-/** The bind that carries a non-admin viewer's database owner. */
-export const OWNED_BY_VIEWER = ':viewer_owner';
+/** The condition on an owner column (`h.TEAM_OWNER`, …) that keeps one owner's rows. */
+export type OwnerCondition = (column: string) => Fragment | undefined;
 
-export const PAGE = 'OFFSET :page_offset ROWS FETCH NEXT :page_limit ROWS ONLY';
+/**
+ * The owner rule, written once: the rows of `view` that belong to `owner`. A view with an
+ * owner column binds the owner (`column = :bindName`); a USER_ view has no owner column and
+ * holds only the session user's rows, so it needs no condition for that user and has no row
+ * of anyone else's. No owner (null) means no condition.
+ */
+export function ownedBy(
+  catalog: Catalog,
+  view: ViewInfo,
+  ownerColumns: readonly string[],
+  owner: string | null | undefined,
+  bindName: string,
+): OwnerCondition {
+  if (!owner) return () => undefined;
+  if (ownerColumn(view, ownerColumns))
+    return (column) => sql`${column} = ${sql.bind(bindName, owner)}`;
+  return owner === catalog.sessionUser ? () => undefined : () => NO_ROWS;
+}
 
-export function whereClause(conditions: readonly string[]): string {
-  return conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+/** What a viewer may read of a view: all of it as an administrator, else its owner's rows. */
+export function viewerOwns(
+  catalog: Catalog,
+  view: ViewInfo,
+  viewer: { readonly admin: boolean; readonly owner: string | null },
+  ownerColumns: readonly string[] = ['OWNER'],
+): OwnerCondition {
+  return ownedBy(catalog, view, ownerColumns, viewer.admin ? null : viewer.owner, 'viewer_owner');
+}
+
+export function query<T>(
+  name: string,
+  body: Fragment,
+  decode: (row: Row) => T,
+  options: { readonly agentDetails?: boolean } = {},
+): Query<T> {
+  return {
+    statement: { name, text: body.text.replace(/\s+/g, ' ').trim() },
+    binds: body.binds,
+    decode,
+    agentDetails: options.agentDetails ?? false,
+    noRows: body.noRows === true,
+  };
+}
+
+export async function fetchRows<T>(driver: Driver, q: Query<T>): Promise<T[]> {
+  if (q.noRows) return [];
+  const rows = q.agentDetails
+    ? await driver.queryWithAgentDetails(q.statement, q.binds)
+    : await driver.query(q.statement, q.binds);
+  return rows.map(q.decode);
+}
+
+/** The decoded rows for many keys: one IN-list statement per 1,000 distinct keys. */
+export async function fetchForKeys<T>(
+  driver: Driver,
+  keys: readonly string[],
+  prefix: string,
+  build: (list: Fragment) => Query<T>,
+): Promise<T[]> {
+  const rows: T[] = [];
+  for (const batch of chunk([...new Set(keys)])) {
+    rows.push(...(await fetchRows(driver, build(inList(prefix, batch)))));
+  }
+  return rows;
+}
+
+export interface Page<T> {
+  readonly items: T[];
+  readonly totalCount: number;
+}
+
+export interface PageWindow {
+  readonly offset: number;
+  readonly limit: number;
+}
+
+export interface PagedQuery<T> {
+  readonly page: Query<{ readonly item: T; readonly totalCount: number }>;
+  readonly count: Query<number>;
+}
+
+/**
+ * One page in one statement, named `name`: `select` plus the total over all pages
+ * (COUNT(*) OVER ()), `FROM from` in `orderBy` order, OFFSET/FETCH by binds. A page past the
+ * last row carries no total; `count` then counts: a statement of that name counting over the
+ * same FROM and WHERE, or a query of the caller's.
+ */
+export function paged<T>(
+  name: string,
+  parts: {
+    readonly select: string;
+    readonly from: Fragment;
+    readonly orderBy: string;
+    readonly count: string | Query<number>;
+  },
+  window: PageWindow,
+  decode: (row: Row) => T,
+  options: { readonly agentDetails?: boolean } = {},
+): PagedQuery<T> {
+  const { select, from, orderBy, count } = parts;
+  return {
+    page: query(
+      name,
+      sql`SELECT ${select}, COUNT(*) OVER () AS TOTAL_COUNT FROM ${from} ORDER BY ${orderBy}
+        OFFSET ${sql.bind('page_offset', window.offset)} ROWS FETCH NEXT ${sql.bind('page_limit', window.limit)} ROWS ONLY`,
+      (row) => ({ item: decode(row), totalCount: num(row.totalCount) }),
+      options,
+    ),
+    count:
+      typeof count === 'string'
+        ? query(count, sql`SELECT COUNT(*) AS TOTAL_COUNT FROM ${from}`, (row) =>
+            num(row.totalCount),
+          )
+        : count,
+  };
+}
+
+export async function fetchPage<T>(driver: Driver, paging: PagedQuery<T>): Promise<Page<T>> {
+  const rows = await fetchRows(driver, paging.page);
+  const first = rows[0];
+  const totalCount = first ? first.totalCount : ((await fetchRows(driver, paging.count))[0] ?? 0);
+  return { items: rows.map((row) => row.item), totalCount };
 }
 
 /** Builds a module's statements once per catalog (repositories are made per request). */

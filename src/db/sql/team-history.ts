@@ -1,7 +1,20 @@
-import type { TeamRunOrderField } from '../../model/team.js';
+import type {
+  PolledRun,
+  TaskRun,
+  TeamRun,
+  TeamRunFilter,
+  TeamRunOrder,
+  TeamRunOrderField,
+  TeamRunState,
+  ToolCall,
+  ToolCallFilter,
+} from '../../model/team.js';
+import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn } from '../catalog.js';
-import type { Statement } from '../driver.js';
-import { OWNED_BY_VIEWER, PAGE, perCatalog, statement, whereClause } from './statement.js';
+import type { Row } from '../driver.js';
+import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull } from '../rows.js';
+import type { Fragment, PagedQuery, PageWindow } from './statement.js';
+import { ownedBy, paged, perCatalog, query, sql, viewerOwns } from './statement.js';
 
 /**
  * Team, task and tool history (seed 003). Milliseconds between two TIMESTAMPs are computed
@@ -13,18 +26,6 @@ export function durationMsExpression(alias: string): string {
     + EXTRACT(MINUTE FROM ${interval}) * 60000 + EXTRACT(SECOND FROM ${interval}) * 1000)`;
 }
 
-/** Which optional run filters a statement carries; values always travel as binds. */
-export interface RunFilterShape {
-  readonly teamName: boolean;
-  /** Number of states in the IN list (0: no state filter). */
-  readonly states: number;
-  readonly startedAfter: boolean;
-  readonly startedBefore: boolean;
-  readonly owner: boolean;
-  /** Only the viewer's runs (TEAM_OWNER = :viewer_owner). */
-  readonly restricted: boolean;
-}
-
 const ORDER_COLUMNS: Record<TeamRunOrderField, string> = {
   START_DATE: 'h.START_DATE',
   END_DATE: 'h.END_DATE',
@@ -32,25 +33,13 @@ const ORDER_COLUMNS: Record<TeamRunOrderField, string> = {
   STATE: 'h.STATE',
 };
 
-export interface ToolCallFilterShape {
-  readonly toolName: boolean;
-  readonly agentName: boolean;
-  readonly teamExecId: boolean;
-  /** Only calls of the viewer's tools (TOOL_OWNER = :viewer_owner). */
-  readonly restricted: boolean;
-}
-
-function toolCallWhere(shape: ToolCallFilterShape): string {
-  return whereClause([
-    ...(shape.toolName ? ['TOOL_NAME = :tool_name'] : []),
-    ...(shape.agentName ? ['AGENT_NAME = :agent_name'] : []),
-    ...(shape.teamExecId ? ['TEAM_EXEC_ID = :team_exec_id'] : []),
-    ...(shape.restricted ? [`TOOL_OWNER = ${OWNED_BY_VIEWER}`] : []),
-  ]);
-}
-
-export function stateList(count: number): string {
-  return Array.from({ length: count }, (_, i) => `:state${i}`).join(', ');
+/** A run in the newest-first window of its team (see runsByTeams). */
+export interface WindowedRun {
+  readonly run: TeamRun;
+  /** 1 for the team's newest run. */
+  readonly rowNumber: number;
+  /** The team's runs under the filter. */
+  readonly totalCount: number;
 }
 
 export const teamHistorySql = perCatalog((catalog: Catalog) => {
@@ -58,16 +47,38 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
   const runOwner = ownerColumn(runs, ['TEAM_OWNER']);
   const runColumns = `h.TEAM_EXEC_ID, h.TEAM_NAME, ${runOwner ? 'h.TEAM_OWNER' : 'NULL'} AS TEAM_OWNER,
     h.START_DATE, h.END_DATE, h.STATE, h.TEAM_INSTANCE_ID`;
+  const toRun = (row: Row): TeamRun => ({
+    execId: str(row.teamExecId),
+    teamName: str(row.teamName),
+    owner: strOrNull(row.teamOwner) ?? catalog.sessionUser,
+    state: str(row.state) as TeamRunState,
+    startDate: dateOrNull(row.startDate),
+    endDate: dateOrNull(row.endDate),
+    instanceId: numOrNull(row.teamInstanceId),
+  });
+  const viewerRuns = (viewer: Viewer) =>
+    viewerOwns(catalog, runs, viewer, ['TEAM_OWNER'])('h.TEAM_OWNER');
 
-  const conditions = (shape: RunFilterShape): string[] => {
-    const list: string[] = [];
-    if (shape.teamName) list.push('h.TEAM_NAME = :team_name');
-    if (shape.states > 0) list.push(`h.STATE IN (${stateList(shape.states)})`);
-    if (shape.startedAfter) list.push('h.START_DATE >= :started_after');
-    if (shape.startedBefore) list.push('h.START_DATE < :started_before');
-    if (shape.owner) list.push('h.TEAM_OWNER = :owner');
-    if (shape.restricted) list.push(`h.TEAM_OWNER = ${OWNED_BY_VIEWER}`);
-    return list;
+  /** The conditions of a run filter, then the viewer's restriction. */
+  const runFilter = (viewer: Viewer, filter: TeamRunFilter): (Fragment | undefined)[] => {
+    const states = [...new Set(filter.states ?? [])];
+    return [
+      filter.teamName ? sql`h.TEAM_NAME = ${sql.bind('team_name', filter.teamName)}` : undefined,
+      states.length > 0
+        ? sql`h.STATE IN (${sql.join(
+            states.map((state, i) => sql.bind(`state${i}`, state)),
+            ', ',
+          )})`
+        : undefined,
+      filter.startedAfter
+        ? sql`h.START_DATE >= ${sql.bind('started_after', filter.startedAfter)}`
+        : undefined,
+      filter.startedBefore
+        ? sql`h.START_DATE < ${sql.bind('started_before', filter.startedBefore)}`
+        : undefined,
+      ownedBy(catalog, runs, ['TEAM_OWNER'], filter.owner, 'owner')('h.TEAM_OWNER'),
+      viewerRuns(viewer),
+    ];
   };
 
   const tasks = catalog.taskHistory;
@@ -76,14 +87,43 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     AGENT_NAME, TASK_NAME, TASK_ORDER,
     ${conversation ? `${conversation} AS CONVERSATION_PARAMS, JSON_VALUE(${conversation}, '$.conversation_id') AS CONVERSATION_ID` : 'NULL AS CONVERSATION_PARAMS, NULL AS CONVERSATION_ID'},
     INPUT, RESULT, STATE, START_DATE, END_DATE`;
+  const toTask = (row: Row): TaskRun => ({
+    teamExecId: str(row.teamExecId),
+    teamName: str(row.teamName),
+    owner: strOrNull(row.taskOwner) ?? catalog.sessionUser,
+    agentName: str(row.agentName),
+    taskName: strOrNull(row.taskName),
+    taskOrder: num(row.taskOrder),
+    conversationParams: jsonOrNull(row.conversationParams),
+    conversationId: strOrNull(row.conversationId),
+    input: strOrNull(row.input),
+    result: strOrNull(row.result),
+    state: str(row.state) as TeamRunState,
+    startDate: dateOrNull(row.startDate),
+    endDate: dateOrNull(row.endDate),
+  });
 
   const calls = catalog.toolHistory;
   const callColumns = `INVOCATION_ID, TEAM_EXEC_ID, TASK_ORDER,
     ${ownerColumn(calls, ['TOOL_OWNER']) ? 'TOOL_OWNER' : 'NULL AS TOOL_OWNER'},
     TOOL_NAME, AGENT_NAME, TASK_NAME, START_DATE, END_DATE, INPUT, OUTPUT, TOOL_OUTPUT`;
+  const toToolCall = (row: Row): ToolCall => ({
+    invocationId: str(row.invocationId),
+    teamExecId: str(row.teamExecId),
+    taskOrder: numOrNull(row.taskOrder),
+    toolOwner: strOrNull(row.toolOwner) ?? catalog.sessionUser,
+    toolName: strOrNull(row.toolName),
+    agentName: strOrNull(row.agentName),
+    taskName: strOrNull(row.taskName),
+    startDate: dateOrNull(row.startDate),
+    endDate: dateOrNull(row.endDate),
+    input: strOrNull(row.input),
+    output: strOrNull(row.output),
+    toolOutput: strOrNull(row.toolOutput),
+  });
+  const viewerCalls = (viewer: Viewer) =>
+    viewerOwns(catalog, calls, viewer, ['TOOL_OWNER'])('TOOL_OWNER');
 
-  const viewerOwns = (column: string, restricted: boolean) =>
-    restricted ? `AND ${column} = ${OWNED_BY_VIEWER}` : '';
   const waitingSources = [
     ...(calls.columns
       ? [
@@ -104,94 +144,125 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
 
   return {
     runsPage: (
-      shape: RunFilterShape,
-      order: TeamRunOrderField,
-      direction: 'ASC' | 'DESC',
-    ): Statement =>
-      statement(
+      viewer: Viewer,
+      filter: TeamRunFilter,
+      order: TeamRunOrder,
+      window: PageWindow,
+    ): PagedQuery<TeamRun> =>
+      paged(
         'teamRuns.page',
-        `SELECT ${runColumns}, COUNT(*) OVER () AS TOTAL_COUNT
-         FROM ${runs.name} h ${whereClause(conditions(shape))}
-         ORDER BY ${ORDER_COLUMNS[order]} ${direction} NULLS LAST, h.TEAM_EXEC_ID ${PAGE}`,
-      ),
-    runsCount: (shape: RunFilterShape): Statement =>
-      statement(
-        'teamRuns.count',
-        `SELECT COUNT(*) AS TOTAL_COUNT FROM ${runs.name} h ${whereClause(conditions(shape))}`,
+        {
+          select: runColumns,
+          from: sql`${runs.name} h ${sql.where(...runFilter(viewer, filter))}`,
+          orderBy: `${ORDER_COLUMNS[order.field]} ${order.direction} NULLS LAST, h.TEAM_EXEC_ID`,
+          count: 'teamRuns.count',
+        },
+        window,
+        toRun,
       ),
     /**
      * The newest runs of each of several teams: one window per team, one statement. Each
      * team's first run comes back too (RN = 1, dropped unless in the window), so a window
      * past a team's last run still carries the team's total.
      */
-    runsByTeams: (teams: string, shape: RunFilterShape): Statement =>
-      statement(
+    runsByTeams: (viewer: Viewer, filter: TeamRunFilter, window: PageWindow) => (teams: Fragment) =>
+      query(
         'teamRuns.byTeams',
-        `SELECT * FROM (
+        sql`SELECT * FROM (
            SELECT ${runColumns},
              ROW_NUMBER() OVER (PARTITION BY h.TEAM_NAME ORDER BY h.START_DATE DESC NULLS LAST, h.TEAM_EXEC_ID) AS RN,
              COUNT(*) OVER (PARTITION BY h.TEAM_NAME) AS TOTAL_COUNT
            FROM ${runs.name} h
-           ${whereClause([`h.TEAM_NAME IN (${teams})`, ...conditions(shape)])}
+           ${sql.where(sql`h.TEAM_NAME IN (${teams})`, ...runFilter(viewer, filter))}
          ) w
-         WHERE (w.RN > :page_offset AND w.RN <= :page_end) OR w.RN = 1
+         WHERE (w.RN > ${sql.bind('page_offset', window.offset)} AND w.RN <= ${sql.bind('page_end', window.offset + window.limit)}) OR w.RN = 1
          ORDER BY w.TEAM_NAME, w.RN`,
+        (row): WindowedRun => ({
+          run: toRun(row),
+          rowNumber: num(row.rn),
+          totalCount: num(row.totalCount),
+        }),
       ),
-    runsByIds: (ids: string, restricted: boolean): Statement =>
-      statement(
+    runsByIds: (viewer: Viewer) => (ids: Fragment) =>
+      query(
         'teamRuns.byIds',
-        `SELECT ${runColumns} FROM ${runs.name} h
-         WHERE h.TEAM_EXEC_ID IN (${ids}) ${viewerOwns('h.TEAM_OWNER', restricted)}`,
+        sql`SELECT ${runColumns} FROM ${runs.name} h
+         ${sql.where(sql`h.TEAM_EXEC_ID IN (${ids})`, viewerRuns(viewer))}`,
+        toRun,
       ),
-    waitingByTeams: (teams: string, restricted: boolean): Statement =>
-      statement(
+    waitingByTeams: (viewer: Viewer) => (teams: Fragment) =>
+      query(
         'teamRuns.waitingByTeams',
-        `SELECT ${runColumns} FROM ${runs.name} h
-         WHERE h.TEAM_NAME IN (${teams}) AND h.STATE = 'WAITING_FOR_HUMAN' ${viewerOwns('h.TEAM_OWNER', restricted)}
+        sql`SELECT ${runColumns} FROM ${runs.name} h
+         ${sql.where(sql`h.TEAM_NAME IN (${teams})`, "h.STATE = 'WAITING_FOR_HUMAN'", viewerRuns(viewer))}
          ORDER BY h.TEAM_NAME, h.START_DATE, h.TEAM_EXEC_ID`,
+        toRun,
       ),
     /**
-     * The live poller's one statement per cycle: every run that has not ended, plus those
-     * that ended at or after :since. Runs that wait for a human carry the start of the tool
-     * call they are blocked on (or of their waiting task) as WAITING_SINCE.
+     * The live poller's one statement per cycle, over every owner: every run that has not
+     * ended, plus those that ended at or after `since`. Runs that wait for a human carry the
+     * start of the tool call they are blocked on (or of their waiting task) as WAITING_SINCE.
      */
-    livePoll: (): Statement =>
-      statement(
+    livePoll: (since: Date) =>
+      query(
         'teamRuns.live',
-        `SELECT ${runColumns},
+        sql`SELECT ${runColumns},
            CASE WHEN h.STATE = 'WAITING_FOR_HUMAN' THEN ${waitingSince} END AS WAITING_SINCE
          FROM ${runs.name} h
-         WHERE h.STATE IN ('RUNNING', 'WAITING_FOR_HUMAN', 'RESUMING') OR h.END_DATE >= :since`,
+         WHERE h.STATE IN ('RUNNING', 'WAITING_FOR_HUMAN', 'RESUMING') OR h.END_DATE >= ${sql.bind('since', since)}`,
+        (row): PolledRun => ({ ...toRun(row), waitingSince: dateOrNull(row.waitingSince) }),
       ),
-    tasksByRuns: (ids: string, restricted: boolean): Statement =>
-      statement(
+    tasksByRuns: (viewer: Viewer) => (ids: Fragment) =>
+      query(
         'taskRuns.byRuns',
-        `SELECT ${taskColumns} FROM ${tasks.name}
-         WHERE TEAM_EXEC_ID IN (${ids}) ${viewerOwns('TASK_OWNER', restricted)} ORDER BY TEAM_EXEC_ID, TASK_ORDER`,
+        sql`SELECT ${taskColumns} FROM ${tasks.name}
+         ${sql.where(
+           sql`TEAM_EXEC_ID IN (${ids})`,
+           viewerOwns(catalog, tasks, viewer, ['TASK_OWNER'])('TASK_OWNER'),
+         )} ORDER BY TEAM_EXEC_ID, TASK_ORDER`,
+        toTask,
       ),
-    toolCallsByRuns: (ids: string, restricted: boolean): Statement =>
-      statement(
+    toolCallsByRuns: (viewer: Viewer) => (ids: Fragment) =>
+      query(
         'toolCalls.byRuns',
-        `SELECT ${callColumns} FROM ${calls.name}
-         WHERE TEAM_EXEC_ID IN (${ids}) ${viewerOwns('TOOL_OWNER', restricted)}
+        sql`SELECT ${callColumns} FROM ${calls.name}
+         ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, viewerCalls(viewer))}
          ORDER BY TEAM_EXEC_ID, TASK_ORDER, START_DATE, INVOCATION_ID`,
+        toToolCall,
       ),
-    toolCallsByIds: (ids: string, restricted: boolean): Statement =>
-      statement(
+    toolCallsByIds: (viewer: Viewer) => (ids: Fragment) =>
+      query(
         'toolCalls.byIds',
-        `SELECT ${callColumns} FROM ${calls.name}
-         WHERE INVOCATION_ID IN (${ids}) ${viewerOwns('TOOL_OWNER', restricted)}`,
+        sql`SELECT ${callColumns} FROM ${calls.name}
+         ${sql.where(sql`INVOCATION_ID IN (${ids})`, viewerCalls(viewer))}`,
+        toToolCall,
       ),
-    toolCallsPage: (shape: ToolCallFilterShape): Statement =>
-      statement(
+    toolCallsPage: (
+      viewer: Viewer,
+      filter: ToolCallFilter,
+      window: PageWindow,
+    ): PagedQuery<ToolCall> =>
+      paged(
         'toolCalls.page',
-        `SELECT ${callColumns}, COUNT(*) OVER () AS TOTAL_COUNT FROM ${calls.name}
-         ${toolCallWhere(shape)} ORDER BY START_DATE DESC NULLS LAST, INVOCATION_ID ${PAGE}`,
-      ),
-    toolCallsCount: (shape: ToolCallFilterShape): Statement =>
-      statement(
-        'toolCalls.count',
-        `SELECT COUNT(*) AS TOTAL_COUNT FROM ${calls.name} ${toolCallWhere(shape)}`,
+        {
+          select: callColumns,
+          from: sql`${calls.name} ${sql.where(
+            filter.toolName
+              ? sql`TOOL_NAME = ${sql.bind('tool_name', filter.toolName)}`
+              : undefined,
+            filter.agentName
+              ? sql`AGENT_NAME = ${sql.bind('agent_name', filter.agentName)}`
+              : undefined,
+            filter.teamExecId
+              ? sql`TEAM_EXEC_ID = ${sql.bind('team_exec_id', filter.teamExecId)}`
+              : undefined,
+            viewerCalls(viewer),
+          )}`,
+          orderBy: 'START_DATE DESC NULLS LAST, INVOCATION_ID',
+          count: 'toolCalls.count',
+        },
+        window,
+        toToolCall,
       ),
   };
 });

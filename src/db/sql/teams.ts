@@ -1,6 +1,17 @@
+import {
+  TEAM_RUN_STATES,
+  type Team,
+  type TeamFilter,
+  type TeamRunState,
+  type TeamStats,
+  type TeamTool,
+} from '../../model/team.js';
+import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn, type ViewInfo } from '../catalog.js';
-import type { Statement } from '../driver.js';
-import { OWNED_BY_VIEWER, PAGE, perCatalog, statement, whereClause } from './statement.js';
+import type { Row } from '../driver.js';
+import { num, numOrNull, str, strOrNull } from '../rows.js';
+import type { Fragment, PagedQuery, PageWindow } from './statement.js';
+import { ownedBy, paged, perCatalog, query, sql, viewerOwns } from './statement.js';
 import { durationMsExpression } from './team-history.js';
 
 /**
@@ -8,7 +19,7 @@ import { durationMsExpression } from './team-history.js';
  * attribute views). A team's tools are those of its members' tasks: team attribute
  * `agents` = [{name, task}], task attribute `tools` = [tool names]. JSON_TABLE unnests both
  * in Oracle and PostgreSQL alike, in the order the team lists its members and each task its
- * tools. `restricted` limits DBA_ rows to the viewer's owner.
+ * tools. Every statement shows a viewer the teams of its owner only (the teams view decides).
  */
 
 /** `AND a.OWNER = b.OWNER` for DBA_ views; USER_ views are already one owner's rows. */
@@ -16,10 +27,9 @@ function sameOwner(view: ViewInfo, a: string, b: string): string {
   return ownerColumn(view) ? `AND ${a}.OWNER = ${b}.OWNER` : '';
 }
 
-export interface TeamQueryShape {
-  readonly nameContains: boolean;
-  readonly owner: boolean;
-  readonly restricted: boolean;
+/** `%text%` for LIKE, with LIKE's own wildcards in the text matched literally. */
+export function containsPattern(text: string): string {
+  return `%${text.toUpperCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 export const teamSql = perCatalog((catalog: Catalog) => {
@@ -35,34 +45,45 @@ export const teamSql = perCatalog((catalog: Catalog) => {
     `${alias}.TOOL_NAME = ${tool} AND ${alias}.ATTRIBUTE_NAME = 'tool_type' ${
       ownerColumn(toolAttr) ? `AND ${alias}.OWNER = ${toolOwner}` : ''
     }`;
-  const where = (shape: TeamQueryShape) =>
-    whereClause([
-      ...(shape.nameContains ? [`UPPER(${name}) LIKE :name_pattern ESCAPE '\\'`] : []),
-      ...(shape.owner ? ['OWNER = :owner'] : []),
-      ...(shape.restricted ? [`OWNER = ${OWNED_BY_VIEWER}`] : []),
-    ]);
-  const viewerOwns = (column: string, restricted: boolean) =>
-    restricted ? `AND ${column} = ${OWNED_BY_VIEWER}` : '';
+  /** The teams view decides what a viewer sees of every team statement. */
+  const mine = (viewer: Viewer) => viewerOwns(catalog, teams, viewer);
+  const toTeam = (row: Row): Team => ({
+    name: str(row.teamName),
+    owner: strOrNull(row.owner) ?? catalog.sessionUser,
+    description: strOrNull(row.description),
+    status: strOrNull(row.status),
+  });
 
   return {
-    page: (shape: TeamQueryShape): Statement =>
-      statement(
+    page: (viewer: Viewer, filter: TeamFilter, window: PageWindow): PagedQuery<Team> =>
+      paged(
         'teams.page',
-        `SELECT ${select}, COUNT(*) OVER () AS TOTAL_COUNT FROM ${teams.name}
-         ${where(shape)} ORDER BY ${order} ${PAGE}`,
+        {
+          select,
+          from: sql`${teams.name} ${sql.where(
+            filter.nameContains
+              ? sql`UPPER(${name}) LIKE ${sql.bind('name_pattern', containsPattern(filter.nameContains))} ESCAPE '\\'`
+              : undefined,
+            ownedBy(catalog, teams, ['OWNER'], filter.owner, 'owner')('OWNER'),
+            mine(viewer)('OWNER'),
+          )}`,
+          orderBy: order,
+          count: 'teams.count',
+        },
+        window,
+        toTeam,
       ),
-    count: (shape: TeamQueryShape): Statement =>
-      statement('teams.count', `SELECT COUNT(*) AS TOTAL_COUNT FROM ${teams.name} ${where(shape)}`),
-    byNames: (names: string, restricted: boolean): Statement =>
-      statement(
+    byNames: (viewer: Viewer) => (names: Fragment) =>
+      query(
         'teams.byNames',
-        `SELECT ${select} FROM ${teams.name}
-         WHERE ${name} IN (${names}) ${viewerOwns('OWNER', restricted)} ORDER BY ${order}`,
+        sql`SELECT ${select} FROM ${teams.name}
+         ${sql.where(sql`${name} IN (${names})`, mine(viewer)('OWNER'))} ORDER BY ${order}`,
+        toTeam,
       ),
-    toolsByTeams: (names: string, restricted: boolean): Statement =>
-      statement(
+    toolsByTeams: (viewer: Viewer) => (names: Fragment) =>
+      query(
         'teams.tools',
-        `SELECT ta.${name} AS TEAM_NAME, m.AGENT_NAME, m.TASK_NAME, tl.TOOL_NAME,
+        sql`SELECT ta.${name} AS TEAM_NAME, m.AGENT_NAME, m.TASK_NAME, tl.TOOL_NAME,
            ${catalog.columns.toolId ? `tl.${catalog.columns.toolId}` : 'NULL'} AS TOOL_ID,
            ${ownerColumn(catalog.tools) ? 'tl.OWNER' : 'NULL'} AS OWNER,
            ins.ATTRIBUTE_VALUE AS INSTRUCTION, typ.ATTRIBUTE_VALUE AS TOOL_TYPE
@@ -78,25 +99,36 @@ export const teamSql = perCatalog((catalog: Catalog) => {
          LEFT JOIN ${toolAttr.name} ins
            ON ins.TOOL_NAME = tl.TOOL_NAME AND ins.ATTRIBUTE_NAME = 'instruction' ${sameOwner(toolAttr, 'ins', 'tl')}
          LEFT JOIN ${toolAttr.name} typ ON ${typeOf('typ', 'tl.TOOL_NAME', 'tl.OWNER')}
-         WHERE ta.ATTRIBUTE_NAME = 'agents' AND ta.${name} IN (${names}) ${viewerOwns('ta.OWNER', restricted)}
+         ${sql.where("ta.ATTRIBUTE_NAME = 'agents'", sql`ta.${name} IN (${names})`, mine(viewer)('ta.OWNER'))}
          ORDER BY ta.${name}, m.MEMBER_ORDER, kt.TOOL_ORDER`,
+        (row): TeamTool => ({
+          teamName: str(row.teamName),
+          toolId: strOrNull(row.toolId),
+          name: str(row.toolName),
+          owner: strOrNull(row.owner) ?? catalog.sessionUser,
+          instruction: strOrNull(row.instruction),
+          toolType: strOrNull(row.toolType),
+          agentName: strOrNull(row.agentName),
+          taskName: strOrNull(row.taskName),
+        }),
       ),
-    statsByTeams: (names: string, restricted: boolean): Statement => {
+    statsByTeams: (viewer: Viewer) => (names: Fragment) => {
       const history = catalog.teamHistory.name;
       const toolOwner = ownerColumn(catalog.toolHistory, ['TOOL_OWNER']) ? 'c.TOOL_OWNER' : 'NULL';
       const byState = (state: string) =>
         `SUM(CASE WHEN h.STATE = '${state}' THEN 1 ELSE 0 END) AS ${state}`;
-      return statement(
+      const ofTeams = [sql`h.TEAM_NAME IN (${names})`, mine(viewer)('h.TEAM_OWNER')];
+      return query(
         'teams.stats',
-        `SELECT r.*, w.HUMAN_WAIT_COUNT, w.HUMAN_WAIT_TOTAL_MS, w.HUMAN_WAIT_AVG_MS
+        sql`SELECT r.*, w.HUMAN_WAIT_COUNT, w.HUMAN_WAIT_TOTAL_MS, w.HUMAN_WAIT_AVG_MS
          FROM (
            SELECT h.TEAM_NAME, COUNT(*) AS RUN_COUNT,
-             ${['RUNNING', 'WAITING_FOR_HUMAN', 'RESUMING', 'SUCCEEDED', 'FAILED'].map(byState).join(', ')},
+             ${TEAM_RUN_STATES.map(byState).join(', ')},
              1.0 * SUM(CASE WHEN h.STATE = 'SUCCEEDED' THEN 1 ELSE 0 END)
                / NULLIF(SUM(CASE WHEN h.STATE IN ('SUCCEEDED', 'FAILED') THEN 1 ELSE 0 END), 0) AS SUCCESS_RATE,
              PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ${durationMsExpression('h')}) AS DURATION_P50_MS,
              PERCENTILE_CONT(0.95) WITHIN GROUP (ORDER BY ${durationMsExpression('h')}) AS DURATION_P95_MS
-           FROM ${history} h WHERE h.TEAM_NAME IN (${names}) ${viewerOwns('h.TEAM_OWNER', restricted)}
+           FROM ${history} h ${sql.where(...ofTeams)}
            GROUP BY h.TEAM_NAME
          ) r
          LEFT JOIN (
@@ -106,11 +138,54 @@ export const teamSql = perCatalog((catalog: Catalog) => {
            FROM ${catalog.toolHistory.name} c
            JOIN ${history} h ON h.TEAM_EXEC_ID = c.TEAM_EXEC_ID
            JOIN ${toolAttr.name} typ ON ${typeOf('typ', 'c.TOOL_NAME', toolOwner)}
-           WHERE h.TEAM_NAME IN (${names}) ${viewerOwns('h.TEAM_OWNER', restricted)} AND c.END_DATE IS NOT NULL
-             AND CAST(typ.ATTRIBUTE_VALUE AS VARCHAR(30)) = 'HUMAN'
+           ${sql.where(
+             ...ofTeams,
+             'c.END_DATE IS NOT NULL',
+             "CAST(typ.ATTRIBUTE_VALUE AS VARCHAR(30)) = 'HUMAN'",
+           )}
            GROUP BY h.TEAM_NAME
          ) w ON w.TEAM_NAME = r.TEAM_NAME`,
+        toStats,
       );
     },
   };
 });
+
+function byState(read: (state: TeamRunState) => number): Record<TeamRunState, number> {
+  return Object.fromEntries(TEAM_RUN_STATES.map((s) => [s, read(s)])) as Record<
+    TeamRunState,
+    number
+  >;
+}
+
+function toStats(row: Row): TeamStats {
+  const runsByState = byState((state) =>
+    num(row[state.toLowerCase().replace(/_([a-z])/g, (_, c) => c.toUpperCase())]),
+  );
+  return {
+    teamName: str(row.teamName),
+    runCount: num(row.runCount),
+    runsByState,
+    successRate: numOrNull(row.successRate),
+    durationP50Ms: numOrNull(row.durationP50Ms),
+    durationP95Ms: numOrNull(row.durationP95Ms),
+    humanWaitCount: num(row.humanWaitCount),
+    humanWaitTotalMs: numOrNull(row.humanWaitTotalMs),
+    humanWaitAvgMs: numOrNull(row.humanWaitAvgMs),
+  };
+}
+
+/** What a team without visible runs reports. */
+export function emptyStats(teamName: string): TeamStats {
+  return {
+    teamName,
+    runCount: 0,
+    runsByState: byState(() => 0),
+    successRate: null,
+    durationP50Ms: null,
+    durationP95Ms: null,
+    humanWaitCount: 0,
+    humanWaitTotalMs: null,
+    humanWaitAvgMs: null,
+  };
+}
