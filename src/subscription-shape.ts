@@ -58,7 +58,7 @@ export function subscriptionShape(
 ): SubscriptionShape | undefined {
   const operation = getOperationAST(document, operationName);
   const root = schema.getSubscriptionType();
-  if (!operation || operation.operation !== 'subscription' || !root) return undefined;
+  if (operation?.operation !== 'subscription' || !root) return undefined;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) {
