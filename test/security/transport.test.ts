@@ -191,6 +191,14 @@ describe('GraphQL path variants', () => {
     },
   );
 
+  test('a WebSocket upgrade on a variant is refused too', async () => {
+    for (const path of ['/graphql/', '//graphql', '/graphql/.']) {
+      await expect(
+        RawSocket.open(`${wsUrl(locked.url).replace(/\/graphql$/, '')}${path}`),
+      ).rejects.toThrow(/400/);
+    }
+  });
+
   test('/graphql itself answers 401 without a token, before parsing', async () => {
     const response = await rawRequest(locked.url, '/graphql?x=1', {
       headers: { 'content-type': 'application/json' },
