@@ -1,8 +1,8 @@
 import { builder } from '../builder.js';
-import { notFound } from '../errors.js';
 import { durationMs, type TaskRun } from '../model/team.js';
 import { AgentRef } from './agent.js';
 import { HISTORY } from './descriptions.js';
+import { nodesOrErrors } from './lookup.js';
 import { TeamRunStateRef } from './team.js';
 import { TeamRunRef } from './team-run.js';
 
@@ -10,19 +10,22 @@ import { TeamRunRef } from './team-run.js';
 const taskRunId = (task: { teamExecId: string; taskOrder: number }) =>
   `${task.teamExecId}:${task.taskOrder}`;
 
-export const TaskRunRef = builder.loadableNodeRef<TaskRun>('TaskRun', {
+export const TaskRunRef = builder.nodeRef<TaskRun>('TaskRun', {
   id: { resolve: taskRunId },
-  load: async (ids: string[], context) => {
+  loadManyWithoutCache: (ids, context) => {
     const keys = ids.map((id) => {
       const at = id.lastIndexOf(':');
       return { execId: id.slice(0, at), order: Number(id.slice(at + 1)) };
     });
-    const tasks = await context.loaders.tasksOfRun.loadMany(keys.map((k) => k.execId));
-    return keys.map((key, i) => {
-      const ofRun = tasks[i];
-      const task = Array.isArray(ofRun) ? ofRun.find((t) => t.taskOrder === key.order) : undefined;
-      return task ?? notFound(`No task run "${ids[i]}"`);
-    });
+    const tasks = context.loaders.tasksOfRun.loadMany(keys.map((k) => k.execId));
+    const found = tasks.then((ofRuns) =>
+      keys.map((key, i) => {
+        const ofRun = ofRuns[i];
+        if (ofRun instanceof Error) return ofRun;
+        return ofRun?.find((t) => t.taskOrder === key.order) ?? null;
+      }),
+    );
+    return nodesOrErrors(ids, found, (id) => `No task run "${id}"`);
   },
 });
 

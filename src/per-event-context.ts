@@ -12,10 +12,10 @@ import {
   visit,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Context } from '../context.js';
-import { createLoaders } from '../loaders.js';
-import { type SubscriptionShape, subscriptionShape } from '../subscription-shape.js';
-import { mapAsyncIterable } from './iterables.js';
+import type { Context } from './context.js';
+import { mapAsyncIterable } from './live/iterables.js';
+import { createLoaders } from './loaders.js';
+import { type SubscriptionShape, subscriptionShape } from './subscription-shape.js';
 
 /**
  * graphql-js runs every event of a subscription with the context of the subscribe request,
