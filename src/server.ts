@@ -17,6 +17,7 @@ import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
 import { browserGuard } from './hardening/origin.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
+import { withRedaction } from './logger.js';
 import { Metrics } from './metrics.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
 import type { Repositories } from './repositories/create.js';
@@ -54,7 +55,11 @@ export interface AgentGraphServer {
   stop(drainMs?: number): Promise<void>;
 }
 
-export async function createServer(config: Config, logger: Logger): Promise<AgentGraphServer> {
+export async function createServer(
+  config: Config,
+  processLogger: Logger,
+): Promise<AgentGraphServer> {
+  const logger = withRedaction(processLogger);
   const metrics = new Metrics({ processMetrics: true });
   const tracing = await startTracing(config.tracing, logger);
   const database = await openDatabase(config.database, {

@@ -7,6 +7,7 @@ import type { HttpConfig, LimitsConfig, RateLimitConfig } from '../config.js';
 import type { Metrics } from '../metrics.js';
 import { documentLimits } from './document-limits.js';
 import { endSubscriptionsAtExpiry } from './expiry.js';
+import { rejectNulInStrings } from './input-values.js';
 import { rateLimit } from './rate-limit.js';
 import { strictUtf8Body } from './request-body.js';
 import { requestTimeout } from './request-timeout.js';
@@ -35,6 +36,7 @@ export function hardeningPlugins(options: HardeningOptions): Plugin[] {
     strictUtf8Body(),
     ...(http.introspection ? [] : hideSchema()),
     ...documentLimits(limits),
+    rejectNulInStrings(),
     requestTimeout(limits.requestTimeoutMs, logger),
     responseSizeLimit(limits.maxResponseBytes),
     endSubscriptionsAtExpiry(),
