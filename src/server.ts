@@ -7,6 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { A2AStandin } from './a2a/standin.js';
 import { startA2A } from './a2a/start.js';
+import { authFailureRecorder } from './auth/failures.js';
 import { createAuthenticator } from './auth/jwt.js';
 import type { Config } from './config.js';
 import { dateColumnTypes, missingViews } from './db/catalog.js';
@@ -15,6 +16,7 @@ import { countStatements, type Driver } from './db/driver.js';
 import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
 import { StartupError } from './errors.js';
+import { browserGuard } from './hardening/origin.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
 import { withRedaction } from './logger.js';
 import { Metrics } from './metrics.js';
@@ -135,6 +137,7 @@ export async function createServer(
     live,
     maskError,
     limits: config.limits,
+    rateLimit: config.rateLimit,
     http: config.http,
     tracing,
   });
@@ -157,11 +160,28 @@ export async function createServer(
   http.on('request', (_req, res: ServerResponse) => {
     if (stopping) res.setHeader('connection', 'close');
     unanswered.add(res);
-    res.on('close', () => unanswered.delete(res));
+    res.on('close', () => {
+      unanswered.delete(res);
+      // A response that ends while stopping (an SSE stream that stop() completed) leaves
+      // its keep-alive connection idle, and http.close() would wait out keepAliveTimeout.
+      if (stopping) setImmediate(() => http.closeIdleConnections());
+    });
   });
-  const ws = attachGraphqlWs({ server: http, yoga, maskError, logger, authenticate, viewers });
+  const guard = browserGuard(config);
+  const ws = attachGraphqlWs({
+    server: http,
+    yoga,
+    maskError,
+    logger,
+    authenticate,
+    viewers,
+    recordAuthFailure: authFailureRecorder(logger, metrics),
+    guard,
+    maxPayload: config.limits.maxBodyBytes,
+  });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!guard.hostAllowed(req.headers.host)) return refuseHost(res);
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/') {
       // A first visitor lands on GraphiQL rather than on an empty 404.
@@ -183,6 +203,8 @@ export async function createServer(
     if (req.method === 'GET' && path === '/metrics') {
       return send(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
     }
+    // One exact path for GraphQL: variants such as /graphql/ or //graphql are not it.
+    if (path !== yoga.graphqlEndpoint) return send(res, 404, 'application/json', NOT_FOUND);
     return yoga(req, res);
   }
 
@@ -246,4 +268,16 @@ function listenError(error: NodeJS.ErrnoException, config: Config): Error {
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {
   res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
   res.end(body);
+}
+
+const NOT_FOUND =
+  '{"errors":[{"message":"Not found: GraphQL is served at /graphql","extensions":{"code":"NOT_FOUND"}}]}';
+
+function refuseHost(res: ServerResponse): void {
+  send(
+    res,
+    403,
+    'application/json',
+    '{"errors":[{"message":"This Host is not served: without authentication only loopback names are (DNS rebinding)","extensions":{"code":"FORBIDDEN"}}]}',
+  );
 }

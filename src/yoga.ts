@@ -16,9 +16,10 @@ import {
   type YogaServerInstance,
 } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { authFailureRecorder } from './auth/failures.js';
 import type { Authenticate } from './auth/jwt.js';
 import { useAuthentication } from './auth/plugin.js';
-import type { HttpConfig, LimitsConfig } from './config.js';
+import type { HttpConfig, LimitsConfig, RateLimitConfig } from './config.js';
 import type { Context } from './context.js';
 import { AppError, type ErrorCode, isErrorCode } from './errors.js';
 import { corsOptions, hardeningPlugins } from './hardening/index.js';
@@ -237,6 +238,7 @@ export interface YogaOptions {
   readonly live: LiveHub;
   readonly maskError: MaskError;
   readonly limits: LimitsConfig;
+  readonly rateLimit: RateLimitConfig;
   readonly http: HttpConfig;
   /** Absent unless OTEL_EXPORTER_OTLP_ENDPOINT is set, and then its plugin comes last. */
   readonly tracing?: Tracing | undefined;
@@ -287,7 +289,11 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       // Cheap rejections (size, tokens, depth) come before signature checks.
       ...hardeningPlugins(options),
       useValidationErrors(options.maskError),
-      useAuthentication(options.authenticate, viewers),
+      useAuthentication(
+        options.authenticate,
+        viewers,
+        authFailureRecorder(options.logger, options.metrics),
+      ),
       useErrorRequestIds(),
       useContextPerEvent(),
       useRequestLog(options.logger, options.metrics),

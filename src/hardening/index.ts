@@ -2,23 +2,31 @@ import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspect
 import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import type { HttpConfig, LimitsConfig } from '../config.js';
+import type { HttpConfig, LimitsConfig, RateLimitConfig } from '../config.js';
+import type { Metrics } from '../metrics.js';
 import { csrfPrevention, unlistedOrigins } from './cross-origin.js';
 import { documentLimits } from './document-limits.js';
+import { endSubscriptionsAtExpiry } from './expiry.js';
 import { rejectNulInStrings } from './input-values.js';
+import { rateLimit } from './rate-limit.js';
 import { strictUtf8Body } from './request-body.js';
 import { requestTimeout } from './request-timeout.js';
+import { responseSizeLimit } from './response-size.js';
+import { subscriptionCaps } from './subscriptions.js';
 
 export { CSRF_HEADER, corsOptions } from './cross-origin.js';
 
 export interface HardeningOptions {
   readonly limits: LimitsConfig;
   readonly http: HttpConfig;
+  readonly rateLimit: RateLimitConfig;
   readonly logger: Logger;
+  readonly metrics: Metrics;
 }
 
 /** The yoga plugins that bound what a request may cost; see docs/security-hardening.md. */
-export function hardeningPlugins({ limits, http, logger }: HardeningOptions): Plugin[] {
+export function hardeningPlugins(options: HardeningOptions): Plugin[] {
+  const { limits, http, logger } = options;
   return [
     csrfPrevention(),
     unlistedOrigins(http.corsOrigins),
@@ -27,6 +35,10 @@ export function hardeningPlugins({ limits, http, logger }: HardeningOptions): Pl
     ...documentLimits(limits),
     rejectNulInStrings(),
     requestTimeout(limits.requestTimeoutMs, logger),
+    responseSizeLimit(limits.maxResponseBytes),
+    endSubscriptionsAtExpiry(),
+    subscriptionCaps(limits),
+    ...rateLimit(options.rateLimit, options.metrics, logger),
   ];
 }
 
