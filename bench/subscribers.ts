@@ -37,6 +37,10 @@ export interface SubscriberRow {
   readonly statementsPerCycle: number;
   readonly rssMiB: number;
   readonly rssKiBPerSubscriber: number;
+  /** Mean time to fan one cycle message out to every subscription and send the results. */
+  readonly fanOutMs: number;
+  /** fanOutMs per subscriber: the serving thread's cost of one event for one subscriber. */
+  readonly fanOutUsPerSubscriber: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -106,6 +110,15 @@ async function sample(server: AgentGraphServer, name: string, labels: Record<str
   return (metric?.values ?? [])
     .filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))
     .reduce((sum, v) => sum + v.value, 0);
+}
+
+async function fanOutTotals(server: AgentGraphServer) {
+  const values = (await server.metrics.liveFanOutDuration.get()).values;
+  const total = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
+  return {
+    sum: total('agentgraph_live_fanout_seconds_sum'),
+    count: total('agentgraph_live_fanout_seconds_count'),
+  };
 }
 
 const goodCycles = async (server: AgentGraphServer) =>
@@ -218,9 +231,16 @@ export async function runSubscribers(
         cycles: await goodCycles(server),
       };
       const delays: number[] = [];
+      const fanOut = await fanOutTotals(server);
       for (const { state, phase } of BURSTS) {
-        delays.push(...(await burst(server, pg, clients, runs, state, phase)));
+        // One push per delay: a spread of 200,000 arguments overflows the stack.
+        for (const delay of await burst(server, pg, clients, runs, state, phase)) {
+          delays.push(delay);
+        }
       }
+      const fanOutAfter = await fanOutTotals(server);
+      const fanOutMs =
+        (1000 * (fanOutAfter.sum - fanOut.sum)) / Math.max(1, fanOutAfter.count - fanOut.count);
       delays.sort((a, b) => a - b);
       const cycles = (await goodCycles(server)) - before.cycles;
       const statements = (await server.metrics.statementCount()) - before.statements;
@@ -236,6 +256,8 @@ export async function runSubscribers(
         statementsPerCycle: statements / cycles,
         rssMiB: rss / 2 ** 20,
         rssKiBPerSubscriber: (rss - baseRss) / 1024 / (subscribers - 1),
+        fanOutMs,
+        fanOutUsPerSubscriber: (1000 * fanOutMs) / subscribers,
       });
       log(`  subscribers (${subscribers}): p99 delivery ${percentile(delays, 99).toFixed(0)} ms\n`);
     }

@@ -30,6 +30,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly liveFanOutDuration = new Histogram({
+    name: 'agentgraph_live_fanout_seconds',
+    help: 'Time to hand one cycle message to every subscription of this process and send what it produced.',
+    // The fan-out adds to every subscriber's delay; past a few hundred ms it shows in the p99.
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
   readonly a2aRequests = new Counter({
     name: 'agentgraph_a2a_requests_total',
     help: 'HTTP requests made to the A2A server, by outcome.',

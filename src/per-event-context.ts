@@ -44,6 +44,11 @@ interface EventShare {
   readonly contexts: Map<string, Context>;
   /** One execution per canonical (or else normalised) document, variables and viewer scope. */
   readonly results: Map<string, Result>;
+  /**
+   * One projected result per normalised document, variables and viewer scope: identical
+   * subscriptions get the same object, which the WebSocket transport then serializes once.
+   */
+  readonly projections: Map<string, Result>;
 }
 
 /**
@@ -63,7 +68,7 @@ function executeShared(args: ExecutionArgs, payload: unknown): Result {
   if (typeof payload !== 'object' || payload === null) return run(freshContext());
   let share = shared.get(payload);
   if (!share) {
-    share = { contexts: new Map(), results: new Map() };
+    share = { contexts: new Map(), results: new Map(), projections: new Map() };
     shared.set(payload, share);
   }
   const scope = scopeOf(base);
@@ -72,10 +77,13 @@ function executeShared(args: ExecutionArgs, payload: unknown): Result {
     context = freshContext();
     share.contexts.set(scope, context);
   }
+  const key = resultKeyOf(args, scope);
   const shape = shapeOf(args);
   if (shape) {
-    const key = JSON.stringify([shape.key, scope]);
-    let canonical = share.results.get(key);
+    const projected = share.projections.get(key);
+    if (projected) return projected;
+    const canonicalKey = JSON.stringify([shape.key, scope]);
+    let canonical = share.results.get(canonicalKey);
     if (!canonical) {
       canonical = execute({
         ...args,
@@ -85,27 +93,43 @@ function executeShared(args: ExecutionArgs, payload: unknown): Result {
         rootValue: payload,
         contextValue: context,
       });
-      share.results.set(key, canonical);
+      share.results.set(canonicalKey, canonical);
     }
     const sharedContext = context;
     // Errors carry paths in the canonical document's terms: a subscription whose event has
     // errors runs its own document instead (on the same loaders, so no more statements).
-    return then(canonical, (result) =>
+    const result = then(canonical, (result) =>
       result.errors || !result.data ? run(sharedContext) : { data: shape.project(result.data) },
     );
+    share.projections.set(key, result);
+    return result;
   }
-  // Request ids are added to errors per subscription, after this.
-  const key = JSON.stringify([
-    normalisedDocument(args.document, args.operationName),
-    args.variableValues ?? null,
-    scope,
-  ]);
   let result = share.results.get(key);
   if (!result) {
     result = run(context);
     share.results.set(key, result);
   }
   return result;
+}
+
+const resultKeys = new WeakMap<ExecutionArgs, string>();
+
+/**
+ * Identical subscriptions (normalised document, variables, viewer scope) get identical
+ * results; worked out at the first event, as a subscription's args stay the same.
+ * Request ids are added to errors per subscription, after this.
+ */
+function resultKeyOf(args: ExecutionArgs, scope: string): string {
+  let key = resultKeys.get(args);
+  if (key === undefined) {
+    key = JSON.stringify([
+      normalisedDocument(args.document, args.operationName),
+      args.variableValues ?? null,
+      scope,
+    ]);
+    resultKeys.set(args, key);
+  }
+  return key;
 }
 
 const shapes = new WeakMap<ExecutionArgs, SubscriptionShape | null>();

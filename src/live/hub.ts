@@ -82,6 +82,8 @@ export class LiveHub {
   private readonly waitingViews = new WeakMap<readonly WireRun[], Map<string, WaitingView>>();
   private session: Session | null = null;
   private stopping: Promise<void> = Promise.resolve();
+  /** The fan-out in progress: the next message waits for it, so each socket gets them in order. */
+  private fanOut: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(private readonly options: LiveHubOptions) {}
@@ -240,9 +242,33 @@ export class LiveHub {
     const mirror = session.mirror;
     if (mirror && mirror.epoch === message.epoch && message.seq <= mirror.seq) return;
     session.mirror = { epoch: message.epoch, seq: message.seq, waiting: message.waiting };
-    for (const listener of [...this.listeners]) listener.deliver(message);
+    const listeners = [...this.listeners];
+    this.fanOut = this.fanOut.then(() => this.deliver(listeners, message));
+  }
+
+  /**
+   * Hands a message to the subscriptions in batches, yielding to the event loop between them
+   * so that HTTP requests (/health) and the next poll are served while thousands of sockets
+   * get theirs; each batch's executions and sends run in the microtasks before the next one.
+   * A single batch (a few subscribers) is delivered at once, as before.
+   */
+  private async deliver(listeners: readonly Listener[], message: CycleMessage): Promise<void> {
+    const started = performance.now();
+    for (let i = 0; i < listeners.length; i++) {
+      if (i > 0 && i % FAN_OUT_BATCH === 0) await nextTurn();
+      const listener = listeners[i] as Listener;
+      if (this.listeners.has(listener)) listener.deliver(message);
+    }
+    setImmediate(() =>
+      this.options.metrics.liveFanOutDuration.observe((performance.now() - started) / 1000),
+    );
   }
 }
+
+/** Subscriptions served per turn of the event loop during a fan-out. */
+const FAN_OUT_BATCH = 500;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Longest-waiting first; a run whose start of waiting is unknown waited since before polling began. */
 function byWaitingSince(a: WireRun, b: WireRun): number {

@@ -1,8 +1,9 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
+import { isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { type WebSocket, WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { RecordAuthFailure } from '../auth/failures.js';
 import type { Authenticate } from '../auth/jwt.js';
 import { AppError } from '../errors.js';
@@ -128,6 +129,8 @@ export function attachGraphqlWs(options: {
         };
         return args;
       },
+      onOperation: (ctx, id, _payload, _args, result) =>
+        isAsyncIterable(result) ? sendingShared(result, ctx.extra.socket, id) : undefined,
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors ? { ...result, errors: result.errors.map(forSocket) } : result,
     },
@@ -158,6 +161,56 @@ export function attachGraphqlWs(options: {
       } finally {
         clearTimeout(timer);
       }
+    },
+  };
+}
+
+/**
+ * Subscribers with the same document, variables and viewer scope get the same result object
+ * for an event (src/per-event-context.ts); serialized once here, it reaches each of them as
+ * one string concatenation and one write, where graphql-ws would copy and stringify it per
+ * socket. This sends graphql-ws's own `next` message (same id, type and payload) itself and
+ * passes on only results with errors, which graphql-ws still masks per socket through onNext.
+ */
+const serialized = new WeakMap<ExecutionResult, string>();
+
+function sendingShared(
+  source: AsyncIterable<ExecutionResult>,
+  socket: WebSocket,
+  id: string,
+): AsyncGenerator<ExecutionResult, void, void> {
+  const iterator = source[Symbol.asyncIterator]();
+  const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+  const stop = async (): Promise<IteratorResult<ExecutionResult, void>> => {
+    await iterator.return?.();
+    return { done: true, value: undefined };
+  };
+  return {
+    async next() {
+      for (;;) {
+        const step = await iterator.next();
+        if (step.done) return { done: true, value: undefined };
+        if (step.value.errors) return step;
+        // A socket that closed meanwhile is being completed by graphql-ws.
+        if (socket.readyState !== WebSocket.OPEN) continue;
+        let payload = serialized.get(step.value);
+        if (payload === undefined) {
+          payload = JSON.stringify(step.value);
+          serialized.set(step.value, payload);
+        }
+        socket.send(`${prefix}${payload}}`);
+      }
+    },
+    return: stop,
+    async throw(error?: unknown) {
+      await stop();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async [Symbol.asyncDispose]() {
+      await stop();
     },
   };
 }

@@ -1,0 +1,82 @@
+/**
+ * The live scenario of `npm run bench` alone (bench/subscribers.ts), with its counts from the
+ * command line:
+ *
+ *   npm run bench:live -- --subscribers 5000,10000,20000 [--interval 2000]
+ *
+ * Writes bench/results-live.json and prints the table. Each subscriber holds one socket in
+ * this process and one in the client process, so each count must fit the open-file limit
+ * (`ulimit -n`), which is checked first.
+ */
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { runSubscribers, type SubscriberRow } from './subscribers.js';
+
+const { values } = parseArgs({
+  options: {
+    subscribers: { type: 'string', default: '1000,5000' },
+    interval: { type: 'string', default: '2000' },
+  },
+});
+const counts = (values.subscribers ?? '').split(',').map(Number);
+const intervalMs = Number(values.interval);
+if (counts.some((n) => !Number.isInteger(n) || n < 2) || !(intervalMs > 0)) {
+  throw new Error('usage: bench:live -- --subscribers 5000,10000 [--interval 2000]');
+}
+
+/** Sockets, the database and the runtime's own descriptors, beyond one per subscriber. */
+const SPARE_DESCRIPTORS = 200;
+const openFileLimit = () => {
+  const line = readFileSync('/proc/self/limits', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Max open files'));
+  const soft = line?.split(/\s{2,}/)[1];
+  return soft === undefined || soft === 'unlimited' ? Number.POSITIVE_INFINITY : Number(soft);
+};
+const limit = openFileLimit();
+const largest = Math.max(...counts);
+if (largest + SPARE_DESCRIPTORS > limit) {
+  throw new Error(
+    `${largest} subscribers need about ${largest + SPARE_DESCRIPTORS} open files in this process ` +
+      `and as many in the client process; the limit is ${limit}: raise it (ulimit -n ${largest * 2}) or lower the count`,
+  );
+}
+process.stderr.write(`open-file limit ${limit}; subscribers ${counts.join(', ')}\n`);
+
+const started = Date.now();
+const rows = await runSubscribers(counts, intervalMs, (line) => process.stderr.write(line));
+await writeFile(
+  new URL('./results-live.json', import.meta.url),
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`,
+);
+
+const header = [
+  'subscribers',
+  'p50 ms',
+  'p99 ms',
+  'max ms',
+  'polls/cycle',
+  'stmts/cycle',
+  'RSS MiB',
+  'KiB/subscriber',
+  'fan-out ms',
+  'µs/subscriber',
+];
+const cells = (r: SubscriberRow) => [
+  String(r.subscribers),
+  r.medianMs.toFixed(0),
+  r.p99Ms.toFixed(0),
+  r.maxMs.toFixed(0),
+  r.pollStatementsPerCycle.toFixed(2),
+  r.statementsPerCycle.toFixed(2),
+  r.rssMiB.toFixed(0),
+  r.rssKiBPerSubscriber.toFixed(1),
+  r.fanOutMs.toFixed(0),
+  r.fanOutUsPerSubscriber.toFixed(1),
+];
+const line = (row: string[]) => `| ${row.join(' | ')} |`;
+process.stdout.write(
+  `${[line(header), line(header.map(() => '---')), ...rows.map((r) => line(cells(r)))].join('\n')}\n` +
+    `(interval ${intervalMs} ms; ${Math.round((Date.now() - started) / 1000)} s; written to bench/results-live.json)\n`,
+);
