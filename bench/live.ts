@@ -3,11 +3,14 @@
  * command line:
  *
  *   npm run bench:live -- --subscribers 5000,10000,20000 [--interval 2000]
+ *   npm run bench:live -- --subscribers 5000 --processes 2   (each count on each of two
+ *       processes behind Redis: REDIS_URL, else redis://127.0.0.1:6379, with a fresh prefix)
  *
  * Writes bench/results-live.json and prints the table. Each subscriber holds one socket in
  * this process and one in the client process, so each count must fit the open-file limit
  * (`ulimit -n`), which is checked first.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -17,12 +20,20 @@ const { values } = parseArgs({
   options: {
     subscribers: { type: 'string', default: '1000,5000' },
     interval: { type: 'string', default: '2000' },
+    processes: { type: 'string', default: '1' },
   },
 });
+const processes = Number(values.processes);
 const counts = (values.subscribers ?? '').split(',').map(Number);
 const intervalMs = Number(values.interval);
-if (counts.some((n) => !Number.isInteger(n) || n < 2) || !(intervalMs > 0)) {
-  throw new Error('usage: bench:live -- --subscribers 5000,10000 [--interval 2000]');
+if (
+  counts.some((n) => !Number.isInteger(n) || n < 2) ||
+  !(intervalMs > 0) ||
+  ![1, 2].includes(processes)
+) {
+  throw new Error(
+    'usage: bench:live -- --subscribers 5000,10000 [--interval 2000] [--processes 1|2]',
+  );
 }
 
 /** Sockets, the database and the runtime's own descriptors, beyond one per subscriber. */
@@ -45,7 +56,14 @@ if (largest + SPARE_DESCRIPTORS > limit) {
 process.stderr.write(`open-file limit ${limit}; subscribers ${counts.join(', ')}\n`);
 
 const started = Date.now();
-const rows = await runSubscribers(counts, intervalMs, (line) => process.stderr.write(line));
+const redis =
+  processes === 2
+    ? {
+        url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        prefix: `bench-live:${randomUUID()}:`,
+      }
+    : undefined;
+const rows = await runSubscribers(counts, intervalMs, (line) => process.stderr.write(line), redis);
 await writeFile(
   new URL('./results-live.json', import.meta.url),
   `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`,
@@ -53,18 +71,20 @@ await writeFile(
 
 const header = [
   'subscribers',
+  'processes',
   'p50 ms',
   'p99 ms',
   'max ms',
   'polls/cycle',
   'stmts/cycle',
   'RSS MiB',
-  'KiB/subscriber',
+  'KiB/subscriber (bench process)',
   'fan-out ms',
   'µs/subscriber',
 ];
 const cells = (r: SubscriberRow) => [
   String(r.subscribers),
+  String(r.processes),
   r.medianMs.toFixed(0),
   r.p99Ms.toFixed(0),
   r.maxMs.toFixed(0),

@@ -24,7 +24,10 @@ const TEAM = 'REPORT_SUMMARY_AGENT_TEAM';
 const BURST = 20;
 
 export interface SubscriberRow {
+  /** Over every server process. */
   readonly subscribers: number;
+  /** Server processes: 2 behind Redis, each with half the subscribers. */
+  readonly processes: number;
   readonly pollIntervalMs: number;
   /** (subscriber, changed run) pairs received, over all bursts. */
   readonly deliveries: number;
@@ -104,6 +107,31 @@ class Clients {
   }
 }
 
+/** The second server process of the two-process case. */
+class Peer {
+  private constructor(
+    private readonly child: ChildProcessByStdio<Writable, Readable, null>,
+    readonly url: string,
+  ) {}
+
+  static async start(env: NodeJS.ProcessEnv): Promise<Peer> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/live-peer.ts'], {
+      cwd: new URL('..', import.meta.url),
+      env,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const first = await createInterface({ input: child.stdout })[Symbol.asyncIterator]().next();
+    if (first.done) throw new Error('the peer server ended before listening');
+    return new Peer(child, first.value);
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.stdin.end();
+    await exited;
+  }
+}
+
 /** Sums a metric's samples whose labels include `labels`. */
 async function sample(server: AgentGraphServer, name: string, labels: Record<string, string>) {
   const metric = (await server.metrics.registry.getMetricsAsJSON()).find((m) => m.name === name);
@@ -139,14 +167,14 @@ type Pg = NonNullable<AgentGraphServer['database']['embedded']>['pg'];
 async function burst(
   server: AgentGraphServer,
   pg: Pg,
-  clients: Clients,
+  clients: readonly Clients[],
   runs: readonly string[],
   state: 'WAITING_FOR_HUMAN' | 'RUNNING',
   phase: number,
 ): Promise<number[]> {
   const { pollIntervalMs } = server.config.live;
-  clients.send({ watch: runs, present: state === 'WAITING_FOR_HUMAN' });
-  await clients.answer(10_000);
+  for (const c of clients) c.send({ watch: runs, present: state === 'WAITING_FOR_HUMAN' });
+  for (const c of clients) await c.answer(10_000);
   await cycleEnd(server);
   await sleep(phase * pollIntervalMs);
   const changedAt = new Map<string, number>();
@@ -154,12 +182,16 @@ async function burst(
     await setRunState(pg, execId, state);
     changedAt.set(execId, now());
   }
-  const { receipts } = await clients.answer<{ receipts: Record<string, number[]> }>(
-    pollIntervalMs * 3 + 30_000,
-  );
-  return Object.entries(receipts).flatMap(([execId, times]) =>
-    times.map((at) => at - (changedAt.get(execId) as number)),
-  );
+  const delays: number[] = [];
+  for (const c of clients) {
+    const { receipts } = await c.answer<{ receipts: Record<string, number[]> }>(
+      pollIntervalMs * 3 + 30_000,
+    );
+    for (const [execId, times] of Object.entries(receipts)) {
+      for (const at of times) delays.push(at - (changedAt.get(execId) as number));
+    }
+  }
+  return delays;
 }
 
 /**
@@ -174,18 +206,26 @@ const BURSTS = [
   { state: 'RUNNING', phase: 0.75 },
 ] as const;
 
+/**
+ * With `redis`, a second server process (bench/live-peer.ts) shares this one's cycle messages
+ * through Redis, and each count is opened on each of the two: the rows' subscribers are the
+ * total, RSS is this process's.
+ */
 export async function runSubscribers(
   counts: readonly number[],
   pollIntervalMs: number,
   log: (line: string) => void,
+  redis?: { readonly url: string; readonly prefix: string },
 ): Promise<SubscriberRow[]> {
-  const config = loadConfig({
+  const env = {
     PORT: '0',
     SIMULATE: 'false',
     POLL_INTERVAL_MS: String(pollIntervalMs),
     // Every bench client is the one anonymous administrator.
     MAX_SUBSCRIPTIONS_PER_VIEWER: String(Math.max(...counts)),
-  });
+    ...(redis ? { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix } : {}),
+  };
+  const config = loadConfig(env);
   const server = await createServer(config, pino({ level: 'warn' }));
   const url = await server.start();
   const pg = server.database.embedded?.pg;
@@ -196,7 +236,7 @@ export async function runSubscribers(
     await startRun(pg, { owner: 'APP_USER', teamName: TEAM, execId });
     runs.push(execId);
   }
-  const clients = Clients.start(url);
+  const clients = [Clients.start(url)];
   /**
    * RSS once it stops falling: some buffers (the database snapshot read at start-up) are
    * released only a collection or two after they became garbage.
@@ -214,13 +254,23 @@ export async function runSubscribers(
     return last;
   };
   const rows: SubscriberRow[] = [];
+  let peer: Peer | undefined;
   try {
-    clients.send({ open: 1 });
-    await clients.answer(30_000);
+    (clients[0] as Clients).send({ open: 1 });
+    await (clients[0] as Clients).answer(30_000);
+    if (redis) {
+      // Started once this process polls (its first subscriber holds the lock), so that the
+      // peer only relays: its own embedded database never sees the bench's changes.
+      peer = await Peer.start({ ...process.env, ...env });
+      clients.push(Clients.start(peer.url));
+      (clients[1] as Clients).send({ open: 1 });
+      await (clients[1] as Clients).answer(30_000);
+    }
     const baseRss = await settledRss();
-    for (const subscribers of counts) {
-      clients.send({ open: subscribers });
-      await clients.answer(120_000);
+    for (const count of counts) {
+      for (const c of clients) c.send({ open: count });
+      for (const c of clients) await c.answer(240_000);
+      const subscribers = count * clients.length;
       const rss = await settledRss();
 
       const polls = () =>
@@ -247,6 +297,7 @@ export async function runSubscribers(
 
       rows.push({
         subscribers,
+        processes: clients.length,
         pollIntervalMs,
         deliveries: delays.length,
         medianMs: percentile(delays, 50),
@@ -255,14 +306,15 @@ export async function runSubscribers(
         pollStatementsPerCycle: ((await polls()) - before.polls) / cycles,
         statementsPerCycle: statements / cycles,
         rssMiB: rss / 2 ** 20,
-        rssKiBPerSubscriber: (rss - baseRss) / 1024 / (subscribers - 1),
+        rssKiBPerSubscriber: (rss - baseRss) / 1024 / (count - 1),
         fanOutMs,
         fanOutUsPerSubscriber: (1000 * fanOutMs) / subscribers,
       });
       log(`  subscribers (${subscribers}): p99 delivery ${percentile(delays, 99).toFixed(0)} ms\n`);
     }
   } finally {
-    await clients.close();
+    for (const c of clients) await c.close();
+    await peer?.stop();
     await server.stop();
   }
   return rows;

@@ -9,6 +9,19 @@ import { mapAsyncIterable } from '../live/iterables.js';
  * megabytes and block the event loop while they are written.
  */
 export function boundedResult(result: ExecutionResult, maxBytes: number): ExecutionResult {
+  // Subscribers with identical subscriptions share one result object per event
+  // (src/per-event-context.ts): measured once, not once per socket.
+  let bounded = checked.get(result);
+  if (!bounded) {
+    bounded = measured(result, maxBytes);
+    checked.set(result, bounded);
+  }
+  return bounded;
+}
+
+const checked = new WeakMap<ExecutionResult, ExecutionResult>();
+
+function measured(result: ExecutionResult, maxBytes: number): ExecutionResult {
   let bytes: number;
   try {
     bytes = Buffer.byteLength(JSON.stringify(result));
