@@ -319,6 +319,61 @@ describe('cost and clean-up', () => {
     }
   });
 
+  test('a fan-out over several batches reaches every subscriber, in order, in its own shape', async () => {
+    const ALIASED = `subscription($filter: TeamRunChangeFilter) {
+      change: teamRunChanged(filter: $filter) { run { id: execId } now: state } }`;
+    const variables = { filter: { teamName: REPORT } };
+    const execId = await newRun(REPORT);
+    // More subscriptions than one batch of the hub's fan-out (500).
+    const many: Recorder<Change>[] = [];
+    for (let c = 0; c < 60; c++) {
+      const shared = client();
+      for (let s = 0; s < 10; s++) many.push(subscribeWs<Change>(shared, CHANGES, variables));
+    }
+    type Aliased = { change: { run: { id: string }; now: string } };
+    const aliased = subscribeWs<Aliased>(client(), ALIASED, variables);
+    try {
+      await settled(t.server, 601);
+      const fanOuts = async () =>
+        (await t.server.metrics.liveFanOutDuration.get()).values.find(
+          (v) => v.metricName === 'agentgraph_live_fanout_seconds_count',
+        )?.value ?? 0;
+      const fanOutsBefore = await fanOuts();
+      const mine = (d: Change) => d.teamRunChanged.run.execId === execId;
+      await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
+      await Promise.all(many.map((r) => r.until(() => r.data.some(mine), 30_000)));
+      await setRunState(pg, execId, 'RUNNING');
+      await Promise.all(many.map((r) => r.until(() => r.data.filter(mine).length === 2, 30_000)));
+      await aliased.until(
+        () => aliased.data.filter((d) => d.change.run.id === execId).length === 2,
+      );
+
+      const states = new Set(
+        many.map((r) =>
+          JSON.stringify(
+            r.data
+              .filter(mine)
+              .map((d) => [d.teamRunChanged.previousState, d.teamRunChanged.state]),
+          ),
+        ),
+      );
+      expect([...states]).toEqual([
+        JSON.stringify([
+          ['RUNNING', 'WAITING_FOR_HUMAN'],
+          ['WAITING_FOR_HUMAN', 'RUNNING'],
+        ]),
+      ]);
+      expect(aliased.data.filter((d) => d.change.run.id === execId)).toEqual([
+        { change: { run: { id: execId }, now: 'WAITING_FOR_HUMAN' } },
+        { change: { run: { id: execId }, now: 'RUNNING' } },
+      ]);
+      // Each fan-out is timed once it is over, just after its last sends.
+      await until(async () => (await fanOuts()) >= fanOutsBefore + 2, 5_000, 'two timed fan-outs');
+    } finally {
+      await closeAll(...many, aliased);
+    }
+  });
+
   test('closing subscriptions and connections ends the poller; no timer is left', async () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const baseline = timers();
