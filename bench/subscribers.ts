@@ -40,9 +40,9 @@ export interface SubscriberRow {
   readonly statementsPerCycle: number;
   readonly rssMiB: number;
   readonly rssKiBPerSubscriber: number;
-  /** Mean time to fan one cycle message out to every subscription and send the results. */
+  /** Mean time (this process's) to fan one cycle message out to its subscriptions and send. */
   readonly fanOutMs: number;
-  /** fanOutMs per subscriber: the serving thread's cost of one event for one subscriber. */
+  /** fanOutMs per subscriber of this process: one event's cost for one subscriber. */
   readonly fanOutUsPerSubscriber: number;
 }
 
@@ -308,7 +308,7 @@ export async function runSubscribers(
         rssMiB: rss / 2 ** 20,
         rssKiBPerSubscriber: (rss - baseRss) / 1024 / (count - 1),
         fanOutMs,
-        fanOutUsPerSubscriber: (1000 * fanOutMs) / subscribers,
+        fanOutUsPerSubscriber: (1000 * fanOutMs) / count,
       });
       log(`  subscribers (${subscribers}): p99 delivery ${percentile(delays, 99).toFixed(0)} ms\n`);
     }
