@@ -56,14 +56,20 @@ export const agentSql = perCatalog((catalog: Catalog) => {
         toAgent,
         { agentDetails: true },
       ),
-    byNames: (viewer: Viewer) => (names: Fragment) =>
-      query(
-        'agents.byNames',
-        sql`SELECT ${select} FROM ${view.name}
+    /**
+     * Without `details`, DESCRIBE_AGENT is not called: description and call contract read
+     * null, inputs and outputs come from the view's columns alone.
+     */
+    byNames:
+      (viewer: Viewer, details = true) =>
+      (names: Fragment) =>
+        query(
+          'agents.byNames',
+          sql`SELECT ${select} FROM ${view.name}
          ${sql.where(sql`AGENT_NAME IN (${names})`, owned(viewer))} ORDER BY ${order}`,
-        toAgent,
-        { agentDetails: true },
-      ),
+          toAgent,
+          { agentDetails: details },
+        ),
   };
 });
 
