@@ -1,6 +1,7 @@
 import { builder } from '../builder.js';
 import type { TeamRunChange, WaitingRun } from '../live/hub.js';
 import { HISTORY } from './descriptions.js';
+import { MAX_PAGE_SIZE } from './pagination.js';
 import { TeamRunStateRef } from './team.js';
 import { TeamRunRef } from './team-run.js';
 
@@ -94,6 +95,9 @@ builder.subscriptionFields((t) => ({
     description:
       'The runs waiting for a human (of one team, or of all teams), longest-waiting first: the current set at once, then the whole set again each time it changes.',
     args: { teamName: t.arg.string({ description: TEAM_NAME_FILTER }) },
+    // Every event re-runs the selection for each waiting run, and the set has no page size:
+    // it is priced as the largest page, so that the cost limit bounds one event's work.
+    complexity: { field: 1, multiplier: MAX_PAGE_SIZE },
     subscribe: (_root, args, context) => {
       context.repositories.history.requireRuns();
       return context.live.waitingForHuman(args.teamName ?? null, context.viewer.owner);
