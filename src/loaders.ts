@@ -22,6 +22,10 @@ export function createLoaders(repositories: Repositories) {
   const runPages = new Map<string, DataLoader<string, Page<TeamRun>>>();
   return {
     agentByName: new DataLoader<string, Agent | null>((names) => agents.byNames(names)),
+    /** Without DESCRIBE_AGENT, for selections that ask only for the agents view's columns. */
+    agentByNameWithoutDetails: new DataLoader<string, Agent | null>((names) =>
+      agents.byNames(names, false),
+    ),
     teamByName: new DataLoader<string, Team | null>((names) => teams.byNames(names)),
     toolsOfTeam: new DataLoader<string, TeamTool[]>((names) => teams.toolsOf(names)),
     statsOfTeam: new DataLoader<string, TeamStats>((names) => teams.statsOf(names)),
@@ -29,6 +33,15 @@ export function createLoaders(repositories: Repositories) {
     waitingOfTeam: new DataLoader<string, TeamRun[]>((names) => history.waitingForHuman(names)),
     tasksOfRun: new DataLoader<string, TaskRun[]>((ids) => history.tasksOf(ids)),
     toolCallsOfRun: new DataLoader<string, ToolCall[]>((ids) => history.toolCallsOf(ids)),
+    /**
+     * The same lists without their large text columns, for list levels whose selection asks
+     * for none of them (see selectsAny): the dashboard's. A level picks one of the two, so it
+     * stays one statement.
+     */
+    tasksOfRunWithoutTexts: new DataLoader<string, TaskRun[]>((ids) => history.tasksOf(ids, false)),
+    toolCallsOfRunWithoutTexts: new DataLoader<string, ToolCall[]>((ids) =>
+      history.toolCallsOf(ids, false),
+    ),
     toolCallById: new DataLoader<string, ToolCall | null>((ids) => history.toolCallsByIds(ids)),
     /** One loader per distinct (filter, window): all teams asking for the same page batch together. */
     runsOfTeam(
