@@ -79,6 +79,7 @@ const header = [
   'stmts/cycle',
   'RSS MiB',
   'KiB/subscriber (bench process)',
+  'heap KiB/subscriber',
   'fan-out ms',
   'µs/subscriber',
 ];
@@ -92,6 +93,7 @@ const cells = (r: SubscriberRow) => [
   r.statementsPerCycle.toFixed(2),
   r.rssMiB.toFixed(0),
   r.rssKiBPerSubscriber.toFixed(1),
+  r.heapKiBPerSubscriber.toFixed(1),
   r.fanOutMs.toFixed(0),
   r.fanOutUsPerSubscriber.toFixed(1),
 ];

@@ -40,6 +40,8 @@ export interface SubscriberRow {
   readonly statementsPerCycle: number;
   readonly rssMiB: number;
   readonly rssKiBPerSubscriber: number;
+  /** The JavaScript heap's share of it (after a collection): RSS also holds freed pages. */
+  readonly heapKiBPerSubscriber: number;
   /** Mean time (this process's) to fan one cycle message out to its subscriptions and send. */
   readonly fanOutMs: number;
   /** fanOutMs per subscriber of this process: one event's cost for one subscriber. */
@@ -267,11 +269,13 @@ export async function runSubscribers(
       await (clients[1] as Clients).answer(30_000);
     }
     const baseRss = await settledRss();
+    const baseHeap = process.memoryUsage().heapUsed;
     for (const count of counts) {
       for (const c of clients) c.send({ open: count });
       for (const c of clients) await c.answer(240_000);
       const subscribers = count * clients.length;
       const rss = await settledRss();
+      const heap = process.memoryUsage().heapUsed;
 
       const polls = () =>
         sample(server, 'agentgraph_db_statements_total', { statement: 'teamRuns.live' });
@@ -307,6 +311,7 @@ export async function runSubscribers(
         statementsPerCycle: statements / cycles,
         rssMiB: rss / 2 ** 20,
         rssKiBPerSubscriber: (rss - baseRss) / 1024 / (count - 1),
+        heapKiBPerSubscriber: (heap - baseHeap) / 1024 / (count - 1),
         fanOutMs,
         fanOutUsPerSubscriber: (1000 * fanOutMs) / count,
       });
