@@ -83,6 +83,7 @@ export function fromWire(run: WireRun): TeamRun {
     startDate: dateOf(run.startDate),
     endDate: dateOf(run.endDate),
     instanceId: run.instanceId,
+    waitingSince: dateOf(run.waitingSince),
   };
 }
 

@@ -45,6 +45,11 @@ export interface TeamRun {
   readonly startDate: Date | null;
   readonly endDate: Date | null;
   readonly instanceId: number | null;
+  /**
+   * When the live poller saw the run begin waiting for a human, where the history rows do
+   * not say (see PolledRun); absent on runs read by queries.
+   */
+  readonly waitingSince?: Date | null;
 }
 
 /** A run as the live poller reads it: the history row plus when it began waiting for a human. */

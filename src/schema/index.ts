@@ -7,6 +7,7 @@ import './team.js';
 import './team-run.js';
 import './task-run.js';
 import './tool-call.js';
+import './human-wait.js';
 import './agent-card.js';
 import './subscription.js';
 

@@ -1,5 +1,7 @@
 import { builder } from '../builder.js';
+import type { Context } from '../context.js';
 import { notFound } from '../errors.js';
+import { unknownTeamMessage } from '../model/names.js';
 import { TEAM_RUN_STATES, type Team, type TeamStats, type TeamTool } from '../model/team.js';
 import {
   NULL_WHEN_VIEW_NOT_GRANTED,
@@ -9,11 +11,19 @@ import {
 } from './descriptions.js';
 import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
 
+/** NOT_FOUND for a team name no visible team has, naming the near miss. */
+export async function unknownTeam(context: Context, name: string): Promise<Error> {
+  const nearest = await context.repositories.teams.nearestName(name);
+  return notFound(unknownTeamMessage(name, nearest));
+}
+
 export const TeamRef = builder.loadableNodeRef<Team>('Team', {
   id: { resolve: (team) => team.name },
   load: async (names: string[], context) => {
     const teams = await context.loaders.teamByName.loadMany(names);
-    return teams.map((team, i) => team ?? notFound(`No agent team named "${names[i]}"`));
+    return Promise.all(
+      teams.map(async (team, i) => team ?? unknownTeam(context, names[i] as string)),
+    );
   },
 });
 

@@ -83,6 +83,7 @@ function teamStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
   });
   return [
     ...filters.flatMap((filter) => both(sql.page(viewer, filter, window))),
+    sql.names(viewer),
     ...[sql.byNames, sql.toolsByTeams, sql.statsByTeams].flatMap((build) =>
       forLists(build(viewer), lists.teams),
     ),
