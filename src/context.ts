@@ -2,6 +2,7 @@ import type { A2ACards } from './a2a/client.js';
 import type { LiveHub } from './live/hub.js';
 import type { Loaders } from './loaders.js';
 import type { Viewer } from './model/viewer.js';
+import type { TeamActions } from './repositories/actions.js';
 import type { AgentRepository } from './repositories/agents.js';
 import type { ExecStatRepository } from './repositories/exec-stats.js';
 import type { TeamHistoryRepository } from './repositories/team-history.js';
@@ -12,6 +13,8 @@ export interface Repositories {
   readonly execStats: ExecStatRepository;
   readonly teams: TeamRepository;
   readonly history: TeamHistoryRepository;
+  /** respondToHuman and runTeam. */
+  readonly actions: TeamActions;
   /** A2A agent list and cards, through the cross-request cache. */
   readonly a2a: A2ACards;
 }

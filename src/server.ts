@@ -19,6 +19,7 @@ import { createLiveHub, type LiveHub } from './live/hub.js';
 import { attachGraphqlWs } from './live/websocket.js';
 import { Metrics } from './metrics.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
+import type { ActionOptions } from './repositories/actions.js';
 import { createRepositories } from './repositories/create.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
 import { TeamRepository } from './repositories/teams.js';
@@ -85,12 +86,29 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
       })),
     }),
   });
+  const audit = logger.child({ component: 'audit' });
+  const actions: ActionOptions = {
+    authenticated: Boolean(config.auth.jwt),
+    audit: ({ viewer, outcome, ...entry }) => {
+      if (entry.action === 'respondToHuman') metrics.humanResponses.inc({ outcome });
+      audit.info(
+        {
+          ...entry,
+          outcome,
+          viewer: viewer.subject ?? viewer.owner ?? 'anonymous',
+          admin: viewer.admin,
+        },
+        `${entry.action} ${outcome}`,
+      );
+    },
+  };
   const repositoriesFor = (viewer: Viewer, usage?: { statements: number }) =>
     createRepositories(
       usage ? countStatements(driver, () => usage.statements++) : driver,
       catalog,
       viewer,
       a2a.cards,
+      actions,
     );
   // One poller per process reads every run; each subscription filters for its viewer.
   const live = createLiveHub({

@@ -16,6 +16,19 @@ export type Binds = Readonly<Record<string, BindValue>>;
 /** A row whose keys are camelCase, whichever case the database returned. */
 export type Row = Readonly<Record<string, unknown>>;
 
+/**
+ * A PL/SQL call with OUT binds that the embedded database emulates in PL/pgSQL: the two
+ * texts differ, so each driver runs its own. Oracle's block assigns the `outputs` as OUT
+ * binds; the embedded text returns one row with columns of those names.
+ */
+export interface Block {
+  readonly name: string;
+  readonly oracle: string;
+  readonly embedded: string;
+  /** Names of the OUT binds (Oracle) and of the result columns (embedded), lower case. */
+  readonly outputs: readonly string[];
+}
+
 /** Connection pool state for /metrics; drivers without a pool have none. */
 export interface PoolStatistics {
   readonly connectionsOpen: number;
@@ -34,6 +47,8 @@ export interface Driver {
    * JSON for each row's AGENT_NAME (null where the procedure raises), in the same round trip.
    */
   queryWithAgentDetails(statement: Statement, binds?: Binds): Promise<Row[]>;
+  /** Runs a block with IN binds; its OUT values by camelCase name, as a row. */
+  runBlock(block: Block, binds: Binds): Promise<Row>;
   /** Upper-case column names of each of the given views that exist and are visible. */
   columnsOf(views: readonly string[]): Promise<Map<string, Set<string>>>;
   ping(): Promise<void>;
@@ -53,6 +68,10 @@ export function countStatements(driver: Driver, count: (statementName: string) =
     queryWithAgentDetails(statement, binds) {
       count(statement.name);
       return driver.queryWithAgentDetails(statement, binds);
+    },
+    runBlock(block, binds) {
+      count(block.name);
+      return driver.runBlock(block, binds);
     },
     columnsOf(views) {
       count('dictionary.columns');

@@ -67,6 +67,8 @@ export interface TeamRunFilter {
   readonly startedAfter?: Date | null;
   readonly startedBefore?: Date | null;
   readonly owner?: string | null;
+  /** Runs whose task history records this conversation_id. */
+  readonly conversationId?: string | null;
 }
 
 export type TeamRunOrderField = 'START_DATE' | 'END_DATE' | 'TEAM_NAME' | 'STATE';

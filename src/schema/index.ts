@@ -10,5 +10,6 @@ import './tool-call.js';
 import './human-wait.js';
 import './agent-card.js';
 import './subscription.js';
+import './team-actions.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

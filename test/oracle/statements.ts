@@ -20,6 +20,9 @@ import { ANONYMOUS_ADMIN, type Viewer } from '../../src/model/viewer.js';
 export const ENUMERATED_MODULES = [
   'agents.ts',
   'exec-stats.ts',
+  // Not a query: its block creates a scheduler job, so it is never run against a user's
+  // database; test/hitl/run-team-sql.test.ts checks its binds, docs/oracle.md its probe.
+  'run-team.ts',
   'statement.ts',
   'teams.ts',
   'team-history.ts',
@@ -35,6 +38,7 @@ const VALUE = {
   toolName: 'SUMMARIZE_REPORT',
   agentName: 'SUMMARIZER',
   teamExecId: 'NO_SUCH_RUN',
+  conversationId: '6f1c2a1e-0d3b-4b8e-9a55-3c2f1e0b7d41',
 } as const;
 export const VALUES_GIVEN: readonly string[] = Object.values(VALUE);
 
@@ -113,6 +117,9 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
       ...orders.flatMap((order) => both(sql.runsPage(viewer, filter, order, window))),
       ...forLists(sql.runsByTeams(viewer, filter, window), lists.teams),
     ]),
+    ...orders.flatMap((order) =>
+      both(sql.runsPage(viewer, { conversationId: VALUE.conversationId }, order, window)),
+    ),
     ...forLists(sql.runsByIds(viewer), lists.runs),
     ...forLists(sql.waitingByTeams(viewer), lists.teams),
     sql.livePoll(new Date('2026-09-01T00:00:00Z')),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import type { EmbeddedDatabaseConfig } from '../../config.js';
-import type { Binds, Driver, Row, Statement } from '../driver.js';
+import type { Binds, Block, Driver, Row, Statement } from '../driver.js';
 import { normalizeRow } from '../rows.js';
 import { DDL } from './ddl.js';
 import { demoData } from './demo-data.js';
@@ -136,6 +136,12 @@ class EmbeddedDriver implements Driver {
       `SELECT q.*, emb_describe_agent_or_null(q.agent_name) AS agent_details FROM (${statement.text}) q`,
       binds,
     );
+  }
+
+  async runBlock(block: Block, binds: Binds): Promise<Row> {
+    const [row] = await this.run(block.embedded, binds);
+    if (!row) throw new Error(`${block.name} returned no row`);
+    return row;
   }
 
   async columnsOf(views: readonly string[]): Promise<Map<string, Set<string>>> {

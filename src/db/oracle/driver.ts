@@ -1,7 +1,7 @@
 import oracledb from 'oracledb';
 import type { OracleDatabaseConfig } from '../../config.js';
 import { StartupError } from '../../errors.js';
-import type { Binds, Driver, PoolStatistics, Row, Statement } from '../driver.js';
+import type { Binds, Block, Driver, PoolStatistics, Row, Statement } from '../driver.js';
 import { normalizeRow } from '../rows.js';
 import { inList } from '../sql/statement.js';
 import { errorCode, mapQueryError, startupError } from './errors.js';
@@ -186,6 +186,30 @@ export class OracleDriver implements Driver {
       }
     }
     return this.run(withoutAgentDetails(statement.text), binds);
+  }
+
+  async runBlock(block: Block, binds: Binds): Promise<Row> {
+    const out = Object.fromEntries(
+      block.outputs.map((name) => [
+        name,
+        { dir: oracledb.BIND_OUT, type: oracledb.STRING, maxSize: 4000 },
+      ]),
+    );
+    let connection: OracleConnection | undefined;
+    try {
+      connection = await this.pool.getConnection();
+      connection.callTimeout = this.options.callTimeoutMs;
+      const result = await connection.execute<Record<string, unknown>>(
+        block.oracle,
+        { ...wallClockBinds(binds), ...out } as oracledb.BindParameters,
+        EXECUTE_OPTIONS,
+      );
+      return normalizeRow((result.outBinds ?? {}) as Record<string, unknown>);
+    } catch (error) {
+      throw mapQueryError(error, block.oracle);
+    } finally {
+      await connection?.close().catch(() => undefined);
+    }
   }
 
   async columnsOf(views: readonly string[]): Promise<Map<string, Set<string>>> {

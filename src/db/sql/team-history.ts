@@ -56,6 +56,14 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     endDate: dateOrNull(row.endDate),
     instanceId: numOrNull(row.teamInstanceId),
   });
+  const tasks = catalog.taskHistory;
+  const conversation = catalog.columns.taskConversation;
+  /** Runs whose task history records the conversation (runTeam returns only that id). */
+  const conversationOf = (id: string) =>
+    conversation && tasks.columns
+      ? sql`EXISTS (SELECT 1 FROM ${tasks.name} ct WHERE ct.TEAM_EXEC_ID = h.TEAM_EXEC_ID
+          AND JSON_VALUE(ct.${conversation}, '$.conversation_id') = ${sql.bind('conversation_id', id)})`
+      : sql`1 = 0`;
   const viewerRuns = (viewer: Viewer) =>
     viewerOwns(catalog, runs, viewer, ['TEAM_OWNER'])('h.TEAM_OWNER');
 
@@ -77,12 +85,10 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
         ? sql`h.START_DATE < ${sql.bind('started_before', filter.startedBefore)}`
         : undefined,
       ownedBy(catalog, runs, ['TEAM_OWNER'], filter.owner, 'owner')('h.TEAM_OWNER'),
+      filter.conversationId ? conversationOf(filter.conversationId) : undefined,
       viewerRuns(viewer),
     ];
   };
-
-  const tasks = catalog.taskHistory;
-  const conversation = catalog.columns.taskConversation;
   const taskColumns = `TEAM_EXEC_ID, TEAM_NAME, ${ownerColumn(tasks, ['TASK_OWNER']) ? 'TASK_OWNER' : 'NULL AS TASK_OWNER'},
     AGENT_NAME, TASK_NAME, TASK_ORDER,
     ${conversation ? `${conversation} AS CONVERSATION_PARAMS, JSON_VALUE(${conversation}, '$.conversation_id') AS CONVERSATION_ID` : 'NULL AS CONVERSATION_PARAMS, NULL AS CONVERSATION_ID'},
