@@ -2,6 +2,8 @@ import DataLoader from 'dataloader';
 import type { Repositories } from './context.js';
 import type { Agent } from './model/agent.js';
 import type {
+  LlmPrompt,
+  TaskFailure,
   TaskRun,
   Team,
   TeamRun,
@@ -20,6 +22,7 @@ import type { Page } from './repositories/agents.js';
 export function createLoaders(repositories: Repositories) {
   const { agents, teams, history } = repositories;
   const runPages = new Map<string, DataLoader<string, Page<TeamRun>>>();
+  const promptPages = new Map<string, DataLoader<string, Page<LlmPrompt>>>();
   return {
     agentByName: new DataLoader<string, Agent | null>((names) => agents.byNames(names)),
     teamByName: new DataLoader<string, Team | null>((names) => teams.byNames(names)),
@@ -30,6 +33,17 @@ export function createLoaders(repositories: Repositories) {
     tasksOfRun: new DataLoader<string, TaskRun[]>((ids) => history.tasksOf(ids)),
     toolCallsOfRun: new DataLoader<string, ToolCall[]>((ids) => history.toolCallsOf(ids)),
     toolCallById: new DataLoader<string, ToolCall | null>((ids) => history.toolCallsByIds(ids)),
+    failuresOfRun: new DataLoader<string, TaskFailure[]>((ids) => history.failuresOf(ids)),
+    /** One loader per window: every task asking for the same page batches together. */
+    promptsOfConversation(offset: number, limit: number): DataLoader<string, Page<LlmPrompt>> {
+      const key = `${offset}:${limit}`;
+      let loader = promptPages.get(key);
+      if (!loader) {
+        loader = new DataLoader((ids) => history.promptPagesOf(ids, offset, limit));
+        promptPages.set(key, loader);
+      }
+      return loader;
+    },
     /** One loader per distinct (filter, window): all teams asking for the same page batch together. */
     runsOfTeam(
       filter: TeamRunFilter,

@@ -133,3 +133,22 @@ export interface TeamStats {
 export function durationMs(start: Date | null, end: Date | null): number | null {
   return start && end ? end.getTime() - start.getTime() : null;
 }
+
+/** The scheduler job run behind a failed task: the error the history views drop. */
+export interface TaskFailure {
+  readonly teamExecId: string;
+  readonly taskOrder: number;
+  readonly jobName: string;
+  readonly status: string | null;
+  readonly startDate: Date | null;
+  readonly logDate: Date | null;
+  readonly additionalInfo: string | null;
+}
+
+/** One LLM prompt and its response in a Select AI conversation. */
+export interface LlmPrompt {
+  readonly conversationId: string;
+  readonly prompt: string | null;
+  readonly response: string | null;
+  readonly created: Date | null;
+}

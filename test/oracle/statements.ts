@@ -2,6 +2,7 @@ import type { Catalog } from '../../src/db/catalog.js';
 import { agentSql } from '../../src/db/sql/agents.js';
 import { execStatSql } from '../../src/db/sql/exec-stats.js';
 import { type Fragment, inList, type PagedQuery, type Query } from '../../src/db/sql/statement.js';
+import { taskDetailsSql } from '../../src/db/sql/task-details.js';
 import { teamHistorySql } from '../../src/db/sql/team-history.js';
 import { teamSql } from '../../src/db/sql/teams.js';
 import type { ExecStatFilter, ExecStatOrderField } from '../../src/model/exec-stat.js';
@@ -24,6 +25,7 @@ export const ENUMERATED_MODULES = [
   // database; test/hitl/run-team-sql.test.ts checks its binds, docs/oracle.md its probe.
   'run-team.ts',
   'statement.ts',
+  'task-details.ts',
   'teams.ts',
   'team-history.ts',
 ];
@@ -130,6 +132,16 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
   ];
 }
 
+function taskDetailStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
+  const sql = taskDetailsSql(catalog);
+  return [
+    ...forLists(sql.failuresByRuns(viewer), lists.runs),
+    ...forLists(sql.promptsByConversations(viewer, window), [
+      inList('conversation', [VALUE.conversationId, 'ANOTHER']),
+    ]),
+  ];
+}
+
 function execStatStatements(
   catalog: Catalog,
   orderFields: readonly ExecStatOrderField[],
@@ -163,6 +175,7 @@ export function registeredStatements(
         ...agentStatements(catalog, viewer),
         ...teamStatements(catalog, viewer),
         ...historyStatements(catalog, viewer),
+        ...taskDetailStatements(catalog, viewer),
       ]),
       ...execStatStatements(catalog, orderFields),
     ]) {
