@@ -3,6 +3,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import type { Client } from 'graphql-ws';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { asUuid } from '../../src/db/embedded/demo-data.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { actionForbidden } from '../../src/repositories/actions.js';
 import { embeddedPg, metric, settled, subscribeWs, wsClient } from '../live/support.js';
@@ -82,7 +83,7 @@ describe('respondToHuman', () => {
     expect(data?.respondToHuman).toMatchObject({
       execId,
       teamName: REPORT,
-      conversationId: execId.toLowerCase(),
+      conversationId: asUuid(execId),
       run: { state: 'RESUMING' },
     });
     const submittedAt = Date.parse(data?.respondToHuman.submittedAt ?? '');

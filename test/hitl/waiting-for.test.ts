@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { asUuid } from '../../src/db/embedded/demo-data.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import {
   embeddedPg,
@@ -75,7 +76,7 @@ describe('TeamRun.waitingFor', () => {
     });
     expect(wait.toolCall?.endDate).toBeNull();
     expect(wait.since).toBe(wait.toolCall?.startDate);
-    expect(wait.conversationId).toBe(execId.toLowerCase());
+    expect(wait.conversationId).toBe(asUuid(execId));
     expect(typeof wait.question).toBe('string');
     expect(wait.questionJson).toEqual(JSON.parse(wait.question as string));
   });
@@ -176,7 +177,7 @@ describe('subscriptions', () => {
     const last = waiting.data.at(-1)?.teamsWaitingForHuman.find((run) => run.execId === execId);
     expect(last?.waitingFor.toolName).toBe('HUMAN_REVIEW');
     expect(last?.waitingFor.since).toBe(last?.waitingSince);
-    expect(last?.waitingFor.conversationId).toBe(execId.toLowerCase());
+    expect(last?.waitingFor.conversationId).toBe(asUuid(execId));
     changes.close();
     waiting.close();
   });

@@ -46,6 +46,10 @@ class Random {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** 32 hex digits as a bare (lower-case, unbraced) UUID, as Select AI conversation ids are. */
+export const asUuid = (hex: string) =>
+  hex.toLowerCase().replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
 const param = (title: string, type: string) => ({ title, type });
 
 interface AgentSpecDef {
@@ -461,7 +465,7 @@ function teamRuns(random: Random, team: TeamDef, tables: Tables): void {
       ? DEMO_EPOCH + random.int(0, 29 * 24 * 3600) * 1000
       : DEMO_EPOCH + 29 * 24 * 3600 * 1000 + random.int(0, 23 * 3600) * 1000;
     const teamExecId = random.guid();
-    const conversationId = random.guid().toLowerCase();
+    const conversationId = asUuid(random.guid());
     const prompt = random.pick(PROMPTS);
     const taskCount = random.int(1, 5);
     let clock = start;
@@ -521,9 +525,13 @@ function teamRuns(random: Random, team: TeamDef, tables: Tables): void {
       const callCount = random.int(0, 4);
       let callClock = taskStart + 50;
       for (let c = 0; c < callCount; c++) {
-        const [toolName, toolType] = random.pick(member.tools);
+        const picked = random.pick(member.tools);
         const lastCall = c === callCount - 1;
         const waiting = state === 'WAITING_FOR_HUMAN' && last && lastCall;
+        // A run that waits for a person waits on the task's HUMAN tool when it has one.
+        const [toolName, toolType] = waiting
+          ? (member.tools.find(([, type]) => type === 'HUMAN') ?? picked)
+          : picked;
         const duration =
           toolType === 'HUMAN' ? random.int(60_000, 3_600_000) : random.int(40, 8_000);
         const callEnd = waiting || (last && !ended && lastCall) ? null : callClock + duration;

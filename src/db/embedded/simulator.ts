@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
 import type { TeamRunState } from '../../model/team.js';
-import { humanQuestion, mulberry32 } from './demo-data.js';
+import { asUuid, humanQuestion, mulberry32 } from './demo-data.js';
 
 /**
  * Moves team runs along in the embedded tables, the way DBMS_CLOUD_AI_AGENT.RUN_TEAM would
@@ -349,7 +349,7 @@ export async function startRun(
         run.owner,
         first.agent,
         first.task,
-        JSON.stringify({ conversation_id: run.execId.toLowerCase(), title: prompt.slice(0, 40) }),
+        JSON.stringify({ conversation_id: asUuid(run.execId), title: prompt.slice(0, 40) }),
         prompt,
         at,
       ],
