@@ -2,13 +2,15 @@
  * `npm run bench`: loads a real agent-graph process over loopback the way its users do and
  * prints requests/s, latency, database statements per request and each throughput as a ratio
  * to the `{ __typename }` floor measured in the same run; then idle graphql-ws subscribers
- * and bursts of changes (bench/subscribers.ts). Writes bench/results.json.
+ * and bursts of changes (bench/subscribers.ts); then how long stop() takes after the last
+ * response (bench/stop.ts). Writes bench/results.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import { runStop } from './stop.js';
 import { runSubscribers, type SubscriberRow } from './subscribers.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
@@ -270,12 +272,14 @@ const rows = [...base, ...remote];
 const subscribers = await runSubscribers(SUBSCRIBERS, POLL_INTERVAL_MS, (line) =>
   process.stderr.write(line),
 );
+const stop = await runStop();
 const results = {
   date: new Date().toISOString(),
   node: process.version,
   durationSeconds: DURATION_S,
   rows,
   subscribers,
+  stop,
   elapsedSeconds: Math.round((Date.now() - started) / 1000),
 };
 await writeFile(
@@ -283,5 +287,5 @@ await writeFile(
   `${JSON.stringify(results, null, 2)}\n`,
 );
 process.stdout.write(
-  `${httpTable(rows)}\n\n${subscriberTable(subscribers)}\n\nwritten to bench/results.json in ${results.elapsedSeconds} s\n`,
+  `${httpTable(rows)}\n\n${subscriberTable(subscribers)}\n\nstop() after the last response: ${stop.afterLastResponseMs} ms\n\nwritten to bench/results.json in ${results.elapsedSeconds} s\n`,
 );

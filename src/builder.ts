@@ -16,6 +16,8 @@ export const builder = new SchemaBuilder<{
     statsReader: boolean;
   };
   DefaultFieldNullability: false;
+  /** Every connection counts the items that match its filter (schema/pagination.ts). */
+  Connection: { totalCount: number };
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     JSON: { Input: unknown; Output: unknown };

@@ -63,7 +63,7 @@ export interface A2AConfig {
   readonly token: string | undefined;
   readonly username: string | undefined;
   readonly password: string | undefined;
-  /** Overrides the token URL derived from baseUrl. */
+  /** A2A_TOKEN_URL, or else the one that belongs to baseUrl (`deriveTokenUrl`). */
   readonly tokenUrl: string | undefined;
   readonly timeoutMs: number;
   /** Upper bound on how long a card stays fresh; 0 turns the cross-request cache off. */
@@ -278,16 +278,15 @@ function readA2A(env: EnvReader): A2AConfig {
   const baseUrl = env.url('A2A_BASE_URL', http);
   const username = env.string('A2A_USERNAME');
   const password = env.string('A2A_PASSWORD');
-  const tokenUrl = env.url('A2A_TOKEN_URL', http);
+  const derived = baseUrl === undefined ? null : deriveTokenUrl(baseUrl);
+  const tokenUrl = env.url('A2A_TOKEN_URL', http) ?? derived ?? undefined;
   if ((username === undefined) !== (password === undefined)) {
     env.problems.push('A2A_USERNAME and A2A_PASSWORD must be set together');
   }
   if (baseUrl !== undefined && username !== undefined && tokenUrl === undefined) {
-    if (deriveTokenUrl(baseUrl) === null) {
-      env.problems.push(
-        'A2A_TOKEN_URL is required when A2A_BASE_URL does not end in /adb/a2a/v1/databases/{ocid}',
-      );
-    }
+    env.problems.push(
+      'A2A_TOKEN_URL is required when A2A_BASE_URL does not end in /adb/a2a/v1/databases/{ocid}',
+    );
   }
   return {
     baseUrl,

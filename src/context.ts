@@ -1,27 +1,11 @@
-import type { A2ACards } from './a2a/client.js';
 import type { LiveHub } from './live/hub.js';
 import type { Loaders } from './loaders.js';
 import type { Viewer } from './model/viewer.js';
-import type { TeamActions } from './repositories/actions.js';
-import type { AgentRepository } from './repositories/agents.js';
-import type { ExecStatRepository } from './repositories/exec-stats.js';
-import type { TeamHistoryRepository } from './repositories/team-history.js';
-import type { TeamRepository } from './repositories/teams.js';
-
-export interface Repositories {
-  readonly agents: AgentRepository;
-  readonly execStats: ExecStatRepository;
-  readonly teams: TeamRepository;
-  readonly history: TeamHistoryRepository;
-  /** respondToHuman and runTeam. */
-  readonly actions: TeamActions;
-  /** A2A agent list and cards, through the cross-request cache. */
-  readonly a2a: A2ACards;
-}
+import type { Repositories } from './repositories/create.js';
 
 /**
  * What every resolver receives: one per request, and one per event of a subscription (see
- * live/per-event-context.ts), so the loaders (and the dataloaders that Pothos keys on this
+ * per-event-context.ts), so the loaders (and the dataloaders that Pothos keys on this
  * object) never outlive the operation or event they serve.
  */
 export interface Context {

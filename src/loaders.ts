@@ -1,5 +1,4 @@
 import DataLoader from 'dataloader';
-import type { Repositories } from './context.js';
 import type { Agent } from './model/agent.js';
 import type {
   LlmPrompt,
@@ -13,6 +12,7 @@ import type {
   ToolCall,
 } from './model/team.js';
 import type { Page } from './repositories/agents.js';
+import type { Repositories } from './repositories/create.js';
 
 /**
  * Per-request batching: every relation in a query costs one statement per list level,

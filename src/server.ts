@@ -5,27 +5,26 @@ import {
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { catalogTool } from './a2a/drift.js';
 import type { A2AStandin } from './a2a/standin.js';
 import { startA2A } from './a2a/start.js';
 import { createAuthenticator } from './auth/jwt.js';
 import type { Config } from './config.js';
-import type { Repositories } from './context.js';
 import { discoverCatalog, missingViews } from './db/catalog.js';
 import { countStatements, type Driver } from './db/driver.js';
 import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
-import { attachGraphqlWs } from './live/websocket.js';
 import { Metrics } from './metrics.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
 import type { ActionOptions } from './repositories/actions.js';
+import type { Repositories } from './repositories/create.js';
 import { createRepositories } from './repositories/create.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
 import { TeamRepository } from './repositories/teams.js';
 import { schema } from './schema/index.js';
 import { startTracing, type Tracing } from './tracing/index.js';
-import { type AgentGraphYoga, createAgentGraphYoga, createErrorMapper } from './yoga.js';
+import { attachGraphqlWs } from './transport/websocket.js';
+import { type AgentGraphYoga, createAgentGraphYoga, createMaskError } from './yoga.js';
 
 export interface AgentGraphServer {
   readonly config: Config;
@@ -38,7 +37,7 @@ export interface AgentGraphServer {
   readonly driver: Driver;
   /** The embedded A2A stand-in, when A2A_BASE_URL is unset in embedded mode. */
   readonly a2aStandin: A2AStandin | undefined;
-  /** Live subscriptions: the poller and the pubsub. */
+  /** Live subscriptions: the poller and its message bus. */
   readonly live: LiveHub;
   /** Present in embedded mode with SIMULATE on. */
   readonly simulator: Simulator | undefined;
@@ -73,18 +72,11 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
       `view ${view.name} is missing or not granted; fields that need it will fail`,
     );
   }
-  // The stand-in plays Oracle's A2A server, which publishes every team of the database.
-  const catalogTeams = new TeamRepository(driver, catalog, ANONYMOUS_ADMIN);
   const a2a = await startA2A(config, {
     logger,
     metrics,
-    loadCatalog: async () => ({
-      teams: (await catalogTeams.allWithTools()).map(({ team, tools }) => ({
-        name: team.name,
-        description: team.description,
-        tools: tools.map(catalogTool),
-      })),
-    }),
+    // The stand-in plays Oracle's A2A server, which publishes every team of the database.
+    teams: new TeamRepository(driver, catalog, ANONYMOUS_ADMIN),
   });
   const audit = logger.child({ component: 'audit' });
   const actions: ActionOptions = {
@@ -117,7 +109,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     metrics,
     logger: logger.child({ component: 'live' }),
   });
-  const errors = createErrorMapper(logger, metrics);
+  const maskError = createMaskError(logger, metrics);
   const authenticate = createAuthenticator(config.auth);
   const viewers = new WeakMap<Request, Viewer>();
   const yoga = createAgentGraphYoga({
@@ -129,7 +121,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     logger,
     metrics,
     live,
-    errors,
+    maskError,
     limits: config.limits,
     http: config.http,
     tracing,
@@ -155,7 +147,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     unanswered.add(res);
     res.on('close', () => unanswered.delete(res));
   });
-  const ws = attachGraphqlWs({ server: http, yoga, errors, logger, authenticate, viewers });
+  const ws = attachGraphqlWs({ server: http, yoga, maskError, logger, authenticate, viewers });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type ASTNode,
   type DocumentNode,
@@ -7,20 +8,20 @@ import {
   Kind,
   visit,
 } from 'graphql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Authenticate } from './auth/jwt.js';
 import { useAuthentication } from './auth/plugin.js';
 import type { HttpConfig, LimitsConfig } from './config.js';
-import type { Context, Repositories } from './context.js';
+import type { Context } from './context.js';
 import { AppError, type ErrorCode, isErrorCode } from './errors.js';
 import { corsOptions, hardeningPlugins } from './hardening/index.js';
 import type { LiveHub } from './live/hub.js';
-import { mapAsyncIterable } from './live/iterables.js';
-import { useContextPerEvent } from './live/per-event-context.js';
 import { createLoaders } from './loaders.js';
 import type { Metrics } from './metrics.js';
 import type { Viewer } from './model/viewer.js';
+import { useContextPerEvent } from './per-event-context.js';
+import type { Repositories } from './repositories/create.js';
 import { requestIdOf } from './request-id.js';
 import { useRequestLog } from './request-log.js';
 import type { Tracing } from './tracing/index.js';
@@ -65,19 +66,39 @@ function withCode(
   });
 }
 
-export interface ErrorMapper {
-  mapError(error: GraphQLError, requestId: string): GraphQLError;
-  mapResult(result: ExecutionResult, requestId: string): ExecutionResult;
+export type MaskError = (error: unknown) => GraphQLError;
+
+/** A new error like `error` (same message, place and cause), with these extensions. */
+export function copyError(
+  error: GraphQLError,
+  extensions: GraphQLError['extensions'] = error.extensions,
+): GraphQLError {
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions,
+  });
 }
 
 /**
- * The one place where errors become what clients see, over HTTP, SSE and WebSocket alike.
- * Typed AppErrors keep their code and message; GraphQL's own parse, validation and variable
- * errors are BAD_USER_INPUT; anything else (driver errors with ORA- text, SQL, stacks) is
- * logged here and sent as INTERNAL.
+ * The one place where errors become what clients see: yoga's `maskedErrors.maskError`, which
+ * runs inside getEnveloped() (execution and subscription results, context errors) and on what
+ * yoga throws before execution, so over HTTP, SSE and WebSocket alike. Typed AppErrors keep
+ * their code and message; GraphQL's own parse, validation and variable errors are
+ * BAD_USER_INPUT; anything else (driver errors with ORA- text, SQL, stacks) is logged and
+ * sent as INTERNAL with the request id.
  */
-export function createErrorMapper(logger: Logger, metrics: Metrics): ErrorMapper {
-  const mapError = (error: GraphQLError, requestId: string): GraphQLError => {
+export function createMaskError(logger: Logger, metrics: Metrics): MaskError {
+  return (raw) => {
+    const error =
+      raw instanceof GraphQLError
+        ? raw
+        : new GraphQLError(raw instanceof Error ? raw.message : String(raw), {
+            originalError: raw instanceof Error ? raw : undefined,
+          });
     const original = error.originalError;
     let mapped: GraphQLError;
     if (original instanceof AppError) {
@@ -89,6 +110,7 @@ export function createErrorMapper(logger: Logger, metrics: Metrics): ErrorMapper
       !(original instanceof GraphQLError) &&
       original.name !== 'PothosValidationError'
     ) {
+      const requestId = errorRequests.get(error) ?? randomUUID();
       logger.error({ err: original, requestId, path: error.path }, 'internal error');
       mapped = withCode(error, 'INTERNAL', 'Internal server error', requestId);
     } else {
@@ -100,28 +122,46 @@ export function createErrorMapper(logger: Logger, metrics: Metrics): ErrorMapper
     metrics.errors.inc({ code: String(mapped.extensions.code) });
     return mapped;
   };
-  const mapResult = (result: ExecutionResult, requestId: string): ExecutionResult =>
-    result.errors?.length
-      ? { ...result, errors: result.errors.map((e) => mapError(e, requestId)) }
-      : result;
-  return { mapError, mapResult };
 }
 
-/** Applies the error mapping to everything yoga sends over HTTP and SSE. */
-export function errorMapping(mapper: ErrorMapper): Plugin {
+/** The request each error of a result came from, for the id an INTERNAL error carries. */
+const errorRequests = new WeakMap<GraphQLError, string>();
+
+/**
+ * maskError sees an error but not its request, and yoga adds its masking plugin after ours:
+ * this hands maskError each error of a result with its request id. It tags copies, because
+ * subscribers share an event's result (per-event-context.ts) but not their request ids.
+ */
+function useErrorRequestIds(): Plugin<Context> {
+  const tagged = (result: ExecutionResult, requestId: string): ExecutionResult => {
+    if (!result.errors?.length) return result;
+    const errors = result.errors.map((error) => {
+      const copy = copyError(error);
+      errorRequests.set(copy, requestId);
+      return copy;
+    });
+    return { ...result, errors };
+  };
+  const onDone =
+    (requestId: string) =>
+    ({
+      result,
+      setResult,
+    }: {
+      result: ExecutionResult | AsyncIterable<ExecutionResult>;
+      setResult: (result: ExecutionResult) => void;
+    }) => {
+      if (!isAsyncIterable(result)) return setResult(tagged(result, requestId));
+      return {
+        onNext: (next: { result: ExecutionResult; setResult: (r: ExecutionResult) => void }) =>
+          next.setResult(tagged(next.result, requestId)),
+      };
+    };
   return {
-    // The last stop before serialisation: parse and validation failures, execution results
-    // and subscription events all pass here.
-    onResultProcess({ result, setResult, request }) {
-      const requestId = requestIdOf(request);
-      if (Array.isArray(result)) {
-        setResult(result.map((r) => mapper.mapResult(r, requestId)));
-      } else if (Symbol.asyncIterator in result) {
-        setResult(mapAsyncIterable(result, (value) => mapper.mapResult(value, requestId)));
-      } else {
-        setResult(mapper.mapResult(result, requestId));
-      }
-    },
+    onExecute: ({ args }) => ({ onExecuteDone: onDone((args.contextValue as Context).requestId) }),
+    onSubscribe: ({ args }) => ({
+      onSubscribeResult: onDone((args.contextValue as Context).requestId),
+    }),
   };
 }
 
@@ -143,31 +183,35 @@ function argumentPaths(document: DocumentNode): Map<ASTNode, string> {
 }
 
 /**
- * GraphQL's validation names a bad literal by its type only ("Value \"GALAXY\" does not
- * exist in \"ExecStatScope\" enum."); the client needs to know which argument to fix.
+ * Yoga returns validation errors without masking them, so they pass maskError here (before
+ * yoga's own hook adds the HTTP status). GraphQL's validation also names a bad literal by its
+ * type only ("Value \"GALAXY\" does not exist in \"ExecStatScope\" enum."); the client
+ * needs to know which argument to fix.
  */
-function argumentNamesInValidationErrors(): Plugin {
+function useValidationErrors(maskError: MaskError): Plugin {
   return {
     onValidate({ params }) {
       return ({ result, setResult }) => {
         if (result.length === 0) return;
         const paths = argumentPaths(params.documentAST);
+        const named = (error: GraphQLError) => {
+          // Yoga caches validation results with this hook's changes, so a repeated
+          // document comes back already named.
+          if (error.message.startsWith('Argument "')) return error;
+          const node = error.nodes?.[0];
+          const path = node && paths.get(node);
+          if (!path) return error;
+          return new GraphQLError(`Argument "${path}": ${error.message}`, {
+            nodes: error.nodes,
+            source: error.source,
+            positions: error.positions,
+            extensions: error.extensions,
+          });
+        };
         setResult(
-          result.map((error: Error) => {
-            if (!(error instanceof GraphQLError)) return error;
-            // Yoga caches validation results with this hook's changes, so a repeated
-            // document comes back already named.
-            if (error.message.startsWith('Argument "')) return error;
-            const node = error.nodes?.[0];
-            const path = node && paths.get(node);
-            if (!path) return error;
-            return new GraphQLError(`Argument "${path}": ${error.message}`, {
-              nodes: error.nodes,
-              source: error.source,
-              positions: error.positions,
-              extensions: error.extensions,
-            });
-          }),
+          result.map((error: Error) =>
+            maskError(error instanceof GraphQLError ? named(error) : error),
+          ),
         );
       };
     },
@@ -185,7 +229,7 @@ export interface YogaOptions {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly live: LiveHub;
-  readonly errors: ErrorMapper;
+  readonly maskError: MaskError;
   readonly limits: LimitsConfig;
   readonly http: HttpConfig;
   /** Absent unless OTEL_EXPORTER_OTLP_ENDPOINT is set, and then its plugin comes last. */
@@ -200,8 +244,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     schema: options.schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    // Masking happens in errorMapping, which needs the original errors to keep their codes.
-    maskedErrors: false,
+    maskedErrors: { maskError: options.maskError },
     logging: false,
     graphiql: { title: 'agent-graph', defaultQuery: EXAMPLE_QUERY },
     cors: corsOptions(options.http.corsOrigins),
@@ -224,9 +267,9 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     plugins: [
       // Cheap rejections (size, tokens, depth) come before signature checks.
       ...hardeningPlugins(options),
-      argumentNamesInValidationErrors(),
+      useValidationErrors(options.maskError),
       useAuthentication(options.authenticate, viewers),
-      errorMapping(options.errors),
+      useErrorRequestIds(),
       useContextPerEvent(),
       useRequestLog(options.logger, options.metrics),
       ...(options.tracing ? [options.tracing.plugin] : []),

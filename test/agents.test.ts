@@ -178,3 +178,72 @@ describe('agents(first, after)', () => {
     expect(data?.agents.pageInfo.hasNextPage).toBe(false);
   });
 });
+
+describe('agents(last, before)', () => {
+  const BACKWARD = `query($last: Int, $before: String, $first: Int) {
+    agents(last: $last, before: $before, first: $first) {
+      totalCount
+      edges { cursor node { name owner } }
+      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+    }
+  }`;
+  type BackwardPage = {
+    agents: {
+      totalCount: number;
+      edges: { cursor: string; node: { name: string; owner: string } }[];
+      pageInfo: {
+        hasNextPage: boolean;
+        hasPreviousPage: boolean;
+        startCursor: string | null;
+        endCursor: string | null;
+      };
+    };
+  };
+
+  test('paging backwards from the last agent yields every earlier agent once, in order', async () => {
+    const [all] = await allAgentPages(100);
+    const forward = all?.edges ?? [];
+    expect(forward.length).toBeGreaterThanOrEqual(7);
+
+    const pages: BackwardPage['agents'][] = [];
+    let before = forward.at(-1)?.cursor;
+    for (;;) {
+      const { data, errors } = await t.gql<BackwardPage>(BACKWARD, { last: 3, before });
+      expect(errors).toBeUndefined();
+      const page = data?.agents;
+      if (!page) throw new Error('no page');
+      pages.unshift(page);
+      if (!page.pageInfo.hasPreviousPage) break;
+      before = page.pageInfo.startCursor ?? undefined;
+    }
+    const edges = pages.flatMap((page) => page.edges);
+    expect(edges.map((e) => e.cursor)).toEqual(forward.slice(0, -1).map((e) => e.cursor));
+    expect(edges.map((e) => e.node)).toEqual(
+      forward.slice(0, -1).map((e) => ({ name: e.node.name, owner: e.node.owner })),
+    );
+    expect(pages.map((page) => page.edges.length)).toEqual(
+      [...Array(pages.length)].map((_, i) => (i === 0 ? (forward.length - 1) % 3 || 3 : 3)),
+    );
+    expect(pages.every((page) => page.totalCount === all?.totalCount)).toBe(true);
+    expect(pages.every((page) => page.pageInfo.hasNextPage)).toBe(true);
+  });
+
+  test('first and last together take the last items of the first page', async () => {
+    const [all] = await allAgentPages(100);
+    const { data, errors } = await t.gql<BackwardPage>(BACKWARD, { first: 5, last: 2 });
+    expect(errors).toBeUndefined();
+    expect(data?.agents.edges.map((e) => e.cursor)).toEqual(
+      all?.edges.slice(3, 5).map((e) => e.cursor),
+    );
+    expect(data?.agents.pageInfo.hasPreviousPage).toBe(true);
+  });
+
+  test('last without before or first is BAD_USER_INPUT, and a backward page costs one statement', async () => {
+    const { errors } = await t.gql(BACKWARD, { last: 2 });
+    expect(errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(errors?.[0]?.message).toContain('"last" needs "before"');
+    const [all] = await allAgentPages(100);
+    const before = all?.edges.at(-1)?.cursor;
+    expect(await t.countStatements(() => t.gql(BACKWARD, { last: 3, before }))).toBe(1);
+  });
+});

@@ -85,6 +85,24 @@ describe('enums', () => {
   });
 });
 
+describe('DateTime', () => {
+  test('a date that is not ISO-8601 is BAD_USER_INPUT naming the argument or variable', async () => {
+    const literal = await onlyError(
+      '{ teamRuns(filter: { startedAfter: "yesterday" }) { totalCount } }',
+    );
+    expect(literal.message).toContain('Argument "filter.startedAfter"');
+    expect(literal.message).toContain(
+      'DateTime must be an ISO-8601 date-time string, got "yesterday"',
+    );
+    const variable = await onlyError(
+      'query($after: DateTime) { teamRuns(filter: { startedAfter: $after }) { totalCount } }',
+      { after: 'yesterday' },
+    );
+    expect(variable.message).toContain('Variable "$after" got invalid value "yesterday"');
+    expect(variable.message).toContain('DateTime must be an ISO-8601 date-time string');
+  });
+});
+
 describe('other input', () => {
   test('instId with INSTANCE scope is BAD_USER_INPUT: V$AGENT_EXEC_STAT has no instance column', async () => {
     for (const query of [

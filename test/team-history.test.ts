@@ -96,8 +96,9 @@ describe('teams', () => {
       owner: 'APP_USER',
       description: 'Summarizes uploaded reports and answers follow-up questions',
     });
-    const tools = (data?.team as { tools: { name: string; instruction: string; toolId: string }[] })
-      .tools;
+    const tools =
+      (data?.team as { tools: { name: string; instruction: string; toolId: string }[] } | undefined)
+        ?.tools ?? [];
     expect(tools.find((tool) => tool.name === 'SUMMARIZE_REPORT')).toMatchObject({
       instruction: 'Summarize uploaded reports and answer follow-up questions',
       toolType: 'RAG',
@@ -369,6 +370,34 @@ describe('global object identification', () => {
       'ToolCall',
     ]);
     expect(nodes?.nodes.map((n) => n.id)).toEqual(ids);
+  });
+
+  test('nodes: an unknown id is NOT_FOUND in its place, and one statement reads the rest and a root look-up', async () => {
+    const teamId = (name: string) => Buffer.from(`Team:${name}`).toString('base64');
+    const ids = [
+      teamId('ORDER_SUPPORT_TEAM'),
+      teamId('NO_SUCH_TEAM'),
+      teamId('MOVIE_RECOMMENDER_TEAM'),
+    ];
+    let result:
+      | GqlResult<{ nodes: ({ name: string } | null)[]; team: { name: string } }>
+      | undefined;
+    const statements = await t.countStatements(async () => {
+      result = await t.gql(
+        'query($ids: [ID!]!) { nodes(ids: $ids) { ... on Team { name } } team(name: "ORDER_SUPPORT_TEAM") { name } }',
+        { ids },
+      );
+    });
+    expect(result?.data?.nodes).toEqual([
+      { name: 'ORDER_SUPPORT_TEAM' },
+      null,
+      { name: 'MOVIE_RECOMMENDER_TEAM' },
+    ]);
+    expect(result?.data?.team).toEqual({ name: 'ORDER_SUPPORT_TEAM' });
+    expect(result?.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['nodes', 1], 'NOT_FOUND'],
+    ]);
+    expect(statements).toBe(1);
   });
 });
 

@@ -58,6 +58,8 @@ export interface A2AClientOptions {
   readonly onRequest?: (outcome: A2ARequestOutcome) => void;
   readonly onCache?: (result: A2ACacheResult) => void;
   readonly logger?: Logger;
+  /** The clock cache entries expire by (ms); tests move it instead of waiting. */
+  readonly now?: () => number;
 }
 
 interface CacheEntry {
@@ -105,9 +107,11 @@ export class A2AClient implements A2ACards {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly inFlight = new Map<string, Promise<unknown>>();
   private readonly tokens: BearerTokens;
+  private readonly now: () => number;
 
   constructor(private readonly options: A2AClientOptions) {
     const { credentials } = options;
+    this.now = options.now ?? Date.now;
     this.tokens = new BearerTokens(
       options.token,
       credentials && (() => this.fetchToken(credentials)),
@@ -127,7 +131,7 @@ export class A2AClient implements A2ACards {
 
   private cached<T>(url: string, what: string, parse: (body: string) => T): Promise<T> {
     const entry = this.cache.get(url);
-    if (entry && entry.expiresAt > Date.now()) {
+    if (entry && entry.expiresAt > this.now()) {
       this.options.onCache?.('hit');
       return Promise.resolve(entry.value as T);
     }
@@ -156,7 +160,7 @@ export class A2AClient implements A2ACards {
       if (!entry) throw new Error('a 304 answers only a request that carried an ETag');
       this.options.onCache?.('revalidated');
       if (freshFor === null) this.cache.delete(url);
-      else entry.expiresAt = Date.now() + freshFor;
+      else entry.expiresAt = this.now() + freshFor;
       return entry.value as T;
     }
     this.options.onCache?.('miss');
@@ -168,7 +172,7 @@ export class A2AClient implements A2ACards {
         const oldest = this.cache.keys().next().value;
         if (oldest !== undefined) this.cache.delete(oldest);
       }
-      this.cache.set(url, { value, etag, expiresAt: Date.now() + freshFor });
+      this.cache.set(url, { value, etag, expiresAt: this.now() + freshFor });
     }
     return value;
   }

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Metrics } from '../metrics.js';
+import type { TeamRepository } from '../repositories/teams.js';
 import { type A2ACards, A2AClient, type A2AClientOptions, a2aNotConfigured } from './client.js';
-import { deriveTokenUrl } from './paths.js';
+import { catalogTool } from './drift.js';
 import { type A2ACatalog, type A2AStandin, startA2AStandin } from './standin.js';
 
 export interface A2AService {
@@ -17,12 +18,13 @@ export const STANDIN_PASSWORD = 'embedded-demo';
 
 /**
  * The A2A client the schema uses: to A2A_BASE_URL when set; in embedded mode otherwise to a
- * stand-in started here over `loadCatalog`, with a token obtained the way Oracle's is; with
- * Oracle and no A2A_BASE_URL, A2A fields fail alone with a message saying what to set.
+ * stand-in started here over every team of the database, with a token obtained the way
+ * Oracle's is; with Oracle and no A2A_BASE_URL, A2A fields fail alone with a message saying
+ * what to set.
  */
 export async function startA2A(
   config: Config,
-  deps: { logger: Logger; metrics: Metrics; loadCatalog: () => Promise<A2ACatalog> },
+  deps: { logger: Logger; metrics: Metrics; teams: Pick<TeamRepository, 'allWithTools'> },
 ): Promise<A2AService> {
   const a2a = config.a2a;
   const logger = deps.logger.child({ component: 'a2a' });
@@ -41,11 +43,11 @@ export async function startA2A(
 
   if (a2a.baseUrl !== undefined) {
     // loadConfig has checked that a token URL exists when credentials are set.
-    const tokenUrl = a2a.tokenUrl ?? deriveTokenUrl(a2a.baseUrl);
+    const { username, password, tokenUrl } = a2a;
     const cards = client(
       a2a.baseUrl,
-      a2a.username !== undefined && a2a.password !== undefined && tokenUrl !== null
-        ? { username: a2a.username, password: a2a.password, tokenUrl }
+      username !== undefined && password !== undefined && tokenUrl !== undefined
+        ? { username, password, tokenUrl }
         : undefined,
     );
     return { cards, standin: undefined, stop: async () => {} };
@@ -59,7 +61,13 @@ export async function startA2A(
     password: a2a.password ?? STANDIN_PASSWORD,
   };
   const standin = await startA2AStandin({
-    loadCatalog: deps.loadCatalog,
+    loadCatalog: async (): Promise<A2ACatalog> => ({
+      teams: (await deps.teams.allWithTools()).map(({ team, tools }) => ({
+        name: team.name,
+        description: team.description,
+        tools: tools.map(catalogTool),
+      })),
+    }),
     credentials,
     staticTokens: a2a.token === undefined ? [] : [a2a.token],
     port: a2a.standinPort,

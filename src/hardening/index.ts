@@ -83,7 +83,7 @@ function withoutSuggestion(error: Error): Error {
  * CORS_ORIGINS is unset. Credentials stay off: callers authenticate with a bearer token in
  * `Authorization`, never with cookies.
  */
-export function corsOptions(origins: readonly string[]): YogaServerOptions<{}, {}>['cors'] {
+export function corsOptions(origins: readonly string[]): YogaServerOptions<object, object>['cors'] {
   if (origins.length === 0) return false;
   return { origin: [...origins], credentials: false, methods: ['GET', 'POST'], maxAge: 600 };
 }

@@ -1,10 +1,8 @@
-import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { createPubSub, type PubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CycleMessage, Snapshot } from './snapshot.js';
 
-export type LivePubSub = PubSub<Record<string, [CycleMessage]>>;
+type OnMessage = (message: CycleMessage) => void;
 
 /** `acquired`: the lock was free and is now ours; `renewed`: it was ours; `elsewhere`: another poller has it. */
 export type Claim = 'acquired' | 'renewed' | 'elsewhere';
@@ -15,8 +13,12 @@ export type Claim = 'acquired' | 'renewed' | 'elsewhere';
  * of a lock with expiry polls and its snapshot lets the next holder carry on from it.
  */
 export interface Coordinator {
-  readonly pubsub: LivePubSub;
-  readonly topic: string;
+  /**
+   * Hands every cycle message published from now on to `onMessage`, until the returned
+   * function is called. The poller knows no GraphQL library, so this is its own small bus
+   * rather than yoga's pubsub.
+   */
+  listen(onMessage: OnMessage): () => void;
   claim(token: string): Promise<Claim>;
   /** The last good snapshot, for a poller that has just acquired the lock and for late joiners. */
   loadSnapshot(): Promise<Snapshot | null>;
@@ -34,8 +36,7 @@ export interface Coordinator {
 const TOPIC = 'live:cycles';
 
 export class MemoryCoordinator implements Coordinator {
-  readonly topic = TOPIC;
-  readonly pubsub: LivePubSub = createPubSub();
+  private readonly listeners = new Set<OnMessage>();
   private holder: string | null = null;
   private snapshot: Snapshot | null = null;
 
@@ -46,6 +47,11 @@ export class MemoryCoordinator implements Coordinator {
     return 'acquired';
   }
 
+  listen(onMessage: OnMessage): () => void {
+    this.listeners.add(onMessage);
+    return () => this.listeners.delete(onMessage);
+  }
+
   async loadSnapshot(): Promise<Snapshot | null> {
     return this.snapshot;
   }
@@ -53,7 +59,7 @@ export class MemoryCoordinator implements Coordinator {
   async commit(token: string, snapshot: Snapshot, message: CycleMessage | null): Promise<boolean> {
     if (this.holder !== token) return false;
     this.snapshot = snapshot;
-    if (message) this.pubsub.publish(this.topic, message);
+    if (message) for (const listener of [...this.listeners]) listener(message);
     return true;
   }
 
@@ -109,8 +115,10 @@ export interface RedisCoordinatorOptions {
  * replaying old changes.
  */
 export class RedisCoordinator implements Coordinator {
-  readonly topic: string;
-  readonly pubsub: LivePubSub;
+  private readonly topic: string;
+  private readonly listeners = new Set<OnMessage>();
+  /** The SUBSCRIBE of the current listeners, which `listening()` waits for. */
+  private subscribed: Promise<unknown> = Promise.resolve();
   private readonly commands: Redis;
   private readonly subscriber: Redis;
   private readonly lockKey: string;
@@ -125,8 +133,7 @@ export class RedisCoordinator implements Coordinator {
       commandTimeout: Math.max(1_000, options.intervalMs),
       maxRetriesPerRequest: 1,
     });
-    // The event target subscribes without handling a rejection, so the subscriber's commands
-    // wait for Redis to come back rather than fail.
+    // The subscriber's commands wait for Redis to come back rather than fail.
     this.subscriber = new Redis(options.url, { maxRetriesPerRequest: null });
     this.listenTimeoutMs = Math.max(1_000, options.intervalMs);
     for (const client of [this.commands, this.subscriber]) {
@@ -139,12 +146,25 @@ export class RedisCoordinator implements Coordinator {
     this.snapshotKey = `${options.prefix}live:snapshot`;
     this.lockTtlMs = Math.round(options.intervalMs * 1.5);
     this.snapshotTtlMs = options.intervalMs * 4;
-    this.pubsub = createPubSub({
-      eventTarget: createRedisEventTarget({
-        publishClient: this.commands,
-        subscribeClient: withHandledSubscribes(this.subscriber),
-      }),
+    this.subscriber.on('message', (channel: string, text: string) => {
+      if (channel !== this.topic) return;
+      const message = JSON.parse(text) as CycleMessage;
+      for (const listener of [...this.listeners]) listener(message);
     });
+  }
+
+  listen(onMessage: OnMessage): () => void {
+    if (this.listeners.size === 0) {
+      this.subscribed = this.subscriber.subscribe(this.topic);
+      // While Redis is unreachable it waits in the queue until close() rejects it ("Connection
+      // is closed"); only listening() cares, and it has a time-out of its own.
+      this.subscribed.catch(() => undefined);
+    }
+    this.listeners.add(onMessage);
+    return () => {
+      if (!this.listeners.delete(onMessage) || this.listeners.size > 0) return;
+      this.subscriber.unsubscribe(this.topic).catch(() => undefined);
+    };
   }
 
   async claim(token: string): Promise<Claim> {
@@ -185,8 +205,6 @@ export class RedisCoordinator implements Coordinator {
   }
 
   async listening(): Promise<void> {
-    // The event target subscribed on the first listener without waiting; a second SUBSCRIBE
-    // on the same connection is answered only after the first took effect.
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -194,11 +212,8 @@ export class RedisCoordinator implements Coordinator {
         this.listenTimeoutMs,
       );
     });
-    const subscribed = this.subscriber.subscribe(this.topic);
-    // Past the time-out nobody awaits it, and close() rejects it ("Connection is closed").
-    subscribed.catch(() => undefined);
     try {
-      await Promise.race([subscribed, timeout]);
+      await Promise.race([this.subscribed, timeout]);
     } finally {
       clearTimeout(timer);
     }
@@ -209,24 +224,4 @@ export class RedisCoordinator implements Coordinator {
     this.commands.disconnect();
     this.subscriber.disconnect();
   }
-}
-
-/**
- * The event target sends SUBSCRIBE and UNSUBSCRIBE without handling a rejection, and while
- * Redis is unreachable they wait in the queue until close() rejects them ("Connection is
- * closed"): unhandled rejections, which can end a process.
- */
-function withHandledSubscribes(client: Redis): Redis {
-  return new Proxy(client, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== 'function') return value;
-      if (property !== 'subscribe' && property !== 'unsubscribe') return value.bind(target);
-      return (...args: unknown[]) => {
-        const result = value.apply(target, args) as Promise<unknown>;
-        result.catch(() => undefined);
-        return result;
-      };
-    },
-  });
 }

@@ -75,7 +75,7 @@ interface Session {
 
 /**
  * Subscriptions of this process. The first one starts a session (the poller and one
- * listener on the pubsub topic); the last one to end stops it. Each cycle message is
+ * listener on the coordinator's messages); the last one to end stops it. Each cycle message is
  * received once per process and fanned out to the subscriptions, which filter in memory.
  */
 export class LiveHub {
@@ -93,7 +93,7 @@ export class LiveHub {
     return this.session?.poller.polling ?? false;
   }
 
-  /** True while a session (poller and pubsub listener) runs. */
+  /** True while a session (poller and message listener) runs. */
   get active(): boolean {
     return this.session !== null;
   }
@@ -212,17 +212,10 @@ export class LiveHub {
   private startSession(): Session {
     const { coordinator, logger } = this.options;
     const poller = new Poller(this.options);
+    const session: Session = { poller, mirror: null, stop: async () => {} };
     // Listening starts now, before any await, so that no message published after a
     // subscriber read the mirror can pass it by.
-    const messages = coordinator.pubsub.subscribe(coordinator.topic)[Symbol.asyncIterator]();
-    const session: Session = { poller, mirror: null, stop: async () => {} };
-    const pump = (async () => {
-      for (;;) {
-        const step = await messages.next();
-        if (step.done) return;
-        this.receive(session, step.value);
-      }
-    })();
+    const unlisten = coordinator.listen((message) => this.receive(session, message));
     const started = this.stopping.then(async () => {
       try {
         await coordinator.listening();
@@ -239,8 +232,7 @@ export class LiveHub {
     });
     session.stop = async () => {
       await started;
-      await messages.return?.();
-      await pump;
+      unlisten();
       await poller.stop();
     };
     return session;
@@ -279,7 +271,7 @@ export interface LiveHubFactoryOptions {
   readonly logger: Logger;
 }
 
-/** In memory for one process; through Redis (pubsub, lock and snapshot) when REDIS_URL is set. */
+/** In memory for one process; through Redis (messages, lock and snapshot) when REDIS_URL is set. */
 export function createLiveHub(options: LiveHubFactoryOptions): LiveHub {
   const { config, logger } = options;
   const coordinator = config.redisUrl

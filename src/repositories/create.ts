@@ -1,5 +1,4 @@
 import type { A2ACards } from '../a2a/client.js';
-import type { Repositories } from '../context.js';
 import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
 import type { Viewer } from '../model/viewer.js';
@@ -8,6 +7,17 @@ import { AgentRepository } from './agents.js';
 import { ExecStatRepository } from './exec-stats.js';
 import { TeamHistoryRepository } from './team-history.js';
 import { TeamRepository } from './teams.js';
+
+export interface Repositories {
+  readonly agents: AgentRepository;
+  readonly execStats: ExecStatRepository;
+  readonly teams: TeamRepository;
+  readonly history: TeamHistoryRepository;
+  /** respondToHuman and runTeam. */
+  readonly actions: TeamActions;
+  /** A2A agent list and cards, through the cross-request cache. */
+  readonly a2a: A2ACards;
+}
 
 /** Repositories bound to one viewer: every statement they issue is limited to what it may see. */
 export function createRepositories(

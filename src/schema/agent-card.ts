@@ -10,6 +10,7 @@ import type {
 import { builder } from '../builder.js';
 import { badUserInput, notFound } from '../errors.js';
 import { TEAM_NAME_ARG } from './descriptions.js';
+import { rootList } from './pagination.js';
 import { TeamRef, TeamToolRef } from './team.js';
 
 /** A card with the team it was fetched for, so that fields below it can reach the catalog. */
@@ -294,8 +295,7 @@ builder.queryFields((t) => ({
     },
   }),
   a2aAgents: t.field({
-    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
-    nullable: true,
+    ...rootList,
     type: [A2AAgentListingRef],
     description: 'The agents the A2A server lists for its database user (seed 004).',
     resolve: async (_root, _args, context) => {

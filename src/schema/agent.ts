@@ -1,8 +1,8 @@
 import { builder } from '../builder.js';
-import { notFound } from '../errors.js';
 import type { Agent, AgentParameter, CallContract } from '../model/agent.js';
 import { NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
-import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
+import { nodeByKey } from './lookup.js';
+import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
 
 const AgentParameterRef = builder.objectRef<AgentParameter>('AgentParameter').implement({
   description: 'One input or output declaration of a stored agent.',
@@ -39,13 +39,13 @@ const CallContractRef = builder.objectRef<CallContract>('CallContract').implemen
   }),
 });
 
-export const AgentRef = builder.loadableNodeRef<Agent>('Agent', {
-  id: { resolve: (agent) => agent.name },
-  load: async (names: string[], context) => {
-    const agents = await context.loaders.agentByName.loadMany(names);
-    return agents.map((agent, i) => agent ?? notFound(`No stored agent named "${names[i]}"`));
-  },
+const agents = nodeByKey<Agent>('Agent', {
+  id: (agent) => agent.name,
+  loader: (context) => context.loaders.agentByName,
+  missing: (name) => `No stored agent named "${name}"`,
 });
+
+export const AgentRef = agents.ref;
 
 AgentRef.implement({
   description:
@@ -93,21 +93,17 @@ AgentRef.implement({
   }),
 });
 
-const AgentConnectionRef = countedConnection('AgentConnection', AgentRef);
+const AgentConnectionRef = builder.connectionObject({ name: 'AgentConnection', type: AgentRef });
 
 builder.queryFields((t) => ({
   agents: t.field({
-    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
-    nullable: true,
+    ...rootList,
     type: AgentConnectionRef,
     description: `Stored agents (USER_/DBA_AI_AGENTS), by owner and name. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
     complexity: connectionComplexity,
     args: t.arg.connectionArgs(),
-    resolve: async (_root, args, context) => {
-      const window = pageWindow(args);
-      const page = await context.repositories.agents.page(window.offset, window.limit);
-      return toConnection(window, page);
-    },
+    resolve: (_root, args, context) =>
+      offsetConnection(args, (offset, limit) => context.repositories.agents.page(offset, limit)),
   }),
   agent: t.field({
     type: AgentRef,
@@ -120,6 +116,6 @@ builder.queryFields((t) => ({
           'AGENT_NAME, exact and case-sensitive (Oracle stores unquoted names in upper case).',
       }),
     },
-    resolve: (_root, { name }, context) => AgentRef.getDataloader(context).load(name),
+    resolve: (_root, { name }, context) => agents.one(name, context),
   }),
 }));

@@ -9,7 +9,7 @@ import {
   MEASURES,
 } from '../model/exec-stat.js';
 import { ADMIN_ONLY, ORDER_DIRECTION, STATS_ACCESS } from './descriptions.js';
-import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
+import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
 
 const ExecStatScopeRef = builder.enumType('ExecStatScope', {
   description: 'Which runtime-statistics view to read (seed 002).',
@@ -215,12 +215,14 @@ function checkFilter(
 const SCOPE_ARG = 'The view to read: INSTANCE (V$, the default) or CLUSTER (GV$, admin only).';
 const FILTER_ARG = 'Conditions on the rows; every row when not given.';
 
-const ExecStatConnectionRef = countedConnection('ExecStatConnection', ExecStatRef);
+const ExecStatConnectionRef = builder.connectionObject({
+  name: 'ExecStatConnection',
+  type: ExecStatRef,
+});
 
 builder.queryFields((t) => ({
   execStats: t.field({
-    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
-    nullable: true,
+    ...rootList,
     type: ExecStatConnectionRef,
     description: `Runtime statistics rows (V$AGENT_EXEC_STAT, or GV$AGENT_EXEC_STAT in scope CLUSTER), slowest first unless ordered otherwise. ${STATS_ACCESS} The rows have no owner, so every reader sees all of them. Null with an error when the view cannot be read.`,
     authScopes: statsScopes,
@@ -239,23 +241,19 @@ builder.queryFields((t) => ({
         description: 'The order of the rows; TOTAL_TIME DESC when not given.',
       }),
     },
-    resolve: async (_root, args, context) => {
-      const window = pageWindow(args);
-      const filter = checkFilter(args.scope, args.filter);
-      const order = args.orderBy ?? { field: 'TOTAL_TIME', direction: 'DESC' };
-      const page = await context.repositories.execStats.page(
-        args.scope,
-        filter,
-        order,
-        window.offset,
-        window.limit,
-      );
-      return toConnection(window, page);
-    },
+    resolve: (_root, args, context) =>
+      offsetConnection(args, (offset, limit) =>
+        context.repositories.execStats.page(
+          args.scope,
+          checkFilter(args.scope, args.filter),
+          args.orderBy ?? { field: 'TOTAL_TIME', direction: 'DESC' },
+          offset,
+          limit,
+        ),
+      ),
   }),
   execStatSummary: t.field({
-    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
-    nullable: true,
+    ...rootList,
     type: ExecStatSummaryRef,
     description: `Count, totals and total-time average, percentiles and maximum over the filtered rows of V$AGENT_EXEC_STAT (GV$ in scope CLUSTER). ${STATS_ACCESS} Null with an error when the view cannot be read.`,
     authScopes: statsScopes,

@@ -1,9 +1,15 @@
-import type { ObjectRef } from '@pothos/core';
 import { builder } from '../builder.js';
 import { badUserInput } from '../errors.js';
 
 export type SchemaTypesOf =
   typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/**
+ * Options of a root field that reads a list (or a summary of one): nullable, so that its
+ * failure (a view not granted, the A2A server unreachable) is null with its error while the
+ * operation's other root fields still answer.
+ */
+export const rootList = { nullable: true } as const;
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -25,7 +31,7 @@ export interface PageArgs {
 }
 
 /** Which slice of an ordered list a connection asks for; `limit` fetches one extra row. */
-export interface PageWindow {
+interface PageWindow {
   readonly offset: number;
   readonly size: number;
   readonly limit: number;
@@ -54,7 +60,7 @@ function checkSize(value: number | null | undefined, argument: string): void {
   }
 }
 
-export function pageWindow(args: PageArgs): PageWindow {
+function pageWindow(args: PageArgs): PageWindow {
   checkSize(args.first, 'first');
   checkSize(args.last, 'last');
   let start = args.after ? cursorToOffset(args.after, 'after') + 1 : 0;
@@ -82,10 +88,7 @@ export interface ConnectionResult<T> {
   };
 }
 
-export function toConnection<T>(
-  window: PageWindow,
-  page: { items: readonly T[]; totalCount: number },
-): ConnectionResult<T> {
+function toConnection<T>(window: PageWindow, page: Page<T>): ConnectionResult<T> {
   const items = page.items.slice(0, window.size);
   const edges = items.map((node, i) => ({ cursor: offsetToCursor(window.offset + i), node }));
   return {
@@ -101,19 +104,28 @@ export function toConnection<T>(
   };
 }
 
-/** A connection type with `totalCount`, for results built by `toConnection`. */
-export function countedConnection<Type extends ObjectRef<SchemaTypesOf, unknown>>(
-  name: string,
-  type: Type,
-) {
-  return builder.connectionObject({
-    type,
-    name,
-    fields: (t) => ({
-      totalCount: t.int({
-        description: 'Items matching the filter, on every page.',
-        resolve: (connection) => (connection as unknown as { totalCount: number }).totalCount,
-      }),
-    }),
-  });
+/** A window of rows and the count of all rows that match, as the repositories return it. */
+interface Page<T> {
+  readonly items: readonly T[];
+  readonly totalCount: number;
 }
+
+/**
+ * The resolver of a connection field: checks the paging arguments, fetches one window
+ * (`limit` is one more than the page size, to tell whether a next page exists) and builds
+ * the connection. Cursors are offsets, so `last`/`before` page backwards over the same order.
+ */
+export async function offsetConnection<T>(
+  args: PageArgs,
+  fetch: (offset: number, limit: number) => Promise<Page<T>>,
+): Promise<ConnectionResult<T>> {
+  const window = pageWindow(args);
+  return toConnection(window, await fetch(window.offset, window.limit));
+}
+
+builder.globalConnectionField('totalCount', (t) =>
+  t.int({
+    description: 'Items matching the filter, on every page.',
+    resolve: (connection) => connection.totalCount,
+  }),
+);

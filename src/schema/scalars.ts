@@ -1,14 +1,12 @@
-import { GraphQLError, Kind } from 'graphql';
+import { Kind } from 'graphql';
 import { builder } from '../builder.js';
+import { badUserInput } from '../errors.js';
 
 function parseDate(value: unknown): Date {
   const date = typeof value === 'string' ? new Date(value) : new Date(Number.NaN);
   if (typeof value !== 'string' || Number.isNaN(date.getTime())) {
-    throw new GraphQLError(
+    throw badUserInput(
       `DateTime must be an ISO-8601 date-time string, got ${JSON.stringify(value)}`,
-      {
-        extensions: { code: 'BAD_USER_INPUT' },
-      },
     );
   }
   return date;

@@ -1,9 +1,9 @@
 import { builder } from '../builder.js';
-import { notFound } from '../errors.js';
 import { durationMs, type LlmPrompt, type TaskFailure, type TaskRun } from '../model/team.js';
 import { AgentRef } from './agent.js';
 import { HISTORY } from './descriptions.js';
-import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
+import { nodesOrErrors } from './lookup.js';
+import { connectionComplexity, offsetConnection } from './pagination.js';
 import { TeamRunStateRef } from './team.js';
 import { TeamRunRef } from './team-run.js';
 
@@ -11,19 +11,22 @@ import { TeamRunRef } from './team-run.js';
 const taskRunId = (task: { teamExecId: string; taskOrder: number }) =>
   `${task.teamExecId}:${task.taskOrder}`;
 
-export const TaskRunRef = builder.loadableNodeRef<TaskRun>('TaskRun', {
+export const TaskRunRef = builder.nodeRef<TaskRun>('TaskRun', {
   id: { resolve: taskRunId },
-  load: async (ids: string[], context) => {
+  loadManyWithoutCache: (ids, context) => {
     const keys = ids.map((id) => {
       const at = id.lastIndexOf(':');
       return { execId: id.slice(0, at), order: Number(id.slice(at + 1)) };
     });
-    const tasks = await context.loaders.tasksOfRun.loadMany(keys.map((k) => k.execId));
-    return keys.map((key, i) => {
-      const ofRun = tasks[i];
-      const task = Array.isArray(ofRun) ? ofRun.find((t) => t.taskOrder === key.order) : undefined;
-      return task ?? notFound(`No task run "${ids[i]}"`);
-    });
+    const tasks = context.loaders.tasksOfRun.loadMany(keys.map((k) => k.execId));
+    const found = tasks.then((ofRuns) =>
+      keys.map((key, i) => {
+        const ofRun = ofRuns[i];
+        if (ofRun instanceof Error) return ofRun;
+        return ofRun?.find((t) => t.taskOrder === key.order) ?? null;
+      }),
+    );
+    return nodesOrErrors(ids, found, (id) => `No task run "${id}"`);
   },
 });
 
@@ -155,7 +158,10 @@ const LlmPromptRef = builder.objectRef<LlmPrompt>('LlmPrompt').implement({
   }),
 });
 
-const LlmPromptConnectionRef = countedConnection('LlmPromptConnection', LlmPromptRef);
+const LlmPromptConnectionRef = builder.connectionObject({
+  name: 'LlmPromptConnection',
+  type: LlmPromptRef,
+});
 
 builder.objectFields(TaskRunRef, (t) => ({
   failure: t.field({
@@ -176,15 +182,14 @@ builder.objectFields(TaskRunRef, (t) => ({
     description:
       'The LLM prompt/response pairs of the task’s conversation (its conversationId), oldest first. Empty without a conversation id; null when USER_/DBA_CLOUD_AI_CONVERSATION_PROMPTS is not readable. Batched: one statement for every task of the query level.',
     args: { ...t.arg.connectionArgs() },
-    resolve: async (task, args, context) => {
+    resolve: (task, args, context) => {
       if (!context.repositories.history.promptsReadable) return null;
-      const window = pageWindow(args);
-      const page = task.conversationId
-        ? await context.loaders
-            .promptsOfConversation(window.offset, window.limit)
-            .load(task.conversationId)
-        : { items: [], totalCount: 0 };
-      return toConnection(window, page);
+      const conversationId = task.conversationId;
+      return offsetConnection(args, async (offset, limit) =>
+        conversationId
+          ? context.loaders.promptsOfConversation(offset, limit).load(conversationId)
+          : { items: [], totalCount: 0 },
+      );
     },
   }),
 }));

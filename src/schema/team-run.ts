@@ -1,5 +1,5 @@
 import { builder } from '../builder.js';
-import { badUserInput, notFound } from '../errors.js';
+import { badUserInput } from '../errors.js';
 import { durationMs, type TeamRun, type TeamRunFilter } from '../model/team.js';
 import {
   HISTORY,
@@ -9,22 +9,22 @@ import {
   VISIBILITY,
 } from './descriptions.js';
 import { OrderDirectionRef } from './exec-stat.js';
+import { nodeByKey } from './lookup.js';
 import {
   connectionComplexity,
-  countedConnection,
-  pageWindow,
+  offsetConnection,
+  rootList,
   type SchemaTypesOf,
-  toConnection,
 } from './pagination.js';
 import { TeamRef, TeamRunStateRef } from './team.js';
 
-export const TeamRunRef = builder.loadableNodeRef<TeamRun>('TeamRun', {
-  id: { resolve: (run) => run.execId },
-  load: async (ids: string[], context) => {
-    const runs = await context.loaders.runById.loadMany(ids);
-    return runs.map((run, i) => run ?? notFound(`No team run with execId "${ids[i]}"`));
-  },
+const runs = nodeByKey<TeamRun>('TeamRun', {
+  id: (run) => run.execId,
+  loader: (context) => context.loaders.runById,
+  missing: (execId) => `No team run with execId "${execId}"`,
 });
+
+export const TeamRunRef = runs.ref;
 
 TeamRunRef.implement({
   description:
@@ -71,7 +71,10 @@ TeamRunRef.implement({
   }),
 });
 
-export const TeamRunConnectionRef = countedConnection('TeamRunConnection', TeamRunRef);
+export const TeamRunConnectionRef = builder.connectionObject({
+  name: 'TeamRunConnection',
+  type: TeamRunRef,
+});
 
 /** The filters a team's own runs take; the cross-team filter adds team and owner. */
 const stateAndStartFields = (
@@ -154,14 +157,10 @@ builder.objectFields(TeamRef, (t) => ({
       ...t.arg.connectionArgs(),
       filter: t.arg({ type: TeamRunsOfTeamFilterRef, description: RUN_FILTER_ARG }),
     },
-    resolve: async (team, args, context) => {
-      const window = pageWindow(args);
-      const filter = checkDates(args.filter);
-      const page = await context.loaders
-        .runsOfTeam(filter, window.offset, window.limit)
-        .load(team.name);
-      return toConnection(window, page);
-    },
+    resolve: (team, args, context) =>
+      offsetConnection(args, (offset, limit) =>
+        context.loaders.runsOfTeam(checkDates(args.filter), offset, limit).load(team.name),
+      ),
   }),
   waitingForHuman: t.field({
     type: [TeamRunRef],
@@ -172,8 +171,7 @@ builder.objectFields(TeamRef, (t) => ({
 
 builder.queryFields((t) => ({
   teamRuns: t.field({
-    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
-    nullable: true,
+    ...rootList,
     authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
     type: TeamRunConnectionRef,
     description: `Team runs across teams (USER_/DBA_AI_AGENT_TEAM_HISTORY), newest first unless ordered otherwise. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
@@ -186,22 +184,21 @@ builder.queryFields((t) => ({
         description: 'The order of the runs; START_DATE DESC when not given.',
       }),
     },
-    resolve: async (_root, args, context) => {
-      const window = pageWindow(args);
-      const page = await context.repositories.history.page(
-        checkDates(args.filter),
-        args.orderBy ?? { field: 'START_DATE', direction: 'DESC' },
-        window.offset,
-        window.limit,
-      );
-      return toConnection(window, page);
-    },
+    resolve: (_root, args, context) =>
+      offsetConnection(args, (offset, limit) =>
+        context.repositories.history.page(
+          checkDates(args.filter),
+          args.orderBy ?? { field: 'START_DATE', direction: 'DESC' },
+          offset,
+          limit,
+        ),
+      ),
   }),
   teamRun: t.field({
     type: TeamRunRef,
     nullable: true,
     description: 'One run by TEAM_EXEC_ID; NOT_FOUND when there is none.',
     args: { execId: t.arg.id({ required: true, description: HISTORY.teamExecId }) },
-    resolve: (_root, { execId }, context) => TeamRunRef.getDataloader(context).load(String(execId)),
+    resolve: (_root, { execId }, context) => runs.one(String(execId), context),
   }),
 }));

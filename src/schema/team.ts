@@ -9,7 +9,8 @@ import {
   TEAM_NAME_ARG,
   VISIBILITY,
 } from './descriptions.js';
-import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
+import { nodeByKey } from './lookup.js';
+import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
 
 /** NOT_FOUND for a team name no visible team has, naming the near miss. */
 export async function unknownTeam(context: Context, name: string): Promise<Error> {
@@ -17,15 +18,13 @@ export async function unknownTeam(context: Context, name: string): Promise<Error
   return notFound(unknownTeamMessage(name, nearest));
 }
 
-export const TeamRef = builder.loadableNodeRef<Team>('Team', {
-  id: { resolve: (team) => team.name },
-  load: async (names: string[], context) => {
-    const teams = await context.loaders.teamByName.loadMany(names);
-    return Promise.all(
-      teams.map(async (team, i) => team ?? unknownTeam(context, names[i] as string)),
-    );
-  },
+const teams = nodeByKey<Team>('Team', {
+  id: (team) => team.name,
+  loader: (context) => context.loaders.teamByName,
+  missing: (name) => `No agent team named "${name}"`,
 });
+
+export const TeamRef = teams.ref;
 
 export const TeamToolRef = builder.objectRef<TeamTool>('TeamTool').implement({
   description:
@@ -169,12 +168,11 @@ const TeamFilterRef = builder.inputType('TeamFilter', {
   }),
 });
 
-const TeamConnectionRef = countedConnection('TeamConnection', TeamRef);
+const TeamConnectionRef = builder.connectionObject({ name: 'TeamConnection', type: TeamRef });
 
 builder.queryFields((t) => ({
   teams: t.field({
-    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
-    nullable: true,
+    ...rootList,
     authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
     type: TeamConnectionRef,
     description: `Select AI agent teams (USER_/DBA_AI_AGENT_TEAMS), by name. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
@@ -186,22 +184,22 @@ builder.queryFields((t) => ({
         description: 'Conditions on the teams; all when not given.',
       }),
     },
-    resolve: async (_root, args, context) => {
-      const window = pageWindow(args);
-      const page = await context.repositories.teams.page(
-        args.filter ?? {},
-        window.offset,
-        window.limit,
-      );
-      for (const team of page.items) context.loaders.teamByName.prime(team.name, team);
-      return toConnection(window, page);
-    },
+    resolve: (_root, args, context) =>
+      offsetConnection(args, async (offset, limit) => {
+        const page = await context.repositories.teams.page(args.filter ?? {}, offset, limit);
+        for (const team of page.items) context.loaders.teamByName.prime(team.name, team);
+        return page;
+      }),
   }),
   team: t.field({
     type: TeamRef,
     nullable: true,
     description: 'One team by name; NOT_FOUND when no visible team has that name.',
     args: { name: t.arg.string({ required: true, description: TEAM_NAME_ARG }) },
-    resolve: (_root, { name }, context) => TeamRef.getDataloader(context).load(name),
+    resolve: async (_root, { name }, context) => {
+      const team = await context.loaders.teamByName.load(name);
+      if (!team) throw await unknownTeam(context, name);
+      return team;
+    },
   }),
 }));

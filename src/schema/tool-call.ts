@@ -1,18 +1,16 @@
 import { builder } from '../builder.js';
-import { notFound } from '../errors.js';
 import { durationMs, type ToolCall } from '../model/team.js';
 import { HISTORY, NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
-import { connectionComplexity, countedConnection, pageWindow, toConnection } from './pagination.js';
+import { nodeByKey } from './lookup.js';
+import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
 import { TaskRunRef } from './task-run.js';
 import { TeamRunRef } from './team-run.js';
 
-export const ToolCallRef = builder.loadableNodeRef<ToolCall>('ToolCall', {
-  id: { resolve: (call) => call.invocationId },
-  load: async (ids: string[], context) => {
-    const calls = await context.loaders.toolCallById.loadMany(ids);
-    return calls.map((call, i) => call ?? notFound(`No tool call with invocationId "${ids[i]}"`));
-  },
-});
+export const ToolCallRef = nodeByKey<ToolCall>('ToolCall', {
+  id: (call) => call.invocationId,
+  loader: (context) => context.loaders.toolCallById,
+  missing: (id) => `No tool call with invocationId "${id}"`,
+}).ref;
 
 ToolCallRef.implement({
   description:
@@ -113,12 +111,14 @@ const ToolCallFilterRef = builder.inputType('ToolCallFilter', {
   }),
 });
 
-const ToolCallConnectionRef = countedConnection('ToolCallConnection', ToolCallRef);
+const ToolCallConnectionRef = builder.connectionObject({
+  name: 'ToolCallConnection',
+  type: ToolCallRef,
+});
 
 builder.queryFields((t) => ({
   toolCalls: t.field({
-    // Nullable: a failure here (a view not granted, say) leaves the other root fields intact.
-    nullable: true,
+    ...rootList,
     type: ToolCallConnectionRef,
     description: `Tool calls across runs (USER_/DBA_AI_AGENT_TOOL_HISTORY), newest first. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
     complexity: connectionComplexity,
@@ -129,20 +129,16 @@ builder.queryFields((t) => ({
         description: 'Conditions on the calls; every call when not given.',
       }),
     },
-    resolve: async (_root, args, context) => {
-      const window = pageWindow(args);
+    resolve: (_root, args, context) => {
       const filter = args.filter
         ? {
             ...args.filter,
             teamExecId: args.filter.teamExecId == null ? null : String(args.filter.teamExecId),
           }
         : {};
-      const page = await context.repositories.history.toolCallPage(
-        filter,
-        window.offset,
-        window.limit,
+      return offsetConnection(args, (offset, limit) =>
+        context.repositories.history.toolCallPage(filter, offset, limit),
       );
-      return toConnection(window, page);
     },
   }),
 }));

@@ -1,18 +1,9 @@
-import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { TracingConfig } from '../config.js';
-import type { Context } from '../context.js';
-import type { Driver } from '../db/driver.js';
+// A type-only import is erased, so the SDK is still loaded only by the import() below.
+import type { Tracing } from './otel.js';
 
-/** OpenTelemetry tracing, present only when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
-export interface Tracing {
-  /** The driver with one span per round trip, named after the statement. */
-  traceDriver(driver: Driver): Driver;
-  /** One span per GraphQL operation; the statements it runs are its children. */
-  readonly plugin: Plugin<Context>;
-  /** Sends the spans not yet exported; the server calls it last when it stops. */
-  shutdown(): Promise<void>;
-}
+export type { Tracing };
 
 /**
  * Undefined when no endpoint is configured. The OpenTelemetry SDK is imported only here,

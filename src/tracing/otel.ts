@@ -13,11 +13,21 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { type ExecutionArgs, type ExecutionResult, GraphQLError, getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Context } from '../context.js';
 import type { Driver, Row } from '../db/driver.js';
 import { AppError, isErrorCode } from '../errors.js';
-import type { Tracing } from './index.js';
+
+/** OpenTelemetry tracing, present only when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+export interface Tracing {
+  /** The driver with one span per round trip, named after the statement. */
+  traceDriver(driver: Driver): Driver;
+  /** One span per GraphQL operation; the statements it runs are its children. */
+  readonly plugin: Plugin<Context>;
+  /** Sends the spans not yet exported; the server calls it last when it stops. */
+  shutdown(): Promise<void>;
+}
 
 export interface OtelOptions {
   /** Base URL of the OTLP/HTTP collector. */

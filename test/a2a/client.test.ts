@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -110,13 +109,17 @@ describe('cards from a server built with @a2a-js/sdk', () => {
 
 describe('cache', () => {
   test('a second call sends nothing; after the TTL an If-None-Match revalidation gets 304', async () => {
-    const { a2a, outcomes, cache } = client({ cacheTtlMs: 300 });
+    let clock = 0;
+    const { a2a, outcomes, cache } = client({ cacheTtlMs: 300, now: () => clock });
     const first = await a2a.card('V1_TEAM');
     const before = server.cardRequests('V1_TEAM').length;
     expect(await a2a.card('V1_TEAM')).toBe(first);
     expect(server.cardRequests('V1_TEAM').length).toBe(before);
 
-    await sleep(350);
+    clock += 299;
+    expect(await a2a.card('V1_TEAM')).toBe(first);
+    expect(server.cardRequests('V1_TEAM').length).toBe(before);
+    clock += 1;
     expect(await a2a.card('V1_TEAM')).toBe(first);
     const requests = server.cardRequests('V1_TEAM');
     expect(requests.length).toBe(before + 1);
@@ -124,7 +127,7 @@ describe('cache', () => {
     expect(revalidation?.ifNoneMatch).toMatch(/^W\/".+"$/);
     expect(revalidation?.status).toBe(304);
     expect(outcomes).toEqual(['token_ok', 'ok', 'not_modified']);
-    expect(cache).toEqual(['miss', 'hit', 'revalidated']);
+    expect(cache).toEqual(['miss', 'hit', 'hit', 'revalidated']);
   });
 
   test('max-age=0 (no-cache) from the server: revalidated on every call', async () => {
@@ -253,9 +256,7 @@ describe('failures', () => {
   test('a slow answer is TIMEOUT after A2A_TIMEOUT_MS, and not retried', async () => {
     const { a2a, outcomes } = client({ timeoutMs: 400 });
     await a2a.listAgents();
-    const started = performance.now();
     const error = await failure(a2a.card('SLOW_TEAM'));
-    expect(performance.now() - started).toBeLessThan(1_000);
     expect(error.code).toBe('TIMEOUT');
     expect(error.message).toBe(
       'The A2A server did not answer within 400 ms for the agent card of team "SLOW_TEAM"',

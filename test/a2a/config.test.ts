@@ -84,6 +84,9 @@ describe('A2A configuration', () => {
       'A2A_TOKEN_URL is required when A2A_BASE_URL does not end in /adb/a2a/v1/databases/{ocid}',
     ]);
     expect(problems({ ...env, A2A_TOKEN_URL: 'https://a2a.example.com/token' })).toEqual([]);
+    expect(loadConfig({ ...env, A2A_BASE_URL: ORACLE_BASE }).a2a.tokenUrl).toBe(
+      deriveTokenUrl(ORACLE_BASE),
+    );
     expect(problems({ ...env, A2A_USERNAME: '', A2A_PASSWORD: '', A2A_TOKEN: 't' })).toEqual([]);
   });
 });

@@ -13,7 +13,9 @@ test('with Oracle and no A2A_BASE_URL, A2A calls fail alone, saying what to set'
   const a2a = await startA2A(config, {
     logger: pino({ level: 'silent' }),
     metrics: new Metrics(),
-    loadCatalog: () => Promise.reject(new Error('the stand-in is not started with Oracle')),
+    teams: {
+      allWithTools: () => Promise.reject(new Error('the stand-in is not started with Oracle')),
+    },
   });
   expect(a2a.standin).toBeUndefined();
   await expect(a2a.cards.card('ANY_TEAM')).rejects.toMatchObject({

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { setRunState } from '../../src/db/embedded/simulator.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { embeddedPg, subscribeWs, wsUrl } from './support.js';
+import { embeddedPg, pollCycles, settled, subscribeWs, wsUrl } from './support.js';
 
 const SECRET = 'a-live-test-secret-that-is-long-enough!!';
 let t: TestServer;
@@ -91,8 +91,8 @@ test('subscribers see only their owner’s runs, over WebSocket and SSE', async 
     expect(initial?.teamsWaitingForHuman.length).toBeGreaterThan(0);
     expect(initial?.teamsWaitingForHuman.every((w) => w.run.owner === 'APP_USER')).toBe(true);
 
-    // Give both subscriptions a poll cycle to be in place before anything moves.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Every subscription in place, and a poll cycle since, before anything moves.
+    await settled(t.server, 3);
     const pg = embeddedPg(t.server);
     await setRunState(pg, theirs, 'WAITING_FOR_HUMAN');
     await setRunState(pg, mine, 'WAITING_FOR_HUMAN');
@@ -101,7 +101,7 @@ test('subscribers see only their owner’s runs, over WebSocket and SSE', async 
       [mine, theirs].sort(),
     );
     const appUserEvents = await forAppUser.take(1);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await pollCycles(t.server, 2);
     expect(forAppUser.data.map((e) => e.teamRunChanged.run.execId)).toEqual([mine]);
     expect(appUserEvents[0]?.teamRunChanged.run.owner).toBe('APP_USER');
   } finally {

@@ -10,9 +10,9 @@ import {
   embeddedPg,
   goodCycles,
   metric,
+  pollCycles,
   pollStatements,
   runsIn,
-  sleep,
   subscribeSse,
   subscribeWs,
   until,
@@ -109,10 +109,13 @@ describe('several instances through Redis', () => {
 
     const aPolls = await pollStatements(a.server);
     const bStandby = await standbyTicks(b);
-    await sleep(INTERVAL * 5);
-    expect(await pollStatements(a.server)).toBeGreaterThanOrEqual(aPolls + 3);
+    await until(
+      async () =>
+        (await pollStatements(a.server)) >= aPolls + 3 && (await standbyTicks(b)) > bStandby,
+      10_000,
+      'A to poll and B to stand by',
+    );
     expect(await pollStatements(b.server)).toBe(0);
-    expect(await standbyTicks(b)).toBeGreaterThan(bStandby);
     expect(b.server.live.polling).toBe(false);
 
     const execId = randomUUID().replaceAll('-', '').toUpperCase();
@@ -144,7 +147,7 @@ describe('several instances through Redis', () => {
       state: 'RESUMING',
       run: { execId },
     });
-    await sleep(INTERVAL * 3);
+    await pollCycles(b.server, 2);
     expect(onB.events).toHaveLength(3);
     expect(onA.events).toHaveLength(2);
     onB.close();
@@ -167,14 +170,21 @@ describe('several instances through Redis', () => {
     // A change that only B's database sees: the polling child cannot report it.
     const [run] = await runsIn(pg, 'RUNNING', 'REPORT_SUMMARY_AGENT_TEAM');
     await setRunState(pg, run?.execId as string, 'WAITING_FOR_HUMAN');
-    await sleep(INTERVAL * 2);
+    const childCycles = await childMetric(dying.url, 'ok');
+    await until(
+      async () => (await childMetric(dying.url, 'ok')) >= childCycles + 2,
+      5_000,
+      'two more cycles of the child',
+    );
     expect(onB.events).toHaveLength(0);
 
-    const killedAt = Date.now();
+    const ticksAtKill = await standbyTicks(b);
     dying.process.kill('SIGKILL');
     expect(await pollStatements(b.server)).toBe(polls);
-    await until(() => b.server.live.polling, INTERVAL * 3, 'B to take the expired lock');
-    expect(Date.now() - killedAt).toBeLessThan(INTERVAL * 2 + 150);
+    await until(() => b.server.live.polling, 10_000, 'B to take the expired lock');
+    // The lock outlives its holder by 1.5 intervals and B tries every quarter interval, so B
+    // takes over within 7 tries (a busy machine makes fewer, not more); bench times it.
+    expect((await standbyTicks(b)) - ticksAtKill).toBeLessThanOrEqual(8);
     // B diffs against the dead poller's snapshot, so the change is reported, once.
     const [change] = await onB.take(1);
     expect(change?.teamRunChanged).toEqual({
@@ -182,7 +192,7 @@ describe('several instances through Redis', () => {
       state: 'WAITING_FOR_HUMAN',
       run: { execId: run?.execId },
     });
-    await sleep(INTERVAL * 3);
+    await pollCycles(b.server, 2);
     expect(onB.events).toHaveLength(1);
     expect(onDying.events).toHaveLength(0);
     onB.close();
@@ -201,9 +211,7 @@ describe('without Redis', () => {
     expect(await metric(cutOff.server, 'agentgraph_active_subscriptions')).toBe(1);
     expect(cutOff.server.live.polling).toBe(false);
     expect(recorder.completed || recorder.errors.length > 0).toBe(false);
-    const stopping = Date.now();
     await cutOff.stop();
-    expect(Date.now() - stopping).toBeLessThan(3_000);
     await recorder.until(() => recorder.completed || recorder.errors.length > 0);
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type EmbeddedDatabase, openEmbeddedDatabase } from '../../src/db/embedded/database.js';
 import { Simulator, setRunState, startRun } from '../../src/db/embedded/simulator.js';
+import { until } from './support.js';
 
 let one: EmbeddedDatabase;
 let two: EmbeddedDatabase;
@@ -148,7 +149,7 @@ describe('Simulator', () => {
       );
     const before = await count();
     simulator.start();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(async () => (await count()) > before, 5_000, 'the simulator to move a run');
     await simulator.stop();
     const after = await count();
     expect(after).toBeGreaterThan(before);

@@ -4,18 +4,18 @@ import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
-import { CONNECTION_INIT_WAIT_TIMEOUT_MS } from '../../src/live/websocket.js';
+import { CONNECTION_INIT_WAIT_TIMEOUT_MS } from '../../src/transport/websocket.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import {
   activeSubscriptions,
   embeddedPg,
   goodCycles,
   metric,
+  pollCycles,
   pollStatements,
   type Recorder,
   runsIn,
   settled,
-  sleep,
   subscribeSse,
   subscribeWs,
   until,
@@ -92,10 +92,13 @@ describe('teamRunChanged', () => {
     const sse = await subscribeSse<Change>(t.url, CHANGES, { filter: { teamName: REPORT } });
     await settled(t.server, 2);
 
-    const changedAt = Date.now();
+    const cyclesBefore = await goodCycles(t.server);
     await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
     const [viaWs] = await ws.take(1);
     const [viaSse] = await sse.take(1);
+    // Reported by the first cycle that starts after the change (one may be under way);
+    // how long that takes is bench's to measure.
+    expect((await goodCycles(t.server)) - cyclesBefore).toBeLessThanOrEqual(2);
     const expected = {
       previousState: 'RUNNING',
       state: 'WAITING_FOR_HUMAN',
@@ -103,10 +106,6 @@ describe('teamRunChanged', () => {
     };
     expect(viaWs?.teamRunChanged).toEqual(expected);
     expect(viaSse?.teamRunChanged).toEqual(expected);
-    // One interval, plus the cycle itself and delivery on a busy two-core machine.
-    for (const recorder of [ws, sse]) {
-      expect((recorder.events[0]?.at ?? Infinity) - changedAt).toBeLessThan(INTERVAL + 250);
-    }
     await closeAll(ws, sse);
   });
 
@@ -127,7 +126,7 @@ describe('teamRunChanged', () => {
     await setRunState(pg, order, 'SUCCEEDED');
     const started = await newRun(REPORT);
     await all.take(3);
-    await sleep(INTERVAL * 3);
+    await pollCycles(t.server, 2);
 
     const seen = (r: Recorder<Change>) =>
       r.data.map((d) => `${d.teamRunChanged.run.execId}:${d.teamRunChanged.state}`).sort();
@@ -227,7 +226,7 @@ describe('teamsWaitingForHuman', () => {
     const [, , removed] = await ws.take(3);
     expect(ids(removed)).toEqual([...before.slice(1), newcomer].sort());
     await sse.take(3);
-    await sleep(INTERVAL * 3);
+    await pollCycles(t.server, 2);
     expect(ws.events).toHaveLength(3);
     expect(sse.events).toHaveLength(3);
     await closeAll(ws, sse);
@@ -256,20 +255,17 @@ describe('cost and clean-up', () => {
     const pollsBefore = await pollStatements(t.server);
     const cyclesBefore = await goodCycles(t.server);
     const timedBefore = await timedCycles();
-    const startedAt = Date.now();
-    await sleep(INTERVAL * 8);
+    await pollCycles(t.server, 5);
     const counts = recorders.map((recorder) => recorder.events.length);
     await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
     await Promise.all(recorders.map((recorder, i) => recorder.take((counts[i] ?? 0) + 1)));
-    const elapsed = Date.now() - startedAt;
 
     const polls = (await pollStatements(t.server)) - pollsBefore;
     const cycles = (await goodCycles(t.server)) - cyclesBefore;
     expect(polls).toBe(cycles);
     expect((await timedCycles()) - timedBefore).toBe(cycles);
+    // One statement per cycle, not one per subscriber.
     expect(polls).toBeGreaterThanOrEqual(5);
-    // One cycle per interval, not one per subscriber.
-    expect(polls).toBeLessThanOrEqual(Math.ceil(elapsed / INTERVAL) + 1);
     expect((await t.server.metrics.statementCount()) - statementsBefore).toBe(polls);
     await closeAll(...recorders);
   });
@@ -343,10 +339,10 @@ describe('cost and clean-up', () => {
     await until(() => !t.server.live.active, 2_000, 'the live session to stop');
     expect(t.server.live.polling).toBe(false);
 
+    // No timer left means no cycle to come.
     const cycles = await goodCycles(t.server);
-    await sleep(INTERVAL * 4);
-    expect(await goodCycles(t.server)).toBe(cycles);
     await until(() => timers() <= baseline, 2_000, 'timers to be cleared');
+    expect(await goodCycles(t.server)).toBe(cycles);
   });
 });
 
@@ -389,6 +385,28 @@ describe('graphql-ws transport', () => {
     expect(
       await metric(t.server, 'agentgraph_graphql_errors_total', { code: 'BAD_USER_INPUT' }),
     ).toBeGreaterThanOrEqual(2);
+  });
+
+  test('errors over WebSocket carry no extensions.http, yoga’s note to its HTTP responses', async () => {
+    const deep = `{ team(name: "ORDER_SUPPORT_TEAM") { ${'runs(first: 1) { nodes { team { '.repeat(6)} name ${'} } } '.repeat(6)}} }`;
+    // Over HTTP yoga reads its status from extensions.http, then drops it from the body.
+    for (const query of ['{ agents { colour } }', '{ agents {', deep]) {
+      const response = await fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      const body = (await response.json()) as { errors: { extensions: object }[] };
+      expect(body.errors[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT' });
+
+      const c = client();
+      const ws = subscribeWs(c, query);
+      await ws.until(() => ws.errors.length > 0 || ws.events.length > 0);
+      const errors = (ws.errors[0] ?? ws.events[0]?.errors) as { extensions?: object }[];
+      expect(errors.length, query).toBeGreaterThan(0);
+      for (const error of errors)
+        expect(error.extensions, query).toEqual({ code: 'BAD_USER_INPUT' });
+    }
   });
 });
 

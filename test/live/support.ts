@@ -179,6 +179,20 @@ export const pollStatements = (server: AgentGraphServer) =>
   metric(server, 'agentgraph_db_statements_total', { statement: 'teamRuns.live' });
 
 /**
+ * Waits until the server has finished `count` more good poll cycles: what a test waits on
+ * instead of a sleep to show that nothing else arrives (a change is published by the cycle
+ * that sees it, and delivered long before two more cycles have passed).
+ */
+export async function pollCycles(server: AgentGraphServer, count: number): Promise<void> {
+  const start = await goodCycles(server);
+  await until(
+    async () => (await goodCycles(server)) >= start + count,
+    10_000,
+    `${count} poll cycles`,
+  );
+}
+
+/**
  * Waits until the server counts `subscriptions` open subscriptions and has then finished a
  * poll cycle, so that any change made from now on is reported.
  */

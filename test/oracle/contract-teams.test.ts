@@ -17,7 +17,6 @@ import type {
   TeamRun,
   TeamRunFilter,
   TeamStats,
-  ToolCall,
   ToolCallFilter,
 } from '../../src/model/team.js';
 import { ANONYMOUS_ADMIN, type Viewer } from '../../src/model/viewer.js';

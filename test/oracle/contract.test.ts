@@ -31,7 +31,7 @@ import { TARGETS } from './targets.js';
 
 const data = demoData();
 type DemoRow = Record<string, number>;
-const demoStats = data['gv$agent_exec_stat'] as DemoRow[];
+const demoStats = data.gv$agent_exec_stat as DemoRow[];
 const demoAgents = (data.emb_agent_specs ?? []) as { owner: string; agent_name: string }[];
 
 const value = (row: DemoRow, column: string) => row[pgColumn(column)] ?? 0;

@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { Authenticate } from '../auth/jwt.js';
-import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import type { Viewer } from '../model/viewer.js';
-import type { AgentGraphYoga, ErrorMapper } from '../yoga.js';
+import { type AgentGraphYoga, copyError, type MaskError } from '../yoga.js';
 
 /** A client that opens a socket must send connection_init within this time. */
 export const CONNECTION_INIT_WAIT_TIMEOUT_MS = 3_000;
@@ -29,19 +27,20 @@ export interface GraphqlWsServer {
 /**
  * graphql-ws (protocol graphql-transport-ws) on the HTTP server's upgrade requests for
  * /graphql, executed through yoga's envelop so that it shares the schema, the context (one
- * per subscription, one per event), the per-event loaders and, through `errors`, the error
- * mapping of HTTP and SSE.
+ * per subscription, one per event), the per-event loaders and yoga's error masking (which
+ * runs inside the enveloped execute and subscribe) with HTTP and SSE.
  */
 export function attachGraphqlWs(options: {
   readonly server: Server;
   readonly yoga: AgentGraphYoga;
-  readonly errors: ErrorMapper;
+  /** yoga's maskError, for the parse and document-limit errors this transport answers itself. */
+  readonly maskError: MaskError;
   readonly logger: Logger;
   readonly authenticate: Authenticate;
   /** Where the yoga context factory finds each request's viewer. */
   readonly viewers: WeakMap<Request, Viewer>;
 }): GraphqlWsServer {
-  const { yoga, errors } = options;
+  const { yoga, maskError } = options;
   const wss = new WebSocketServer({ server: options.server, path: yoga.graphqlEndpoint });
   const connectionViewers = new WeakMap<object, Viewer>();
   const disposable = useServer<Record<string, unknown> | undefined>(
@@ -75,13 +74,15 @@ export function attachGraphqlWs(options: {
           params: payload,
         });
         let document: DocumentNode;
+        let validationErrors: readonly GraphQLError[];
         try {
           document = parse(payload.query);
+          // The document limits (GraphQL Armor) throw from validation rather than report.
+          validationErrors = validate(schema, document);
         } catch (error) {
-          return [error as GraphQLError];
+          return [forSocket(maskError(error))];
         }
-        const validationErrors = validate(schema, document);
-        if (validationErrors.length > 0) return validationErrors;
+        if (validationErrors.length > 0) return validationErrors.map(forSocket);
         const args: EnvelopedArgs = {
           schema,
           document,
@@ -93,12 +94,8 @@ export function attachGraphqlWs(options: {
         };
         return args;
       },
-      onNext: (_ctx, _id, _payload, args, result) =>
-        toFormatted(errors.mapResult(result, (args.contextValue as Context).requestId)),
-      onError: (_ctx, _id, _payload, graphqlErrors) => {
-        const requestId = randomUUID();
-        return graphqlErrors.map((error) => errors.mapError(error, requestId).toJSON());
-      },
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: result.errors.map(forSocket) } : result,
     },
     wss,
     KEEP_ALIVE_MS,
@@ -120,10 +117,14 @@ export function attachGraphqlWs(options: {
   };
 }
 
-function toFormatted(result: ExecutionResult) {
-  return result.errors
-    ? { ...result, errors: result.errors.map((error) => error.toJSON()) }
-    : { ...result, errors: undefined };
+/**
+ * `extensions.http` is yoga's note to its HTTP response (a status code); yoga drops it when it
+ * writes an HTTP body, and nothing does on a socket.
+ */
+function forSocket(error: GraphQLError): GraphQLError {
+  if (!error.extensions.http) return error;
+  const { http: _http, ...extensions } = error.extensions;
+  return copyError(error, extensions);
 }
 
 /** The upgrade request as a Fetch Request, which is what the yoga context factory reads. */

@@ -6,9 +6,9 @@ import {
   execute,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Context } from '../context.js';
-import { createLoaders } from '../loaders.js';
-import { mapAsyncIterable } from './iterables.js';
+import type { Context } from './context.js';
+import { mapAsyncIterable } from './live/iterables.js';
+import { createLoaders } from './loaders.js';
 
 /**
  * graphql-js runs every event of a subscription with the context of the subscribe request,
