@@ -27,6 +27,8 @@ export interface Block {
   readonly embedded: string;
   /** Names of the OUT binds (Oracle) and of the result columns (embedded), lower case. */
   readonly outputs: readonly string[];
+  /** The privileges the Oracle block needs, named in the FORBIDDEN error when one lacks. */
+  readonly privileges: string;
 }
 
 /** Connection pool state for /metrics; drivers without a pool have none. */

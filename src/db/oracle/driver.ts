@@ -1,6 +1,6 @@
 import oracledb from 'oracledb';
 import type { OracleDatabaseConfig } from '../../config.js';
-import { StartupError } from '../../errors.js';
+import { AppError, StartupError } from '../../errors.js';
 import type { Binds, Block, Driver, PoolStatistics, Row, Statement } from '../driver.js';
 import { normalizeRow } from '../rows.js';
 import { inList } from '../sql/statement.js';
@@ -206,6 +206,16 @@ export class OracleDriver implements Driver {
       );
       return normalizeRow((result.outBinds ?? {}) as Record<string, unknown>);
     } catch (error) {
+      // ORA-27486: the scheduler refuses the job; ORA-06550: a package the block calls is
+      // missing or not executable (PLS-00201).
+      const code = errorCode(error);
+      if (code === 'ORA-27486' || code === 'ORA-06550' || code === 'ORA-01031') {
+        throw new AppError(
+          'FORBIDDEN',
+          `${block.name} cannot run as the agent-graph database user: it needs ${block.privileges}`,
+          { cause: error },
+        );
+      }
       throw mapQueryError(error, block.oracle);
     } finally {
       await connection?.close().catch(() => undefined);

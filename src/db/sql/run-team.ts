@@ -62,6 +62,7 @@ export const runTeamSql = perCatalog((catalog: Catalog) => {
   const block: Block = {
     name: 'runTeam.submit',
     outputs: OUTPUTS,
+    privileges: 'CREATE JOB, EXECUTE ON DBMS_CLOUD_AI_AGENT and EXECUTE ON DBMS_CLOUD_AI',
     oracle: `DECLARE
   l_state VARCHAR2(30);
   l_conversation VARCHAR2(128) := :conversation_id;
