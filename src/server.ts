@@ -9,6 +9,7 @@ import type { A2AStandin } from './a2a/standin.js';
 import { startA2A } from './a2a/start.js';
 import { createAuthenticator } from './auth/jwt.js';
 import type { Config } from './config.js';
+import { createConsoleAssets } from './console/serve.js';
 import { discoverCatalog, missingViews } from './db/catalog.js';
 import { countStatements, type Driver } from './db/driver.js';
 import { Simulator } from './db/embedded/simulator.js';
@@ -131,6 +132,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
       ? new Simulator(database.embedded.pg, { logger: logger.child({ component: 'simulator' }) })
       : undefined;
 
+  const consoleAssets = createConsoleAssets();
   const sockets = new Set<Socket>();
   const http = createHttpServer((req, res) => {
     void route(req, res);
@@ -166,6 +168,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     if (req.method === 'GET' && path === '/metrics') {
       return send(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
     }
+    if (consoleAssets.serve(req, res)) return;
     return yoga(req, res);
   }
 
