@@ -6,7 +6,7 @@ import { SignJWT } from 'jose';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
-import { embeddedPg, runsIn } from '../live/support.js';
+import { embeddedPg, runsIn, settled } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // The operator console as a person meets it: Debian's chromium, no internet access (every
@@ -143,7 +143,7 @@ describe('the console at /console', () => {
     const ticking = item.locator('.ticking');
     const shown = await ticking.textContent();
     await expect.poll(() => ticking.textContent(), { timeout: 5_000 }).not.toBe(shown);
-    await page.screenshot({ path: `${SCREENSHOTS}/console-waiting-1280.png`, fullPage: true });
+    await page.screenshot({ path: `${SCREENSHOTS}/console-waiting-1280.png` });
     await page.setViewportSize(PHONE);
     await page.screenshot({ path: `${SCREENSHOTS}/console-waiting-phone.png` });
     await page.setViewportSize(DESKTOP);
@@ -216,6 +216,36 @@ describe('the console at /console', () => {
     );
     expect(await page.locator('main').textContent()).toContain('A2A card');
     await page.screenshot({ path: `${SCREENSHOTS}/console-team.png`, fullPage: true });
+    expect(requested.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
+    await page.close();
+  });
+
+  test('the run-changes feed shows a change live; the statistics page draws its charts', async () => {
+    const { page, requested } = await open(`${t.url}/console#/changes`);
+    await page.getByRole('heading', { name: 'Latest runs' }).waitFor();
+    await settled(t.server, 1);
+    const execId = await waitingRun();
+    const change = page.locator('ul.feed li', { hasText: execId }).first();
+    await change.waitFor();
+    expect(await change.textContent()).toMatch(/(new|RUNNING) → (RUNNING|WAITING_FOR_HUMAN)/);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-changes.png` });
+
+    await page.getByRole('link', { name: 'Statistics' }).click();
+    const charts = page.locator('figure svg[role="img"]');
+    await charts.nth(2).waitFor();
+    expect(await charts.nth(0).getAttribute('aria-label')).toMatch(
+      /^Execution time: average .*p95 .*max /,
+    );
+    expect(await charts.nth(1).getAttribute('aria-label')).toMatch(
+      /^Tokens: input [\d,]+, output [\d,]+$/,
+    );
+    expect(await charts.nth(2).getAttribute('aria-label')).toMatch(
+      /^Where the time went: LLM .*tools .*other /,
+    );
+    await page.screenshot({ path: `${SCREENSHOTS}/console-stats-1280.png`, fullPage: true });
+    await page.setViewportSize(PHONE);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-stats-phone.png`, fullPage: true });
+    await page.setViewportSize(DESKTOP);
     expect(requested.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
     await page.close();
   });

@@ -667,8 +667,10 @@ function card(title, value, detail) {
 function barChart(title, items, className = '') {
   const max = Math.max(1, ...items.map((item) => item.value ?? 0));
   const row = 26;
-  const labelWidth = 150;
-  const width = 520;
+  // About 7.5 px a character at 12 px: room for the longest label and value, no measuring.
+  const labelWidth = Math.max(...items.map((item) => item.label.length)) * 7.5 + 12;
+  const valueWidth = Math.max(...items.map((item) => item.text.length)) * 7.5 + 12;
+  const width = 400;
   const svg = s('svg', {
     viewBox: `0 0 ${width} ${items.length * row + 4}`,
     role: 'img',
@@ -676,7 +678,7 @@ function barChart(title, items, className = '') {
   });
   items.forEach((item, index) => {
     const y = index * row + 2;
-    const barWidth = ((item.value ?? 0) / max) * (width - labelWidth - 90);
+    const barWidth = ((item.value ?? 0) / max) * (width - labelWidth - valueWidth);
     svg.append(
       s('text', { x: 0, y: y + 16 }, item.label),
       s('rect', {
