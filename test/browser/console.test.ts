@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
 import { SignJWT } from 'jose';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { embeddedPg, runsIn, settled } from '../live/support.js';
+import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // The operator console as a person meets it: Debian's chromium, no internet access (every
 // request that does not go to the server under test is failed and recorded).
-const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = 'test-results/screenshots';
 const REPORT = 'REPORT_SUMMARY_AGENT_TEAM';
 const SECRET = 'a-console-test-secret-that-is-long-enough!';
 const DESKTOP = { width: 1280, height: 900 };
@@ -23,40 +21,19 @@ let secured: TestServer;
 let pg: PGlite;
 let browser: Browser;
 let context: BrowserContext;
-const offLoopback: string[] = [];
+let offLoopback: string[];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `The console test needs Debian's chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does this)`,
-    );
-  }
   [t, secured, browser] = await Promise.all([
     startTestServer({ POLL_INTERVAL_MS: '200' }),
     startTestServer({ POLL_INTERVAL_MS: '200', AUTH_JWT_SECRET: SECRET }),
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    }),
+    launchChromium(),
     mkdir(SCREENSHOTS, { recursive: true }),
   ]);
   pg = embeddedPg(t.server);
-  context = await browser.newContext({ viewport: DESKTOP });
+  ({ context, offLoopback } = await offlineContext(browser, DESKTOP));
   // A step that does not happen fails with its own locator, before the test's timeout.
   context.setDefaultTimeout(10_000);
-  await context.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if (url.hostname === '127.0.0.1') return route.continue();
-    offLoopback.push(url.href);
-    return route.abort('internetdisconnected');
-  });
 });
 
 afterAll(async () => {
