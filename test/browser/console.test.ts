@@ -125,14 +125,25 @@ describe('the console at /console', () => {
     await page.screenshot({ path: `${SCREENSHOTS}/console-waiting-phone.png` });
     await page.setViewportSize(DESKTOP);
 
-    await answer(page, execId, 'Approved: publish the summary');
+    // The filter hides what does not match and keeps what does.
+    const filter = page.getByLabel('Filter');
+    await filter.fill('no such team');
+    await expect.poll(() => item.isHidden()).toBe(true);
+    await filter.fill(`${REPORT.toLowerCase()} reviewer`);
+    await expect.poll(() => item.isVisible()).toBe(true);
+    // A suggested answer from the question's options fills the box, then the person adds to it.
+    await item
+      .getByRole('group', { name: 'Suggested answers' })
+      .getByRole('button', { name: 'approve' })
+      .press('Enter');
+    await answer(page, execId, ': publish the summary');
     await item.waitFor({ state: 'detached' });
     expect((await runsIn(pg, 'WAITING_FOR_HUMAN')).map((run) => run.execId)).not.toContain(execId);
     const { rows } = await pg.query<{ output: string }>(
       `SELECT output FROM dba_ai_agent_tool_history WHERE team_exec_id = $1 AND tool_name = 'HUMAN_REVIEW'`,
       [execId],
     );
-    expect(rows.map((row) => row.output)).toContain('Approved: publish the summary');
+    expect(rows.map((row) => row.output)).toContain('approve: publish the summary');
 
     expect(requested.length).toBeGreaterThan(3);
     expect(requested.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);

@@ -152,7 +152,7 @@ function tick(element) {
 const WAITING = `subscription ConsoleWaiting {
   teamsWaitingForHuman {
     execId teamName waitingSince
-    waitingFor { question agentName since task { taskName taskOrder } }
+    waitingFor { question questionJson agentName since task { taskName taskOrder } }
   }
 }`;
 
@@ -160,12 +160,86 @@ const RESPOND = `mutation ConsoleRespond($execId: ID!, $response: String!) {
   respondToHuman(execId: $execId, response: $response) { execId run { state } }
 }`;
 
+/**
+ * The question as a person reads it: a JSON question's `question` member first and its other
+ * members below (HUMAN tools are often given JSON), else the text as it is.
+ */
+function question(wait) {
+  const json = wait?.questionJson;
+  if (
+    json &&
+    typeof json === 'object' &&
+    !Array.isArray(json) &&
+    typeof json.question === 'string'
+  ) {
+    const rest = Object.entries(json).filter(([key]) => key !== 'question' && key !== 'options');
+    return h(
+      'div',
+      { class: 'question' },
+      h('p', { class: 'asked' }, json.question),
+      rest.length > 0 &&
+        h(
+          'dl',
+          { class: 'facts' },
+          rest.map(([key, value]) => [
+            h('dt', {}, key),
+            h('dd', {}, typeof value === 'string' ? value : JSON.stringify(value)),
+          ]),
+        ),
+    );
+  }
+  return h(
+    'div',
+    { class: 'question' },
+    h('p', { class: 'asked' }, wait?.question ?? '(no question recorded)'),
+  );
+}
+
+/** A JSON question's `options`, as buttons that put the option in the answer box. */
+function choices(json, textarea) {
+  const options = json && typeof json === 'object' ? json.options : undefined;
+  if (!Array.isArray(options) || !options.every((option) => typeof option === 'string'))
+    return null;
+  return h(
+    'div',
+    { class: 'choices', role: 'group', 'aria-label': 'Suggested answers' },
+    options.map((option) => {
+      const button = h('button', { type: 'button' }, option);
+      button.addEventListener('click', () => {
+        textarea.value = option;
+        textarea.focus();
+      });
+      return button;
+    }),
+  );
+}
+
 function waitingView(root) {
   const list = h('ul', { class: 'waiting', 'aria-label': 'Runs waiting for a human' });
   const count = h('p', { class: 'muted', 'aria-live': 'polite' }, 'Loading…');
   const problems = h('div');
   const items = new Map();
-  add(root, h('h2', { tabindex: '-1' }, 'Waiting for a human'), count, problems, list);
+  const filter = h('input', {
+    id: 'waiting-filter',
+    type: 'search',
+    placeholder: 'team, task, agent or question',
+  });
+  const applyFilter = () => {
+    const words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
+    for (const element of items.values()) {
+      const text = element.dataset.search;
+      element.hidden = !words.every((word) => text.includes(word));
+    }
+  };
+  filter.addEventListener('input', applyFilter);
+  add(
+    root,
+    h('h2', { tabindex: '-1' }, 'Waiting for a human'),
+    h('p', { class: 'filter' }, h('label', { for: 'waiting-filter' }, 'Filter '), filter),
+    count,
+    problems,
+    list,
+  );
 
   function item(run) {
     const since = run.waitingFor?.since ?? run.waitingSince;
@@ -185,6 +259,7 @@ function waitingView(root) {
     const form = h(
       'form',
       { class: 'answer', 'aria-label': `Answer ${run.teamName}` },
+      choices(run.waitingFor?.questionJson, textarea),
       h('label', { for: answerId }, `Your answer to ${run.teamName}`),
       textarea,
       h('div', { class: 'actions' }, send, outcome),
@@ -227,7 +302,7 @@ function waitingView(root) {
         h('span', {}, 'waiting ', ticking),
         runLink(run.execId, 'run details'),
       ),
-      h('p', { class: 'question' }, run.waitingFor?.question ?? '(no question recorded)'),
+      question(run.waitingFor),
       form,
     );
   }
@@ -255,10 +330,19 @@ function waitingView(root) {
         let element = items.get(run.execId);
         if (!element) {
           element = item(run);
+          element.dataset.search = [
+            run.teamName,
+            run.waitingFor?.task?.taskName,
+            run.waitingFor?.agentName,
+            run.waitingFor?.question,
+          ]
+            .join(' ')
+            .toLowerCase();
           items.set(run.execId, element);
         }
         list.append(element);
       }
+      applyFilter();
       count.textContent = runs.length
         ? `${runs.length} run${runs.length === 1 ? '' : 's'} waiting, newest wait first.`
         : '';
