@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
 import { SignJWT } from 'jose';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { embeddedPg, runsIn, settled } from '../live/support.js';
 import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
@@ -34,6 +34,11 @@ beforeAll(async () => {
   ({ context, offLoopback } = await offlineContext(browser, DESKTOP));
   // A step that does not happen fails with its own locator, before the test's timeout.
   context.setDefaultTimeout(10_000);
+});
+
+// A page left open by a failed test would keep its subscriptions and upset the next count.
+afterEach(async () => {
+  await Promise.all(context.pages().map((page) => page.close()));
 });
 
 afterAll(async () => {
@@ -188,12 +193,26 @@ describe('the console at /console', () => {
     await task.waitFor();
     expect(await page.locator('h2').textContent()).toBe(`Run ${execId}`);
     // The call the run waits on is still open.
-    expect(
-      await page.locator('section.task tr', { hasText: 'HUMAN_REVIEW' }).textContent(),
-    ).toContain('open');
+    const humanCallTook = page
+      .locator('section.task tr', { hasText: 'HUMAN_REVIEW' })
+      .locator('td')
+      .nth(2);
+    expect(await humanCallTook.textContent()).toBe('open');
     const prompts = task.locator('details.prompts');
     expect(await prompts.getAttribute('open')).toBeNull();
     await page.screenshot({ path: `${SCREENSHOTS}/console-run.png`, fullPage: true });
+
+    // Answered elsewhere: the page says so, and loads the new state when asked.
+    await settled(t.server, 1);
+    const answered = await t.post(
+      'mutation($execId: ID!) { respondToHuman(execId: $execId, response: "done") { execId } }',
+      { execId },
+    );
+    expect(answered.errors).toBeUndefined();
+    const changed = page.locator('.changed');
+    await changed.getByText('RESUMING').waitFor();
+    await changed.getByRole('button', { name: 'Show the latest' }).click();
+    await expect.poll(() => humanCallTook.textContent()).toMatch(/^\d+ ms$|^\d+s$/);
 
     await page.getByRole('link', { name: REPORT }).first().click();
     await page.getByRole('heading', { name: 'Drift from the catalog' }).waitFor();

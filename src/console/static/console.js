@@ -478,15 +478,48 @@ function collapsed(summary, text) {
   return h('details', {}, h('summary', {}, summary), h('pre', {}, text));
 }
 
+const RUN_CHANGED = `subscription ConsoleRunChanged($teamName: String!) {
+  teamRunChanged(filter: { teamName: $teamName }) { state run { execId } }
+}`;
+
 function runView(root, execId) {
-  add(root, h('h2', { tabindex: '-1' }, 'Run ', execId), h('p', { class: 'muted' }, 'Loading…'));
-  gql(RUN, { execId }).then(({ data, errors }) => {
-    root.lastElementChild.remove();
-    if (errors.length) add(root, errorBanner(errors));
-    const run = data?.teamRun;
-    if (!run) return;
+  const notice = h('div', { role: 'status' });
+  const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
+  add(root, h('h2', { tabindex: '-1' }, 'Run ', execId), notice, body);
+  let closed = false;
+  let stopLive;
+  // The page is not redrawn under the reader (opened prompts would close): a change of the
+  // run is announced, and the reader chooses when to load it.
+  const live = (teamName) =>
+    subscribe(
+      RUN_CHANGED,
+      { teamName },
+      ({ teamRunChanged: change }) => {
+        if (change.run.execId !== execId) return;
+        const refresh = h('button', { type: 'button' }, 'Show the latest');
+        refresh.addEventListener('click', () => {
+          notice.replaceChildren();
+          load();
+        });
+        notice.replaceChildren(
+          h('p', { class: 'changed' }, 'The run is now ', stateBadge(change.state), ' ', refresh),
+        );
+      },
+      (errors) => notice.replaceChildren(errorBanner(errors)),
+    );
+  const load = () =>
+    gql(RUN, { execId }).then(({ data, errors }) => {
+      if (closed) return;
+      body.replaceChildren();
+      if (errors.length) add(body, errorBanner(errors));
+      const run = data?.teamRun;
+      if (!run) return;
+      stopLive ??= live(run.teamName);
+      render(run);
+    });
+  const render = (run) =>
     add(
-      root,
+      body,
       h(
         'dl',
         { class: 'facts' },
@@ -592,8 +625,11 @@ function runView(root, execId) {
         ),
       ),
     );
-  });
-  return () => {};
+  load();
+  return () => {
+    closed = true;
+    stopLive?.();
+  };
 }
 
 const STATS_FIELDS =
