@@ -227,7 +227,7 @@ describe('the console at /console', () => {
     await page.close();
   });
 
-  test('the run-changes feed shows a change live; the statistics page draws its charts', async () => {
+  test('the run-changes feed shows a change live; the statistics page draws its charts; teams list', async () => {
     const { page, requested } = await open(`${t.url}/console#/changes`);
     await page.getByRole('heading', { name: 'Latest runs' }).waitFor();
     await settled(t.server, 1);
@@ -253,6 +253,12 @@ describe('the console at /console', () => {
     await page.setViewportSize(PHONE);
     await page.screenshot({ path: `${SCREENSHOTS}/console-stats-phone.png`, fullPage: true });
     await page.setViewportSize(DESKTOP);
+
+    await page.getByRole('link', { name: 'Teams' }).click();
+    const report = page.locator('article.card', { hasText: REPORT });
+    await report.waitFor();
+    expect(await report.textContent()).toMatch(/\d+ runs · [\d.]+% succeeded/);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-teams.png` });
     expect(requested.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
     await page.close();
   });
