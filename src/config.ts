@@ -34,6 +34,8 @@ export interface OracleDatabaseConfig {
   readonly statementCacheSize: number;
   readonly callTimeoutMs: number;
   readonly connectTimeoutMs: number;
+  /** The call timeout of the start-up dictionary discovery (slow views on Autonomous Database). */
+  readonly discoveryTimeoutMs: number;
 }
 
 export type DatabaseConfig = EmbeddedDatabaseConfig | OracleDatabaseConfig;
@@ -237,6 +239,7 @@ function readDatabase(env: EnvReader): DatabaseConfig {
     statementCacheSize: env.integer('DB_STATEMENT_CACHE_SIZE', 60, 0, 10_000),
     callTimeoutMs: env.integer('DB_CALL_TIMEOUT_MS', 10_000, 1, 600_000),
     connectTimeoutMs: env.integer('DB_CONNECT_TIMEOUT_MS', 10_000, 1, 600_000),
+    discoveryTimeoutMs: env.integer('DB_DISCOVERY_TIMEOUT_MS', 60_000, 1, 600_000),
   };
 }
 

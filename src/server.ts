@@ -9,7 +9,8 @@ import type { A2AStandin } from './a2a/standin.js';
 import { startA2A } from './a2a/start.js';
 import { createAuthenticator } from './auth/jwt.js';
 import type { Config } from './config.js';
-import { discoverCatalog, missingViews } from './db/catalog.js';
+import { dateColumnTypes, missingViews } from './db/catalog.js';
+import { discoverDatabase } from './db/discover.js';
 import { countStatements, type Driver } from './db/driver.js';
 import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
@@ -65,7 +66,29 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     tracing ? tracing.traceDriver(database.driver) : database.driver,
     (name) => metrics.dbStatements.inc({ statement: name }),
   );
-  const catalog = await discoverCatalog(driver, config.database.viewScope, sessionUser(config));
+  const { catalog, session, agentDetails, durationMs } = await discoverDatabase(
+    driver,
+    config.database.viewScope,
+  );
+  logger.info(
+    {
+      sessionUser: session.sessionUser,
+      currentSchema: session.currentSchema,
+      timeZone: session.timeZoneOffset,
+      describeAgentCallable: agentDetails.callable,
+      dateColumns: Object.fromEntries(dateColumnTypes(catalog)),
+      discoveryMs: durationMs,
+    },
+    `database discovered in ${durationMs} ms: session user ${session.sessionUser}, DBMS_AI_AGENT.DESCRIBE_AGENT ${
+      agentDetails.callable ? 'callable' : `not callable (${agentDetails.reason})`
+    }`,
+  );
+  if (session.currentSchema !== session.sessionUser) {
+    logger.warn(
+      { sessionUser: session.sessionUser, currentSchema: session.currentSchema },
+      `unqualified names resolve in schema ${session.currentSchema}, but USER_ views show the rows of ${session.sessionUser}`,
+    );
+  }
   for (const view of missingViews(catalog)) {
     logger.warn(
       { view: view.name, grant: view.grant },
@@ -210,12 +233,6 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
       return stopping;
     },
   };
-}
-
-function sessionUser(config: Config): string {
-  return config.database.kind === 'embedded'
-    ? config.database.sessionUser
-    : config.database.user.toUpperCase();
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {

@@ -156,6 +156,20 @@ describe('loadConfig', () => {
     expect(problems).toEqual(['DB_POOL_MIN (9) exceeds DB_POOL_MAX (4)']);
   });
 
+  test('the start-up dictionary discovery has its own timeout, DB_DISCOVERY_TIMEOUT_MS (default 60 s)', () => {
+    const oracle = { ORACLE_CONNECT_STRING: 'mydb_high', ORACLE_USER: 'u', ORACLE_PASSWORD: 'p' };
+    expect(loadConfig(oracle).database).toMatchObject({
+      callTimeoutMs: 10_000,
+      discoveryTimeoutMs: 60_000,
+    });
+    expect(loadConfig({ ...oracle, DB_DISCOVERY_TIMEOUT_MS: '120000' }).database).toMatchObject({
+      discoveryTimeoutMs: 120_000,
+    });
+    expect(problemsOf({ ...oracle, DB_DISCOVERY_TIMEOUT_MS: '0' })).toEqual([
+      'DB_DISCOVERY_TIMEOUT_MS must be a whole number from 1 to 600000 (got "0")',
+    ]);
+  });
+
   test('the result is frozen all the way down', () => {
     const config = loadConfig({});
     expect(Object.isFrozen(config)).toBe(true);

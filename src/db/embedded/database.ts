@@ -4,11 +4,22 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import type { EmbeddedDatabaseConfig } from '../../config.js';
-import type { Binds, Block, Driver, Row, Statement } from '../driver.js';
+import {
+  type AgentDetailsProbe,
+  type Binds,
+  type Block,
+  type Driver,
+  outerOrder,
+  type QueryOptions,
+  type Row,
+  type Statement,
+  type ViewColumns,
+} from '../driver.js';
 import { normalizeRow } from '../rows.js';
+import { describeAgentProbe } from '../sql/session.js';
 import { DDL } from './ddl.js';
 import { demoData } from './demo-data.js';
-import { PLSQL_EMULATION } from './plsql.js';
+import { ORACLE_EMULATION_SCHEMA, PLSQL_EMULATION } from './plsql.js';
 
 export interface EmbeddedDatabase {
   readonly driver: Driver;
@@ -51,6 +62,8 @@ export async function openEmbeddedDatabase(
   }
   await pg.query(`SELECT set_config('agentgraph.session_user', $1, false)`, [config.sessionUser]);
   await pg.exec(`SET TIME ZONE 'UTC'`);
+  // DUAL, SYS_CONTEXT and PRODUCT_COMPONENT_VERSION, behind the public schema (plsql.ts).
+  await pg.exec(`SET search_path TO public, ${ORACLE_EMULATION_SCHEMA}`);
   return { driver: new EmbeddedDriver(pg, config.latencyMs), pg, fromSnapshot };
 }
 
@@ -127,14 +140,19 @@ class EmbeddedDriver implements Driver {
     private readonly latencyMs: number,
   ) {}
 
-  async query(statement: Statement, binds: Binds = {}): Promise<Row[]> {
-    return this.run(statement.text, binds);
+  async query(statement: Statement, binds: Binds = {}, options: QueryOptions = {}): Promise<Row[]> {
+    return this.run(statement.text, binds, options);
   }
 
-  async queryWithAgentDetails(statement: Statement, binds: Binds = {}): Promise<Row[]> {
+  async queryWithAgentDetails(
+    statement: Statement,
+    binds: Binds = {},
+    options: QueryOptions = {},
+  ): Promise<Row[]> {
     return this.run(
-      `SELECT q.*, emb_describe_agent_or_null(q.agent_name) AS agent_details FROM (${statement.text}) q`,
+      `SELECT q.*, emb_describe_agent_or_null(q.agent_name) AS agent_details FROM (${statement.text}) q${outerOrder(statement)}`,
       binds,
+      options,
     );
   }
 
@@ -144,19 +162,26 @@ class EmbeddedDriver implements Driver {
     return row;
   }
 
-  async columnsOf(views: readonly string[]): Promise<Map<string, Set<string>>> {
+  /** The same wrapper over one row; the emulation is always there to call. */
+  async probeAgentDetails(): Promise<AgentDetailsProbe> {
+    await this.queryWithAgentDetails(describeAgentProbe.statement);
+    return { callable: true, reason: null };
+  }
+
+  async columnsOf(views: readonly string[]): Promise<Map<string, ViewColumns>> {
     const rows = await this.run(
-      `SELECT upper(table_name) AS view_name, upper(column_name) AS column_name
+      `SELECT upper(table_name) AS view_name, upper(column_name) AS column_name,
+         upper(data_type) AS data_type
        FROM information_schema.columns
        WHERE table_schema = 'public' AND upper(table_name) = ANY (string_to_array(:views, ','))`,
       { views: views.join(',') },
     );
-    const columns = new Map<string, Set<string>>();
+    const columns = new Map<string, ViewColumns>();
     for (const row of rows) {
       const view = String(row.viewName);
-      const set = columns.get(view) ?? new Set<string>();
-      set.add(String(row.columnName));
-      columns.set(view, set);
+      const types = columns.get(view) ?? new Map<string, string>();
+      types.set(String(row.columnName), String(row.dataType));
+      columns.set(view, types);
     }
     return columns;
   }
@@ -169,7 +194,7 @@ class EmbeddedDriver implements Driver {
     if (!this.pg.closed) await this.pg.close();
   }
 
-  private async run(sql: string, binds: Binds): Promise<Row[]> {
+  private async run(sql: string, binds: Binds, options: QueryOptions = {}): Promise<Row[]> {
     if (this.latencyMs > 0) await sleep(this.latencyMs);
     const { text, names } = rewriteBinds(sql);
     const params = names.map((name) => {
@@ -181,6 +206,8 @@ class EmbeddedDriver implements Driver {
     const unused = Object.keys(binds).filter((name) => !names.includes(name));
     if (unused.length > 0) throw new Error(`unused bind :${unused.join(', :')}`);
     const result = await this.pg.query<Record<string, unknown>>(text, params);
-    return result.rows.map(normalizeRow);
+    const rows =
+      options.maxRows === undefined ? result.rows : result.rows.slice(0, options.maxRows);
+    return rows.map(normalizeRow);
   }
 }

@@ -149,7 +149,10 @@ export const teamSql = perCatalog((catalog: Catalog) => {
            ${sql.where(
              ...ofTeams,
              'c.END_DATE IS NOT NULL',
-             "CAST(typ.ATTRIBUTE_VALUE AS VARCHAR(30)) = 'HUMAN'",
+             // LIKE takes a CLOB in both databases and reads any length: a CAST to VARCHAR
+             // raises ORA-22835 on a long value (an instruction) if Oracle evaluates it
+             // before the ATTRIBUTE_NAME filter. No wildcard: it matches HUMAN exactly.
+             "typ.ATTRIBUTE_VALUE LIKE 'HUMAN'",
            )}
            GROUP BY h.TEAM_NAME
          ) w ON w.TEAM_NAME = r.TEAM_NAME`,
