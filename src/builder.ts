@@ -1,7 +1,7 @@
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
-import RelayPlugin from '@pothos/plugin-relay';
+import RelayPlugin, { decodeGlobalID } from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
@@ -66,6 +66,15 @@ export const builder = new SchemaBuilder<{
     idFieldOptions: { description: NODE.id },
     nodeQueryOptions: { description: NODE.node, args: { id: { description: NODE.nodeId } } },
     nodesQueryOptions: { description: NODE.nodes, args: { ids: { description: NODE.nodesIds } } },
+    // A decoded ID is a string the request never showed as one: the NUL check of
+    // hardening/input-values.ts cannot see inside it.
+    decodeGlobalID: (globalID) => {
+      const decoded = decodeGlobalID(globalID);
+      if (decoded.id.includes('\u0000')) {
+        throw new AppError('BAD_USER_INPUT', `Invalid global ID: ${globalID}`);
+      }
+      return decoded;
+    },
   },
   // Lists that are not connections (a team's tools, a run's tasks) are short but unbounded.
   // The limit itself is per server (MAX_QUERY_COST), checked in hardening/document-limits.ts.

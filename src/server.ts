@@ -15,6 +15,7 @@ import { countStatements, type Driver } from './db/driver.js';
 import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
+import { withRedaction } from './logger.js';
 import { Metrics } from './metrics.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
 import type { ActionOptions } from './repositories/actions.js';
@@ -53,7 +54,11 @@ export interface AgentGraphServer {
   stop(drainMs?: number): Promise<void>;
 }
 
-export async function createServer(config: Config, logger: Logger): Promise<AgentGraphServer> {
+export async function createServer(
+  config: Config,
+  processLogger: Logger,
+): Promise<AgentGraphServer> {
+  const logger = withRedaction(processLogger);
   const metrics = new Metrics({ processMetrics: true });
   const tracing = await startTracing(config.tracing, logger);
   const database = await openDatabase(config.database, {

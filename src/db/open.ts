@@ -23,7 +23,7 @@ export async function openDatabase(
 ): Promise<OpenDatabase> {
   if (config.kind === 'embedded') {
     const { openEmbeddedDatabase } = await import('./embedded/database.js');
-    const embedded = await openEmbeddedDatabase(config);
+    const embedded = await openEmbeddedDatabase(config, options.warn);
     return { driver: embedded.driver, embedded };
   }
   const { openOracleDriver } = await import('./oracle/driver.js');

@@ -5,6 +5,7 @@ import { isAsyncIterable, type Plugin, type YogaServerOptions } from 'graphql-yo
 import type { Logger } from 'pino';
 import type { HttpConfig, LimitsConfig } from '../config.js';
 import { documentLimits } from './document-limits.js';
+import { rejectNulInStrings } from './input-values.js';
 import { strictUtf8Body } from './request-body.js';
 import { requestTimeout } from './request-timeout.js';
 
@@ -27,6 +28,7 @@ export function hardeningPlugins({ limits, http, logger }: HardeningOptions): Pl
     strictUtf8Body(),
     ...(http.introspection ? [] : hideSchema()),
     ...documentLimits(limits),
+    rejectNulInStrings(),
     requestTimeout(limits.requestTimeoutMs, logger),
   ];
 }

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import type { EmbeddedDatabaseConfig } from '../../config.js';
 import {
@@ -39,22 +41,14 @@ const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB']
  */
 export async function openEmbeddedDatabase(
   config: EmbeddedDatabaseConfig,
+  warn: (message: string) => void = () => {},
 ): Promise<EmbeddedDatabase> {
   const data = demoData();
-  const key = createHash('sha256')
-    .update(DDL)
-    .update(PLSQL_EMULATION)
-    .update(JSON.stringify(data))
-    .digest('hex')
-    .slice(0, 16);
-  const snapshotPath = join(config.cacheDir, `pglite-${key}.tar.gz`);
+  const snapshotPath = snapshotFile(config.cacheDir, data);
 
-  let pg: PGlite;
+  let pg: PGlite | undefined = await loadSnapshot(snapshotPath, Object.keys(data), warn);
   let fromSnapshot = true;
-  const snapshot = await readFile(snapshotPath).catch(() => undefined);
-  if (snapshot) {
-    pg = await PGlite.create({ loadDataDir: new Blob([snapshot]), startParams: START_PARAMS });
-  } else {
+  if (!pg) {
     fromSnapshot = false;
     pg = await PGlite.create({ startParams: START_PARAMS });
     await seed(pg, data);
@@ -65,6 +59,46 @@ export async function openEmbeddedDatabase(
   // DUAL, SYS_CONTEXT and PRODUCT_COMPONENT_VERSION, behind the public schema (plsql.ts).
   await pg.exec(`SET search_path TO public, ${ORACLE_EMULATION_SCHEMA}`);
   return { driver: new EmbeddedDriver(pg, config.latencyMs), pg, fromSnapshot };
+}
+
+/** Where the snapshot of this version's schema and demo data is cached. */
+export function snapshotFile(cacheDir: string, data = demoData()): string {
+  const key = createHash('sha256')
+    .update(DDL)
+    .update(PLSQL_EMULATION)
+    .update(JSON.stringify(data))
+    .digest('hex')
+    .slice(0, 16);
+  return join(cacheDir, `pglite-${key}.tar.gz`);
+}
+
+/**
+ * The cached data directory, or undefined when there is none or it cannot be used. It is a
+ * cache: a truncated or corrupt one is deleted (one log line naming it) and seeding starts
+ * over. The gzip layer is undone here because gunzip checks the CRC and length of the whole
+ * file, and PGlite, given a damaged archive, rejects and also leaves an unhandled rejection
+ * from its own decompression stream behind.
+ */
+async function loadSnapshot(
+  path: string,
+  tables: readonly string[],
+  warn: (message: string) => void,
+): Promise<PGlite | undefined> {
+  const compressed = await readFile(path).catch(() => undefined);
+  if (!compressed) return undefined;
+  let pg: PGlite | undefined;
+  try {
+    const tar = await promisify(gunzip)(compressed);
+    pg = await PGlite.create({ loadDataDir: new Blob([tar]), startParams: START_PARAMS });
+    for (const table of tables) await pg.query(`SELECT count(*) FROM ${table}`);
+    return pg;
+  } catch (error) {
+    await pg?.close().catch(() => undefined);
+    const reason = error instanceof Error ? error.message : String(error);
+    warn(`embedded snapshot ${path} is unreadable (${reason}); deleting it and seeding again`);
+    await unlink(path).catch(() => undefined);
+    return undefined;
+  }
 }
 
 async function seed(pg: PGlite, data: Record<string, Record<string, unknown>[]>): Promise<void> {
