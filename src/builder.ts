@@ -7,6 +7,9 @@ import type { Context } from './context.js';
 import { AppError } from './errors.js';
 import { CONNECTION, CONNECTION_ARGS, NODE, PAGE_INFO } from './schema/descriptions.js';
 
+/** As many ids as the largest page (MAX_PAGE_SIZE in schema/pagination.ts). */
+const MAX_NODES_IDS = 100;
+
 export const builder = new SchemaBuilder<{
   Context: Context;
   AuthScopes: {
@@ -65,7 +68,21 @@ export const builder = new SchemaBuilder<{
     nodeTypeOptions: { description: NODE.type },
     idFieldOptions: { description: NODE.id },
     nodeQueryOptions: { description: NODE.node, args: { id: { description: NODE.nodeId } } },
-    nodesQueryOptions: { description: NODE.nodes, args: { ids: { description: NODE.nodesIds } } },
+    // `nodes` returns one item per id: it is priced, and bounded, like a page.
+    nodesQueryOptions: {
+      description: NODE.nodes,
+      args: { ids: { description: `${NODE.nodesIds} At most ${MAX_NODES_IDS}.` } },
+      complexity: (args) => ({ field: 1, multiplier: args.ids.length }),
+      resolve: (_root, args, _context, _info, resolveNodes) => {
+        if (args.ids.length > MAX_NODES_IDS) {
+          throw new AppError(
+            'BAD_USER_INPUT',
+            `Argument "ids" takes at most ${MAX_NODES_IDS} ids, got ${args.ids.length}`,
+          );
+        }
+        return resolveNodes(args.ids);
+      },
+    },
     // A decoded ID is a string the request never showed as one: the NUL check of
     // hardening/input-values.ts cannot see inside it.
     decodeGlobalID: (globalID) => {

@@ -86,7 +86,22 @@ export interface LimitsConfig {
   readonly maxDirectives: number;
   readonly maxTokens: number;
   readonly maxBodyBytes: number;
+  /** Bound on one serialised result (a response, or one subscription event). */
+  readonly maxResponseBytes: number;
   readonly requestTimeoutMs: number;
+  /** Open subscriptions on one graphql-ws socket. */
+  readonly maxSubscriptionsPerSocket: number;
+  /** Open subscriptions of one viewer, over every socket and SSE stream of this process. */
+  readonly maxSubscriptionsPerViewer: number;
+}
+
+/** Per-viewer budgets per window, in this process; 0 turns a budget off (the default). */
+export interface RateLimitConfig {
+  readonly windowMs: number;
+  /** Queries (over any transport) per viewer per window. */
+  readonly requests: number;
+  /** Subscriptions started per viewer per window. */
+  readonly subscriptions: number;
 }
 
 export interface HttpConfig {
@@ -124,6 +139,7 @@ export interface Config {
     readonly simulate: boolean;
   };
   readonly limits: LimitsConfig;
+  readonly rateLimit: RateLimitConfig;
   readonly http: HttpConfig;
   readonly tracing: TracingConfig;
 }
@@ -341,7 +357,18 @@ function readLimits(env: EnvReader): LimitsConfig {
     maxDirectives: env.integer('MAX_DIRECTIVES', 50, 0, 100_000),
     maxTokens: env.integer('MAX_TOKENS', 1_000, 1, 1_000_000),
     maxBodyBytes: env.integer('MAX_BODY_BYTES', 1_048_576, 1_024, 1_073_741_824),
+    maxResponseBytes: env.integer('MAX_RESPONSE_BYTES', 16_777_216, 1_024, 1_073_741_824),
     requestTimeoutMs: env.integer('REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),
+    maxSubscriptionsPerSocket: env.integer('MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 1_000_000),
+    maxSubscriptionsPerViewer: env.integer('MAX_SUBSCRIPTIONS_PER_VIEWER', 1_000, 1, 1_000_000),
+  };
+}
+
+function readRateLimit(env: EnvReader): RateLimitConfig {
+  return {
+    windowMs: env.integer('RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000),
+    requests: env.integer('RATE_LIMIT_REQUESTS', 0, 0, 1_000_000_000),
+    subscriptions: env.integer('RATE_LIMIT_SUBSCRIPTIONS', 0, 0, 1_000_000_000),
   };
 }
 
@@ -403,6 +430,7 @@ export function loadConfig(rawEnv: Env): Config {
       simulate: env.boolean('SIMULATE', database.kind === 'embedded'),
     },
     limits: readLimits(env),
+    rateLimit: readRateLimit(env),
     http: readHttp(env),
     tracing: readTracing(env),
   };

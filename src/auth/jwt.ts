@@ -40,7 +40,8 @@ export function createAuthenticator(auth: AuthConfig): Authenticate {
     } catch (error) {
       throw unauthenticated(`invalid token: ${reason(error)}`);
     }
-    return viewerFrom(payload, auth);
+    const viewer = viewerFrom(payload, auth);
+    return payload.exp === undefined ? viewer : { ...viewer, expiresAt: payload.exp * 1000 };
   };
 }
 

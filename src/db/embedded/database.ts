@@ -31,6 +31,9 @@ export interface EmbeddedDatabase {
   readonly fromSnapshot: boolean;
 }
 
+/** One informational start-up line: fields, then message (pino's order). */
+export type StartupLog = (fields: Record<string, unknown>, message: string) => void;
+
 /** The demo data is a few MB; PostgreSQL's default 128 MB of shared buffers only costs RSS. */
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
@@ -42,17 +45,33 @@ const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB']
 export async function openEmbeddedDatabase(
   config: EmbeddedDatabaseConfig,
   warn: (message: string) => void = () => {},
+  log: StartupLog = () => {},
 ): Promise<EmbeddedDatabase> {
+  const started = performance.now();
+  const elapsedMs = () => Math.round(performance.now() - started);
   const data = demoData();
   const snapshotPath = snapshotFile(config.cacheDir, data);
 
   let pg: PGlite | undefined = await loadSnapshot(snapshotPath, Object.keys(data), warn);
   let fromSnapshot = true;
-  if (!pg) {
+  if (pg) {
+    log({ snapshot: snapshotPath, ms: elapsedMs() }, 'embedded database loaded from its snapshot');
+  } else {
     fromSnapshot = false;
+    // The only slow start: say what is happening, or the silence looks like a hang.
+    log(
+      { snapshot: snapshotPath },
+      'first start: seeding the embedded demo database, once (5-20 s; later starts load a snapshot of it in a few seconds)',
+    );
     pg = await PGlite.create({ startParams: START_PARAMS });
     await seed(pg, data);
-    await saveSnapshot(pg, config.cacheDir, snapshotPath);
+    const saved = await saveSnapshot(pg, config.cacheDir, snapshotPath);
+    log(
+      { snapshot: saved ? snapshotPath : null, ms: elapsedMs() },
+      saved
+        ? `embedded database seeded in ${(elapsedMs() / 1000).toFixed(1)} s; snapshot saved for later starts`
+        : `embedded database seeded in ${(elapsedMs() / 1000).toFixed(1)} s; the snapshot could not be saved in ${config.cacheDir} (set EMBEDDED_CACHE_DIR to a writable directory), so every start seeds`,
+    );
   }
   await pg.query(`SELECT set_config('agentgraph.session_user', $1, false)`, [config.sessionUser]);
   await pg.exec(`SET TIME ZONE 'UTC'`);
@@ -114,15 +133,17 @@ async function seed(pg: PGlite, data: Record<string, Record<string, unknown>[]>)
   await pg.exec('ANALYZE');
 }
 
-async function saveSnapshot(pg: PGlite, dir: string, path: string): Promise<void> {
+async function saveSnapshot(pg: PGlite, dir: string, path: string): Promise<boolean> {
   try {
     const dump = await pg.dumpDataDir('gzip');
     await mkdir(dir, { recursive: true });
     const temporary = `${path}.${process.pid}.tmp`;
     await writeFile(temporary, Buffer.from(await dump.arrayBuffer()));
     await rename(temporary, path);
+    return true;
   } catch {
     // A read-only cache directory only costs the next start its seeding time.
+    return false;
   }
 }
 
