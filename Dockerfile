@@ -1,7 +1,10 @@
 # syntax=docker/dockerfile:1
 
+# Node 24, the maintained LTS (Node 20 reached end of life in April 2026). The code also runs
+# on 20, where the tests run; test/runtime.test.ts checks that every production dependency
+# declares support for this major. Both stages use the same major.
 # Build stage: compile the TypeScript sources to dist/ (plain ESM JavaScript, run by node).
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -10,7 +13,7 @@ COPY src ./src
 RUN npm run build
 
 # Final stage: production dependencies and dist/ only; no compiler, no tsx, no tests.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4000 \

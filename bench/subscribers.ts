@@ -170,6 +170,8 @@ export async function runSubscribers(
     PORT: '0',
     SIMULATE: 'false',
     POLL_INTERVAL_MS: String(pollIntervalMs),
+    // Every bench client is the one anonymous administrator.
+    MAX_SUBSCRIPTIONS_PER_VIEWER: String(Math.max(...counts)),
   });
   const server = await createServer(config, pino({ level: 'warn' }));
   const url = await server.start();

@@ -1,11 +1,14 @@
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
-import RelayPlugin from '@pothos/plugin-relay';
+import RelayPlugin, { decodeGlobalID } from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
 import { CONNECTION, CONNECTION_ARGS, NODE, PAGE_INFO } from './schema/descriptions.js';
+
+/** As many ids as the largest page (MAX_PAGE_SIZE in schema/pagination.ts). */
+const MAX_NODES_IDS = 100;
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -65,7 +68,30 @@ export const builder = new SchemaBuilder<{
     nodeTypeOptions: { description: NODE.type },
     idFieldOptions: { description: NODE.id },
     nodeQueryOptions: { description: NODE.node, args: { id: { description: NODE.nodeId } } },
-    nodesQueryOptions: { description: NODE.nodes, args: { ids: { description: NODE.nodesIds } } },
+    // `nodes` returns one item per id: it is priced, and bounded, like a page.
+    nodesQueryOptions: {
+      description: NODE.nodes,
+      args: { ids: { description: `${NODE.nodesIds} At most ${MAX_NODES_IDS}.` } },
+      complexity: (args) => ({ field: 1, multiplier: args.ids.length }),
+      resolve: (_root, args, _context, _info, resolveNodes) => {
+        if (args.ids.length > MAX_NODES_IDS) {
+          throw new AppError(
+            'BAD_USER_INPUT',
+            `Argument "ids" takes at most ${MAX_NODES_IDS} ids, got ${args.ids.length}`,
+          );
+        }
+        return resolveNodes(args.ids);
+      },
+    },
+    // A decoded ID is a string the request never showed as one: the NUL check of
+    // hardening/input-values.ts cannot see inside it.
+    decodeGlobalID: (globalID) => {
+      const decoded = decodeGlobalID(globalID);
+      if (decoded.id.includes('\u0000')) {
+        throw new AppError('BAD_USER_INPUT', `Invalid global ID: ${globalID}`);
+      }
+      return decoded;
+    },
   },
   // Lists that are not connections (a team's tools, a run's tasks) are short but unbounded.
   // The limit itself is per server (MAX_QUERY_COST), checked in hardening/document-limits.ts.

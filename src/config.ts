@@ -34,6 +34,8 @@ export interface OracleDatabaseConfig {
   readonly statementCacheSize: number;
   readonly callTimeoutMs: number;
   readonly connectTimeoutMs: number;
+  /** The call timeout of the start-up dictionary discovery (slow views on Autonomous Database). */
+  readonly discoveryTimeoutMs: number;
 }
 
 export type DatabaseConfig = EmbeddedDatabaseConfig | OracleDatabaseConfig;
@@ -70,6 +72,8 @@ export interface A2AConfig {
   readonly cacheTtlMs: number;
   /** Extra attempts after a 5xx or network error. */
   readonly retries: number;
+  /** Largest answer read from the A2A server; past it the request fails unread. */
+  readonly maxBodyBytes: number;
   /** Port of the embedded stand-in (0 picks a free one); it listens on 127.0.0.1 only. */
   readonly standinPort: number;
 }
@@ -82,7 +86,22 @@ export interface LimitsConfig {
   readonly maxDirectives: number;
   readonly maxTokens: number;
   readonly maxBodyBytes: number;
+  /** Bound on one serialised result (a response, or one subscription event). */
+  readonly maxResponseBytes: number;
   readonly requestTimeoutMs: number;
+  /** Open subscriptions on one graphql-ws socket. */
+  readonly maxSubscriptionsPerSocket: number;
+  /** Open subscriptions of one viewer, over every socket and SSE stream of this process. */
+  readonly maxSubscriptionsPerViewer: number;
+}
+
+/** Per-viewer budgets per window, in this process; 0 turns a budget off (the default). */
+export interface RateLimitConfig {
+  readonly windowMs: number;
+  /** Queries (over any transport) per viewer per window. */
+  readonly requests: number;
+  /** Subscriptions started per viewer per window. */
+  readonly subscriptions: number;
 }
 
 export interface HttpConfig {
@@ -112,11 +131,15 @@ export interface Config {
     /** How far before the last good poll the window for ended runs reaches (clock skew, commit lag). */
     readonly overlapMs: number;
     readonly redisUrl: string | undefined;
+    /** Redis ACL user and password (AUTH), kept out of REDIS_URL so that no URL carries them. */
+    readonly redisUsername: string | undefined;
+    readonly redisPassword: string | undefined;
     /** Prefix of the Redis keys and channel, so that deployments can share one Redis. */
     readonly redisPrefix: string;
     readonly simulate: boolean;
   };
   readonly limits: LimitsConfig;
+  readonly rateLimit: RateLimitConfig;
   readonly http: HttpConfig;
   readonly tracing: TracingConfig;
 }
@@ -187,17 +210,39 @@ class EnvReader {
     return fallback;
   }
 
-  url(name: string, protocols?: readonly string[]): string | undefined {
+  /**
+   * A URL without `user:password@`: credentials inside a URL travel into every message and
+   * log line that names the URL, so each service has variables of its own for them.
+   */
+  url(
+    name: string,
+    protocols?: readonly string[],
+    options: { credentialsIn?: string; httpOnlyOnLoopback?: boolean } = {},
+  ): string | undefined {
     const raw = this.string(name);
     if (raw === undefined) return undefined;
     let url: URL;
     try {
       url = new URL(raw);
     } catch {
-      this.problems.push(`${name} must be an absolute URL (got "${raw}")`);
+      // Unparsed, it may still hold `user:password@`: echo it without that part.
+      const shown = raw.replace(/^([^/]*\/\/)?[^/]*@/, '$1…@');
+      this.problems.push(`${name} must be an absolute URL (got "${shown}")`);
       return undefined;
     }
-    if (protocols && !protocols.includes(url.protocol)) {
+    if (url.username !== '' || url.password !== '') {
+      const instead = options.credentialsIn ? `; set ${options.credentialsIn} instead` : '';
+      this.problems.push(`${name} must not carry a user name or password${instead}`);
+      return undefined;
+    }
+    if (options.httpOnlyOnLoopback) {
+      const loopbackHttp =
+        url.protocol === 'http:' && isLoopback(url.hostname.replace(/^\[|\]$/g, ''));
+      if (url.protocol !== 'https:' && !loopbackHttp) {
+        this.problems.push(`${name} must be an https URL, or http on loopback (got "${raw}")`);
+        return undefined;
+      }
+    } else if (protocols && !protocols.includes(url.protocol)) {
       this.problems.push(`${name} must be a ${protocols.join(' or ')} URL (got "${raw}")`);
       return undefined;
     }
@@ -237,6 +282,7 @@ function readDatabase(env: EnvReader): DatabaseConfig {
     statementCacheSize: env.integer('DB_STATEMENT_CACHE_SIZE', 60, 0, 10_000),
     callTimeoutMs: env.integer('DB_CALL_TIMEOUT_MS', 10_000, 1, 600_000),
     connectTimeoutMs: env.integer('DB_CONNECT_TIMEOUT_MS', 10_000, 1, 600_000),
+    discoveryTimeoutMs: env.integer('DB_DISCOVERY_TIMEOUT_MS', 60_000, 1, 600_000),
   };
 }
 
@@ -246,7 +292,7 @@ export function isLoopback(host: string): boolean {
 
 function readAuth(env: EnvReader, host: string): AuthConfig {
   const secret = env.string('AUTH_JWT_SECRET');
-  const jwksUrl = env.url('AUTH_JWKS_URL');
+  const jwksUrl = env.url('AUTH_JWKS_URL', undefined, { httpOnlyOnLoopback: true });
   if (secret && jwksUrl) env.problems.push('set AUTH_JWT_SECRET or AUTH_JWKS_URL, not both');
   if (secret && secret.length < 32) {
     env.problems.push('AUTH_JWT_SECRET must be at least 32 characters (HS256 needs a 256-bit key)');
@@ -275,11 +321,12 @@ function readAuth(env: EnvReader, host: string): AuthConfig {
 
 function readA2A(env: EnvReader): A2AConfig {
   const http = ['http:', 'https:'];
-  const baseUrl = env.url('A2A_BASE_URL', http);
+  const a2aCredentials = { credentialsIn: 'A2A_TOKEN or A2A_USERNAME/A2A_PASSWORD' };
+  const baseUrl = env.url('A2A_BASE_URL', http, a2aCredentials);
   const username = env.string('A2A_USERNAME');
   const password = env.string('A2A_PASSWORD');
   const derived = baseUrl === undefined ? null : deriveTokenUrl(baseUrl);
-  const tokenUrl = env.url('A2A_TOKEN_URL', http) ?? derived ?? undefined;
+  const tokenUrl = env.url('A2A_TOKEN_URL', http, a2aCredentials) ?? derived ?? undefined;
   if ((username === undefined) !== (password === undefined)) {
     env.problems.push('A2A_USERNAME and A2A_PASSWORD must be set together');
   }
@@ -297,6 +344,7 @@ function readA2A(env: EnvReader): A2AConfig {
     timeoutMs: env.integer('A2A_TIMEOUT_MS', 3000, 1, 600_000),
     cacheTtlMs: env.integer('A2A_CACHE_TTL_MS', 60_000, 0, 86_400_000),
     retries: env.integer('A2A_RETRIES', 2, 0, 10),
+    maxBodyBytes: env.integer('A2A_MAX_BODY_BYTES', 1_048_576, 1_024, 1_073_741_824),
     standinPort: env.integer('A2A_STANDIN_PORT', 0, 0, 65_535),
   };
 }
@@ -309,7 +357,18 @@ function readLimits(env: EnvReader): LimitsConfig {
     maxDirectives: env.integer('MAX_DIRECTIVES', 50, 0, 100_000),
     maxTokens: env.integer('MAX_TOKENS', 1_000, 1, 1_000_000),
     maxBodyBytes: env.integer('MAX_BODY_BYTES', 1_048_576, 1_024, 1_073_741_824),
+    maxResponseBytes: env.integer('MAX_RESPONSE_BYTES', 16_777_216, 1_024, 1_073_741_824),
     requestTimeoutMs: env.integer('REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),
+    maxSubscriptionsPerSocket: env.integer('MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 1_000_000),
+    maxSubscriptionsPerViewer: env.integer('MAX_SUBSCRIPTIONS_PER_VIEWER', 1_000, 1, 1_000_000),
+  };
+}
+
+function readRateLimit(env: EnvReader): RateLimitConfig {
+  return {
+    windowMs: env.integer('RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000),
+    requests: env.integer('RATE_LIMIT_REQUESTS', 0, 0, 1_000_000_000),
+    subscriptions: env.integer('RATE_LIMIT_SUBSCRIPTIONS', 0, 0, 1_000_000_000),
   };
 }
 
@@ -362,11 +421,16 @@ export function loadConfig(rawEnv: Env): Config {
     live: {
       pollIntervalMs: env.integer('POLL_INTERVAL_MS', 2000, 50, 3_600_000),
       overlapMs: env.integer('POLL_OVERLAP_MS', 5000, 0, 3_600_000),
-      redisUrl: env.url('REDIS_URL', ['redis:', 'rediss:']),
+      redisUrl: env.url('REDIS_URL', ['redis:', 'rediss:'], {
+        credentialsIn: 'REDIS_USERNAME/REDIS_PASSWORD',
+      }),
+      redisUsername: env.string('REDIS_USERNAME'),
+      redisPassword: env.string('REDIS_PASSWORD'),
       redisPrefix: env.string('REDIS_PREFIX') ?? 'agentgraph:',
       simulate: env.boolean('SIMULATE', database.kind === 'embedded'),
     },
     limits: readLimits(env),
+    rateLimit: readRateLimit(env),
     http: readHttp(env),
     tracing: readTracing(env),
   };

@@ -1,6 +1,6 @@
-import pino from 'pino';
 import { ConfigError, isLoopback, loadConfig } from './config.js';
 import { StartupError } from './errors.js';
+import { createLogger } from './logger.js';
 import { createServer } from './server.js';
 
 let config: ReturnType<typeof loadConfig>;
@@ -12,7 +12,7 @@ try {
   process.exit(1);
 }
 
-const logger = pino({ level: config.logLevel, base: { service: 'agent-graph' } });
+const logger = createLogger({ level: config.logLevel, base: { service: 'agent-graph' } });
 
 try {
   const server = await createServer(config, logger);

@@ -71,6 +71,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly authFailures = new Counter({
+    name: 'agentgraph_auth_failures_total',
+    help: 'Callers refused with UNAUTHENTICATED (HTTP 401, WebSocket close 4401), by transport and reason.',
+    labelNames: ['transport', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly rateLimited = new Counter({
+    name: 'agentgraph_rate_limited_total',
+    help: 'Operations refused by the per-identity rate limit (RATE_LIMIT_*), by kind: request or subscription.',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
   readonly requestDuration = new Histogram({
     name: 'agentgraph_request_duration_seconds',
     help: 'Time from receiving a GraphQL request to sending its response, by operation name.',

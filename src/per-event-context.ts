@@ -1,14 +1,21 @@
 import {
+  type ASTNode,
   createSourceEventStream,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
   execute,
+  type FragmentDefinitionNode,
+  getOperationAST,
+  Kind,
+  print,
+  visit,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from './context.js';
 import { mapAsyncIterable } from './live/iterables.js';
 import { createLoaders } from './loaders.js';
+import { type SubscriptionShape, subscriptionShape } from './subscription-shape.js';
 
 /**
  * graphql-js runs every event of a subscription with the context of the subscribe request,
@@ -27,47 +34,148 @@ export function useContextPerEvent(): Plugin<Context> {
 
 type Result = ExecutionResult | Promise<ExecutionResult>;
 
+/** What one event shares among the subscriptions it reaches. */
+interface EventShare {
+  /**
+   * One context (and so one set of loaders, and the dataloaders Pothos keys on it) per
+   * viewer scope: documents that differ in aliases, field order or page sizes still load
+   * the same rows once, so their statements cost no more than one subscription's.
+   */
+  readonly contexts: Map<string, Context>;
+  /** One execution per canonical (or else normalised) document, variables and viewer scope. */
+  readonly results: Map<string, Result>;
+}
+
 /**
- * Results by event, document and the rest of what a result depends on. The hub hands every
- * subscription with the same filter the same event object, and yoga's parse cache gives the
- * same text the same document, so thousands of dashboards watching the same thing cost one
- * execution (and one set of nested statements) per event instead of one each.
+ * Keyed by event: the hub hands every subscription with the same filter the same event
+ * object, so thousands of dashboards watching the same thing cost one execution (and one set
+ * of nested statements) per event instead of one each.
  */
-const shared = new WeakMap<object, WeakMap<DocumentNode, Map<string, Result>>>();
+const shared = new WeakMap<object, EventShare>();
+
+/** What a viewer may see depends on its owner and role only. */
+const scopeOf = (context: Context) => JSON.stringify([context.viewer.owner, context.viewer.admin]);
 
 function executeShared(args: ExecutionArgs, payload: unknown): Result {
   const base = args.contextValue as Context;
-  const run = () =>
-    execute({
-      ...args,
-      rootValue: payload,
-      contextValue: { ...base, loaders: createLoaders(base.repositories) } satisfies Context,
-    });
-  if (typeof payload !== 'object' || payload === null) return run();
-  let byDocument = shared.get(payload);
-  if (!byDocument) {
-    byDocument = new WeakMap();
-    shared.set(payload, byDocument);
+  const freshContext = (): Context => ({ ...base, loaders: createLoaders(base.repositories) });
+  const run = (contextValue: Context) => execute({ ...args, rootValue: payload, contextValue });
+  if (typeof payload !== 'object' || payload === null) return run(freshContext());
+  let share = shared.get(payload);
+  if (!share) {
+    share = { contexts: new Map(), results: new Map() };
+    shared.set(payload, share);
   }
-  let results = byDocument.get(args.document);
-  if (!results) {
-    results = new Map();
-    byDocument.set(args.document, results);
+  const scope = scopeOf(base);
+  let context = share.contexts.get(scope);
+  if (!context) {
+    context = freshContext();
+    share.contexts.set(scope, context);
   }
-  // What a viewer may see depends on its owner and role only; request ids are added to
-  // errors per subscription, after this.
+  const shape = shapeOf(args);
+  if (shape) {
+    const key = JSON.stringify([shape.key, scope]);
+    let canonical = share.results.get(key);
+    if (!canonical) {
+      canonical = execute({
+        ...args,
+        document: shape.document,
+        operationName: undefined,
+        variableValues: {},
+        rootValue: payload,
+        contextValue: context,
+      });
+      share.results.set(key, canonical);
+    }
+    const sharedContext = context;
+    // Errors carry paths in the canonical document's terms: a subscription whose event has
+    // errors runs its own document instead (on the same loaders, so no more statements).
+    return then(canonical, (result) =>
+      result.errors || !result.data ? run(sharedContext) : { data: shape.project(result.data) },
+    );
+  }
+  // Request ids are added to errors per subscription, after this.
   const key = JSON.stringify([
-    args.operationName ?? null,
+    normalisedDocument(args.document, args.operationName),
     args.variableValues ?? null,
-    base.viewer.owner,
-    base.viewer.admin,
+    scope,
   ]);
-  let result = results.get(key);
+  let result = share.results.get(key);
   if (!result) {
-    result = run();
-    results.set(key, result);
+    result = run(context);
+    share.results.set(key, result);
   }
   return result;
+}
+
+const shapes = new WeakMap<ExecutionArgs, SubscriptionShape | null>();
+
+/** One subscription's shape, worked out at its first event (its args stay the same). */
+function shapeOf(args: ExecutionArgs): SubscriptionShape | undefined {
+  let shape = shapes.get(args);
+  if (shape === undefined) {
+    shape =
+      subscriptionShape(args.schema, args.document, args.operationName, args.variableValues) ??
+      null;
+    shapes.set(args, shape);
+  }
+  return shape ?? undefined;
+}
+
+const then = (result: Result, map: (result: ExecutionResult) => Result): Result =>
+  result instanceof Promise ? result.then(map) : map(result);
+
+const normalised = new WeakMap<DocumentNode, Map<string | null, string>>();
+
+/**
+ * The operation a subscription runs, printed without its name and without the other
+ * operations and unused fragments of its document, so that clients sending the same
+ * selection under different operation names, or with different whitespace and comments,
+ * share one execution. Aliases and field order stay: they shape the response each client
+ * gets (their statements are shared through the per-scope context instead).
+ */
+function normalisedDocument(document: DocumentNode, operationName: string | null | undefined) {
+  let byName = normalised.get(document);
+  if (!byName) {
+    byName = new Map();
+    normalised.set(document, byName);
+  }
+  let text = byName.get(operationName ?? null);
+  if (text === undefined) {
+    text = printOperation(document, operationName);
+    byName.set(operationName ?? null, text);
+  }
+  return text;
+}
+
+function printOperation(document: DocumentNode, operationName: string | null | undefined): string {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return print(document);
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) {
+      fragments.set(definition.name.value, definition);
+    }
+  }
+  const used = new Map<string, FragmentDefinitionNode>();
+  const collect = (node: ASTNode) =>
+    visit(node, {
+      FragmentSpread(spread) {
+        const fragment = fragments.get(spread.name.value);
+        if (fragment && !used.has(spread.name.value)) {
+          used.set(spread.name.value, fragment);
+          collect(fragment);
+        }
+      },
+    });
+  collect(operation);
+  return print({
+    kind: Kind.DOCUMENT,
+    definitions: [
+      { ...operation, name: undefined },
+      ...[...used.values()].sort((x, y) => x.name.value.localeCompare(y.name.value)),
+    ],
+  });
 }
 
 export async function subscribeWithContextPerEvent(

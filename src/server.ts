@@ -7,14 +7,19 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { A2AStandin } from './a2a/standin.js';
 import { startA2A } from './a2a/start.js';
+import { authFailureRecorder } from './auth/failures.js';
 import { createAuthenticator } from './auth/jwt.js';
 import type { Config } from './config.js';
 import { createConsoleAssets } from './console/serve.js';
-import { discoverCatalog, missingViews } from './db/catalog.js';
+import { dateColumnTypes, missingViews } from './db/catalog.js';
+import { discoverDatabase } from './db/discover.js';
 import { countStatements, type Driver } from './db/driver.js';
 import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
+import { StartupError } from './errors.js';
+import { browserGuard } from './hardening/origin.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
+import { withRedaction } from './logger.js';
 import { Metrics } from './metrics.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
 import type { ActionOptions } from './repositories/actions.js';
@@ -53,11 +58,16 @@ export interface AgentGraphServer {
   stop(drainMs?: number): Promise<void>;
 }
 
-export async function createServer(config: Config, logger: Logger): Promise<AgentGraphServer> {
+export async function createServer(
+  config: Config,
+  processLogger: Logger,
+): Promise<AgentGraphServer> {
+  const logger = withRedaction(processLogger);
   const metrics = new Metrics({ processMetrics: true });
   const tracing = await startTracing(config.tracing, logger);
   const database = await openDatabase(config.database, {
     warn: (message) => logger.warn(message),
+    info: (fields, message) => logger.info(fields, message),
   });
   if (database.driver.poolStatistics) {
     metrics.observeDatabasePool(() => database.driver.poolStatistics?.() ?? null);
@@ -66,7 +76,29 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     tracing ? tracing.traceDriver(database.driver) : database.driver,
     (name) => metrics.dbStatements.inc({ statement: name }),
   );
-  const catalog = await discoverCatalog(driver, config.database.viewScope, sessionUser(config));
+  const { catalog, session, agentDetails, durationMs } = await discoverDatabase(
+    driver,
+    config.database.viewScope,
+  );
+  logger.info(
+    {
+      sessionUser: session.sessionUser,
+      currentSchema: session.currentSchema,
+      timeZone: session.timeZoneOffset,
+      describeAgentCallable: agentDetails.callable,
+      dateColumns: Object.fromEntries(dateColumnTypes(catalog)),
+      discoveryMs: durationMs,
+    },
+    `database discovered in ${durationMs} ms: session user ${session.sessionUser}, DBMS_AI_AGENT.DESCRIBE_AGENT ${
+      agentDetails.callable ? 'callable' : `not callable (${agentDetails.reason})`
+    }`,
+  );
+  if (session.currentSchema !== session.sessionUser) {
+    logger.warn(
+      { sessionUser: session.sessionUser, currentSchema: session.currentSchema },
+      `unqualified names resolve in schema ${session.currentSchema}, but USER_ views show the rows of ${session.sessionUser}`,
+    );
+  }
   for (const view of missingViews(catalog)) {
     logger.warn(
       { view: view.name, grant: view.grant },
@@ -124,6 +156,7 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     live,
     maskError,
     limits: config.limits,
+    rateLimit: config.rateLimit,
     http: config.http,
     tracing,
   });
@@ -147,12 +180,34 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
   http.on('request', (_req, res: ServerResponse) => {
     if (stopping) res.setHeader('connection', 'close');
     unanswered.add(res);
-    res.on('close', () => unanswered.delete(res));
+    res.on('close', () => {
+      unanswered.delete(res);
+      // A response that ends while stopping (an SSE stream that stop() completed) leaves
+      // its keep-alive connection idle, and http.close() would wait out keepAliveTimeout.
+      if (stopping) setImmediate(() => http.closeIdleConnections());
+    });
   });
-  const ws = attachGraphqlWs({ server: http, yoga, maskError, logger, authenticate, viewers });
+  const guard = browserGuard(config);
+  const ws = attachGraphqlWs({
+    server: http,
+    yoga,
+    maskError,
+    logger,
+    authenticate,
+    viewers,
+    recordAuthFailure: authFailureRecorder(logger, metrics),
+    guard,
+    maxPayload: config.limits.maxBodyBytes,
+  });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!guard.hostAllowed(req.headers.host)) return refuseHost(res);
     const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' && path === '/') {
+      // A first visitor lands on GraphiQL rather than on an empty 404.
+      res.writeHead(302, { location: '/graphql', 'content-type': 'text/plain; charset=utf-8' });
+      return void res.end('GraphQL and GraphiQL: /graphql\n');
+    }
     if (req.method === 'GET' && path === '/health') {
       return send(res, 200, 'application/json', '{"status":"ok"}');
     }
@@ -169,6 +224,8 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
       return send(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
     }
     if (consoleAssets.serve(req, res)) return;
+    // One exact path for GraphQL: variants such as /graphql/ or //graphql are not it.
+    if (path !== yoga.graphqlEndpoint) return send(res, 404, 'application/json', NOT_FOUND);
     return yoga(req, res);
   }
 
@@ -186,7 +243,10 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
     tracing,
     start: () =>
       new Promise((resolve, reject) => {
-        http.once('error', reject);
+        // ws forwards the HTTP server's errors to the WebSocket server, where graphql-ws
+        // prints them with a stack trace; a listen error is for this promise alone to report.
+        http.removeAllListeners('error');
+        http.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, config)));
         http.listen(config.port, config.host, () => {
           const { port } = http.address() as AddressInfo;
           const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -215,13 +275,30 @@ export async function createServer(config: Config, logger: Logger): Promise<Agen
   };
 }
 
-function sessionUser(config: Config): string {
-  return config.database.kind === 'embedded'
-    ? config.database.sessionUser
-    : config.database.user.toUpperCase();
+/** The usual reasons a first start cannot listen, as one line for the operator. */
+function listenError(error: NodeJS.ErrnoException, config: Config): Error {
+  const where = `${config.host}:${config.port}`;
+  const message = {
+    EADDRINUSE: `${where} is already in use (another agent-graph?): stop what listens there, or set PORT to another port`,
+    EACCES: `no permission to listen on ${where}: set PORT to a port above 1023`,
+    EADDRNOTAVAIL: `HOST=${config.host} is not an address of this machine: set HOST to one (127.0.0.1 or 0.0.0.0)`,
+  }[error.code ?? ''];
+  return message ? new StartupError(message, { cause: error }) : error;
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {
   res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
   res.end(body);
+}
+
+const NOT_FOUND =
+  '{"errors":[{"message":"Not found: GraphQL is served at /graphql","extensions":{"code":"NOT_FOUND"}}]}';
+
+function refuseHost(res: ServerResponse): void {
+  send(
+    res,
+    403,
+    'application/json',
+    '{"errors":[{"message":"This Host is not served: without authentication only loopback names are (DNS rebinding)","extensions":{"code":"FORBIDDEN"}}]}',
+  );
 }

@@ -8,11 +8,18 @@ import {
   Kind,
   visit,
 } from 'graphql';
-import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import {
+  createYoga,
+  type GraphiQLOptions,
+  isAsyncIterable,
+  type Plugin,
+  type YogaServerInstance,
+} from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { authFailureRecorder } from './auth/failures.js';
 import type { Authenticate } from './auth/jwt.js';
 import { useAuthentication } from './auth/plugin.js';
-import type { HttpConfig, LimitsConfig } from './config.js';
+import type { HttpConfig, LimitsConfig, RateLimitConfig } from './config.js';
 import type { Context } from './context.js';
 import { AppError, type ErrorCode, isErrorCode } from './errors.js';
 import { corsOptions, hardeningPlugins } from './hardening/index.js';
@@ -231,9 +238,22 @@ export interface YogaOptions {
   readonly live: LiveHub;
   readonly maskError: MaskError;
   readonly limits: LimitsConfig;
+  readonly rateLimit: RateLimitConfig;
   readonly http: HttpConfig;
   /** Absent unless OTEL_EXPORTER_OTLP_ENDPOINT is set, and then its plugin comes last. */
   readonly tracing?: Tracing | undefined;
+}
+
+let graphiql: Promise<string> | undefined;
+
+/**
+ * GraphiQL with its scripts, styles and editor workers inlined (9 MB), so that it works on
+ * servers without internet access; yoga's default page loads them from a CDN. Loaded on the
+ * first visit and rendered once: the options never change.
+ */
+function graphiqlPage(options: GraphiQLOptions): Promise<string> {
+  graphiql ??= import('@graphql-yoga/render-graphiql').then((m) => m.renderGraphiQL(options));
+  return graphiql;
 }
 
 export type AgentGraphYoga = YogaServerInstance<Record<string, unknown>, Context>;
@@ -247,6 +267,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     maskedErrors: { maskError: options.maskError },
     logging: false,
     graphiql: { title: 'agent-graph', defaultQuery: EXAMPLE_QUERY },
+    renderGraphiQL: graphiqlPage,
     cors: corsOptions(options.http.corsOrigins),
     maxRequestBodySize: options.limits.maxBodyBytes,
     context: ({ request }): Context => {
@@ -268,7 +289,11 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       // Cheap rejections (size, tokens, depth) come before signature checks.
       ...hardeningPlugins(options),
       useValidationErrors(options.maskError),
-      useAuthentication(options.authenticate, viewers),
+      useAuthentication(
+        options.authenticate,
+        viewers,
+        authFailureRecorder(options.logger, options.metrics),
+      ),
       useErrorRequestIds(),
       useContextPerEvent(),
       useRequestLog(options.logger, options.metrics),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { wsClient } from './live/support.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 let t: TestServer;
@@ -124,5 +125,113 @@ describe('other input', () => {
     await onlyError('{ agents(first: 2) { totalCount }');
     const error = await onlyError('{ agents(first: 2) { totalCount colour } }');
     expect(error.message).toContain('colour');
+  });
+});
+
+describe('values no database can hold', () => {
+  const RUNS =
+    'query ($filter: TeamRunFilter) { teamRuns(first: 5, filter: $filter) { totalCount } }';
+
+  test.each([
+    ['a variable', RUNS, { filter: { teamName: 'ORDER\u0000TEAM' } }],
+    [
+      'a literal (\\u0000 escape)',
+      '{ teamRuns(first: 5, filter: { teamName: "ORDER\\u0000TEAM" }) { totalCount } }',
+      {},
+    ],
+    ['an owner filter', RUNS, { filter: { owner: 'APP\u0000USER' } }],
+    [
+      'a lookup by name',
+      'query ($name: String!) { agent(name: $name) { name } }',
+      { name: 'A\u0000' },
+    ],
+  ])(
+    'a NUL byte in %s is BAD_USER_INPUT, and no statement runs',
+    async (_where, query, variables) => {
+      let message = '';
+      const statements = await t.countStatements(async () => {
+        message = (await onlyError(query, variables)).message;
+      });
+      expect(message).toBe('Strings may not contain NUL (U+0000)');
+      expect(statements).toBe(0);
+    },
+  );
+
+  test('a NUL byte in a subscription’s variable over graphql-ws is BAD_USER_INPUT, and no statement runs', async () => {
+    const client = wsClient(t.url);
+    let outcome: unknown[] = [];
+    const statements = await t.countStatements(async () => {
+      outcome = await new Promise<unknown[]>((resolve) => {
+        const seen: unknown[] = [];
+        client.subscribe(
+          {
+            query:
+              'subscription ($team: String) { teamsWaitingForHuman(teamName: $team) { execId } }',
+            variables: { team: 'ORDER\u0000TEAM' },
+          },
+          {
+            next: (value) => seen.push(value),
+            error: (error) => resolve([...seen, error]),
+            complete: () => resolve(seen),
+          },
+        );
+      });
+    });
+    await client.dispose();
+    expect(outcome).toEqual([
+      {
+        errors: [
+          {
+            message: 'Strings may not contain NUL (U+0000)',
+            extensions: { code: 'BAD_USER_INPUT' },
+          },
+        ],
+      },
+    ]);
+    expect(statements).toBe(0);
+  });
+
+  test.each(['TeamRun:\u0000x', 'Agent:A\u0000'])(
+    'a global ID that decodes to %j (NUL inside) is BAD_USER_INPUT, and no statement runs',
+    async (raw) => {
+      const id = Buffer.from(raw).toString('base64');
+      let message = '';
+      const statements = await t.countStatements(async () => {
+        message = (await onlyError('query ($id: ID!) { node(id: $id) { id } }', { id })).message;
+      });
+      expect(message).toBe(`Invalid global ID: ${id}`);
+      expect(statements).toBe(0);
+    },
+  );
+
+  test.each([
+    '0000-01-01T00:00:00Z',
+    '+275760-09-13T00:00:00Z',
+    '-000001-01-01T00:00:00Z',
+    '9999-12-31T23:30:00-01:00',
+    '0001-01-01T00:00:00+01:00',
+  ])(
+    'DateTime %s (outside years 1–9999 UTC) is BAD_USER_INPUT, and no statement runs',
+    async (date) => {
+      let message = '';
+      const statements = await t.countStatements(async () => {
+        message = (await onlyError(RUNS, { filter: { startedAfter: date } })).message;
+      });
+      expect(message).toContain(
+        `DateTime must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z, got "${date}"`,
+      );
+      expect(statements).toBe(0);
+    },
+  );
+
+  test('the first and last instants of the range are accepted', async () => {
+    const { data, errors } = await t.post(
+      'query ($filter: TeamRunFilter) { teamRuns(first: 1, filter: $filter) { totalCount } }',
+      {
+        filter: { startedAfter: '0001-01-01T00:00:00Z', startedBefore: '9999-12-31T23:59:59.999Z' },
+      },
+    );
+    expect(errors).toBeUndefined();
+    expect(data).toMatchObject({ teamRuns: { totalCount: expect.any(Number) } });
   });
 });

@@ -156,6 +156,20 @@ describe('loadConfig', () => {
     expect(problems).toEqual(['DB_POOL_MIN (9) exceeds DB_POOL_MAX (4)']);
   });
 
+  test('the start-up dictionary discovery has its own timeout, DB_DISCOVERY_TIMEOUT_MS (default 60 s)', () => {
+    const oracle = { ORACLE_CONNECT_STRING: 'mydb_high', ORACLE_USER: 'u', ORACLE_PASSWORD: 'p' };
+    expect(loadConfig(oracle).database).toMatchObject({
+      callTimeoutMs: 10_000,
+      discoveryTimeoutMs: 60_000,
+    });
+    expect(loadConfig({ ...oracle, DB_DISCOVERY_TIMEOUT_MS: '120000' }).database).toMatchObject({
+      discoveryTimeoutMs: 120_000,
+    });
+    expect(problemsOf({ ...oracle, DB_DISCOVERY_TIMEOUT_MS: '0' })).toEqual([
+      'DB_DISCOVERY_TIMEOUT_MS must be a whole number from 1 to 600000 (got "0")',
+    ]);
+  });
+
   test('the result is frozen all the way down', () => {
     const config = loadConfig({});
     expect(Object.isFrozen(config)).toBe(true);
@@ -167,6 +181,53 @@ describe('loadConfig', () => {
     expect(() => {
       (config.live as { simulate: boolean }).simulate = false;
     }).toThrow(TypeError);
+  });
+});
+
+describe('URLs in the configuration', () => {
+  test('a user name or password inside any URL is refused at start, all reported at once, none echoed', () => {
+    const problems = problemsOf({
+      A2A_BASE_URL: 'https://reader:s3cret-a2a@a2a.example.com/adb/a2a/v1/databases/x',
+      A2A_TOKEN_URL: 'https://reader:s3cret-token@a2a.example.com/token',
+      AUTH_JWKS_URL: 'https://idp:s3cret-jwks@idp.example.com/jwks.json',
+      REDIS_URL: 'redis://:s3cret-redis@127.0.0.1:6379',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:s3cret-otel@127.0.0.1:4318',
+    });
+    expect(problems).toEqual([
+      'AUTH_JWKS_URL must not carry a user name or password',
+      'A2A_BASE_URL must not carry a user name or password; set A2A_TOKEN or A2A_USERNAME/A2A_PASSWORD instead',
+      'A2A_TOKEN_URL must not carry a user name or password; set A2A_TOKEN or A2A_USERNAME/A2A_PASSWORD instead',
+      'REDIS_URL must not carry a user name or password; set REDIS_USERNAME/REDIS_PASSWORD instead',
+      'OTEL_EXPORTER_OTLP_ENDPOINT must not carry a user name or password',
+    ]);
+    expect(problems.join('\n')).not.toContain('s3cret');
+  });
+
+  test('Redis credentials come from REDIS_USERNAME and REDIS_PASSWORD', () => {
+    const config = loadConfig({
+      REDIS_URL: 'rediss://redis.example.com:6380',
+      REDIS_USERNAME: 'agentgraph',
+      REDIS_PASSWORD: 'pw',
+    });
+    expect(config.live).toMatchObject({
+      redisUrl: 'rediss://redis.example.com:6380',
+      redisUsername: 'agentgraph',
+      redisPassword: 'pw',
+    });
+  });
+
+  test.each([
+    ['ftp://idp.example.com/jwks.json', false],
+    ['file:///etc/jwks.json', false],
+    ['http://idp.example.com/jwks.json', false],
+    ['http://127.0.0.1:8080/jwks.json', true],
+    ['http://localhost:8080/jwks.json', true],
+    ['http://[::1]:8080/jwks.json', true],
+    ['https://idp.example.com/jwks.json', true],
+  ])('AUTH_JWKS_URL=%s accepted: %s (https, http only on loopback)', (url, accepted) => {
+    const problems = problemsOf({ AUTH_JWKS_URL: url });
+    if (accepted) expect(problems).toEqual([]);
+    else expect(problems).toEqual([expect.stringMatching(/^AUTH_JWKS_URL must be an https/)]);
   });
 });
 

@@ -52,3 +52,21 @@ test('/metrics counts requests and their latency by operation, and errors by cod
   expect(text).toMatch(/agentgraph_graphql_errors_total\{code="BAD_USER_INPUT"\} \d/);
   expect(text).toMatch(/agentgraph_db_statements_total\{statement="agents.page"\} \d/);
 });
+
+test('start-up logs what it discovered: session user, DESCRIBE_AGENT decision, date types, duration', () => {
+  const line = t.logs.find((entry) => entry.msg.startsWith('database discovered in '));
+  expect(line).toMatchObject({
+    level: 30,
+    sessionUser: 'APP_USER',
+    currentSchema: 'APP_USER',
+    timeZone: '+00:00',
+    describeAgentCallable: true,
+    dateColumns: expect.objectContaining({
+      'DBA_AI_AGENT_TEAM_HISTORY.START_DATE': 'TIMESTAMP WITH TIME ZONE',
+    }),
+    discoveryMs: expect.any(Number),
+  });
+  expect(line?.msg).toBe(
+    `database discovered in ${line?.discoveryMs} ms: session user APP_USER, DBMS_AI_AGENT.DESCRIBE_AGENT callable`,
+  );
+});

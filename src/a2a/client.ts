@@ -53,6 +53,8 @@ export interface A2AClientOptions {
   readonly timeoutMs: number;
   readonly cacheTtlMs: number;
   readonly retries: number;
+  /** Bodies past this size are refused unread (A2A_MAX_BODY_BYTES). */
+  readonly maxBodyBytes: number;
   /** First retry delay; each later one doubles, plus up to 50 % jitter. */
   readonly retryDelayMs?: number;
   readonly onRequest?: (outcome: A2ARequestOutcome) => void;
@@ -122,7 +124,7 @@ export class A2AClient implements A2ACards {
     return this.cached(listUrl(this.options.baseUrl), 'agent list', parseListing);
   }
 
-  card(teamName: string): Promise<AgentCard> {
+  async card(teamName: string): Promise<AgentCard> {
     const what = `agent card of team "${teamName}"`;
     return this.cached(cardUrl(this.options.baseUrl, teamName), what, (body) =>
       parseAgentCard(body, what),
@@ -216,6 +218,14 @@ export class A2AClient implements A2ACards {
       try {
         reply = await this.send(method, url, sent, body);
       } catch (error) {
+        if (error instanceof BodyTooLarge) {
+          count('invalid_body');
+          this.log(url, `body over ${this.options.maxBodyBytes} bytes`);
+          throw new AppError(
+            'UPSTREAM_UNAVAILABLE',
+            `The A2A server sent more than A2A_MAX_BODY_BYTES (${this.options.maxBodyBytes} bytes) for the ${what}`,
+          );
+        }
         if (isTimeout(error)) {
           count('timeout');
           throw new AppError(
@@ -225,6 +235,7 @@ export class A2AClient implements A2ACards {
         }
         count('network_error');
         const reason = networkReason(error);
+        this.options.logger?.debug({ url, err: error }, 'A2A request could not be sent');
         if (failures < this.options.retries) {
           await this.backoff(failures++, url, reason);
           continue;
@@ -247,6 +258,11 @@ export class A2AClient implements A2ACards {
           return { reply, notModified: false, value };
         } catch (error) {
           count('invalid_body');
+          // The message names the card only; what was wrong with the body stays in the log.
+          this.options.logger?.warn(
+            { url, err: error instanceof AppError ? (error.cause ?? error) : error },
+            'A2A answer unusable',
+          );
           throw error;
         }
       }
@@ -329,7 +345,11 @@ export class A2AClient implements A2ACards {
       cache: 'no-cache',
       signal: AbortSignal.timeout(this.options.timeoutMs),
     });
-    return { status: response.status, headers: response.headers, body: await response.text() };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: await readBounded(response, this.options.maxBodyBytes),
+    };
   }
 
   private async backoff(failure: number, url: string, reason: string): Promise<void> {
@@ -394,13 +414,41 @@ function isTimeout(error: unknown): boolean {
   return error instanceof Error && error.name === 'TimeoutError';
 }
 
-/** The low-level reason (ECONNREFUSED, …): fetch itself only says "fetch failed". */
+/**
+ * The low-level reason (ECONNREFUSED, …): fetch itself only says "fetch failed". Only an
+ * error code goes into the client's message: other error text can quote the URL or the
+ * upstream's own words (it is logged instead).
+ */
 function networkReason(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
-  if (typeof cause?.code === 'string') return cause.code;
-  if (typeof cause?.message === 'string') return cause.message;
-  return error.message;
+  const cause =
+    error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  const code = cause?.code;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code) ? code : 'network error';
+}
+
+class BodyTooLarge extends Error {}
+
+/** The body as text, refused (and the connection dropped) once it passes `limit` bytes. */
+async function readBounded(response: Response, limit: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > limit) {
+    await response.body?.cancel();
+    throw new BodyTooLarge();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return Buffer.concat(chunks).toString('utf8');
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new BodyTooLarge();
+    }
+    chunks.push(value);
+  }
 }
 
 function parseJson(body: string, what: string): unknown {
@@ -409,7 +457,10 @@ function parseJson(body: string, what: string): unknown {
   } catch (error) {
     throw new AppError(
       'UPSTREAM_UNAVAILABLE',
-      `The ${what} from the A2A server is not valid JSON (${(error as Error).message})`,
+      `The ${what} from the A2A server is not valid JSON`,
+      {
+        cause: error,
+      },
     );
   }
 }

@@ -289,7 +289,8 @@ export function parseAgentCard(body: string, source: string): AgentCard {
   } catch (error) {
     throw new AppError(
       'UPSTREAM_UNAVAILABLE',
-      `The ${source} from the A2A server is not valid JSON (${(error as Error).message})`,
+      `The ${source} from the A2A server is not valid JSON`,
+      { cause: error },
     );
   }
   return normalizeAgentCard(raw, source);
@@ -315,9 +316,11 @@ export function normalizeAgentCard(raw: unknown, source: string): AgentCard {
   try {
     core = legacy ? parseLegacyAgentCard(raw) : SdkAgentCard.fromJSON(withJsonSecuritySchemes(raw));
   } catch (error) {
+    // The SDK's text may quote the card; the client logs it, the message does not carry it.
     throw new AppError(
       'UPSTREAM_UNAVAILABLE',
-      `The ${source} from the A2A server is invalid (${shape} shape): ${(error as Error).message}`,
+      `The ${source} from the A2A server is invalid (${shape} shape)`,
+      { cause: error },
     );
   }
   return fromSdk(core, raw);

@@ -1,3 +1,5 @@
+import { AppError } from '../errors.js';
+
 /**
  * Autonomous Database's A2A URLs (reference, "Autonomous Database A2A server"). They live in
  * one module because the client, the stand-in and the configuration check all build them,
@@ -31,5 +33,21 @@ export function deriveTokenUrl(baseUrl: string): string | null {
 
 export const listUrl = (baseUrl: string) => `${trimBaseUrl(baseUrl)}/agents/`;
 
+/**
+ * Each segment percent-encoded, and dot segments refused: encodeURIComponent leaves `.` and
+ * `..` as they are, and URL normalisation would then resolve `agents/../` to a path above
+ * the agents (with the bearer token going along).
+ */
+function segments(...parts: readonly string[]): string {
+  return parts
+    .map((part) => {
+      if (part === '' || part === '.' || part === '..') {
+        throw new AppError('BAD_USER_INPUT', `"${part}" is not a team name`);
+      }
+      return encodeURIComponent(part);
+    })
+    .join('/');
+}
+
 export const cardUrl = (baseUrl: string, teamName: string) =>
-  `${trimBaseUrl(baseUrl)}/agents/${encodeURIComponent(teamName)}/.well-known/agent-card.json`;
+  `${trimBaseUrl(baseUrl)}/${segments('agents', teamName, '.well-known', 'agent-card.json')}`;

@@ -36,6 +36,7 @@ export async function startA2A(
       timeoutMs: a2a.timeoutMs,
       cacheTtlMs: a2a.cacheTtlMs,
       retries: a2a.retries,
+      maxBodyBytes: a2a.maxBodyBytes,
       onRequest: (outcome) => deps.metrics.a2aRequests.inc({ outcome }),
       onCache: (result) => deps.metrics.a2aCache.inc({ result }),
       logger,

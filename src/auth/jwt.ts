@@ -40,7 +40,8 @@ export function createAuthenticator(auth: AuthConfig): Authenticate {
     } catch (error) {
       throw unauthenticated(`invalid token: ${reason(error)}`);
     }
-    return viewerFrom(payload, auth);
+    const viewer = viewerFrom(payload, auth);
+    return payload.exp === undefined ? viewer : { ...viewer, expiresAt: payload.exp * 1000 };
   };
 }
 
@@ -56,12 +57,32 @@ function reason(error: unknown): string {
   return 'not verifiable';
 }
 
+/**
+ * A non-quoted Oracle identifier: an ASCII letter, then ASCII letters, digits, `_`, `$`, `#`,
+ * at most 128 characters. Checked before anything else so that no Unicode case mapping can
+ * turn one name into another (`ſ`.toUpperCase() is `S`).
+ */
+const ORACLE_USER_NAME = /^[A-Za-z][A-Za-z0-9_$#]{0,127}$/;
+
+/**
+ * The owner a `db_user` claim names. One rule, Oracle's for a non-quoted name: a claim of
+ * that shape, upper-cased (ASCII only), is compared exactly with the OWNER columns. Anything
+ * else (spaces, quotes, non-ASCII letters, a quoted mixed-case user) is refused.
+ */
+export function ownerFromClaim(claim: unknown): string | null {
+  if (typeof claim !== 'string' || !ORACLE_USER_NAME.test(claim)) return null;
+  return claim.replace(/[a-z]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 32));
+}
+
 export function viewerFrom(payload: JWTPayload, auth: AuthConfig): Viewer {
   const roles = payload[auth.rolesClaim];
   const admin = Array.isArray(roles) ? roles.includes('admin') : roles === 'admin';
   const user = payload[auth.userClaim];
-  const owner = typeof user === 'string' && user.trim() !== '' ? user.trim().toUpperCase() : null;
-  if (!admin && !owner) throw unauthenticated(`token has no "${auth.userClaim}" claim`);
+  const owner = ownerFromClaim(user);
+  if (!admin && user === undefined) throw unauthenticated(`token has no "${auth.userClaim}" claim`);
+  if (!admin && !owner) {
+    throw unauthenticated(`token's "${auth.userClaim}" claim is not an Oracle user name`);
+  }
   return {
     owner: admin ? null : owner,
     admin,

@@ -43,6 +43,8 @@ export interface ViewInfo {
   readonly name: string;
   /** Null when the view is missing or not granted. */
   readonly columns: ReadonlySet<string> | null;
+  /** Each column's data type as the dictionary spells it; absent when the view is. */
+  readonly columnTypes?: ReadonlyMap<string, string>;
   /** The privilege that makes the view readable, for the error message when it is not. */
   readonly grant: string;
 }
@@ -84,11 +86,12 @@ export async function discoverCatalog(
 ): Promise<Catalog> {
   const names = viewNames(scope);
   const found = await driver.columnsOf(Object.values(names));
-  const info = (name: string): ViewInfo => ({
-    name,
-    columns: found.get(name) ?? null,
-    grant: grantFor(name),
-  });
+  const info = (name: string): ViewInfo => {
+    const types = found.get(name);
+    return types
+      ? { name, columns: new Set(types.keys()), columnTypes: types, grant: grantFor(name) }
+      : { name, columns: null, grant: grantFor(name) };
+  };
   const teams = info(names.teams);
   const tools = info(names.tools);
   const taskHistory = info(names.taskHistory);
@@ -120,11 +123,29 @@ export async function discoverCatalog(
   };
 }
 
-export function missingViews(catalog: Catalog): ViewInfo[] {
+/** Every view of the catalog, in declaration order. */
+export function catalogViews(catalog: Catalog): ViewInfo[] {
   return Object.values(catalog).filter(
-    (value): value is ViewInfo =>
-      typeof value === 'object' && value !== null && 'grant' in value && value.columns === null,
+    (value): value is ViewInfo => typeof value === 'object' && value !== null && 'grant' in value,
   );
+}
+
+export function missingViews(catalog: Catalog): ViewInfo[] {
+  return catalogViews(catalog).filter((view) => view.columns === null);
+}
+
+/**
+ * `VIEW.COLUMN` → data type of every date column (`DATE`, `TIMESTAMP(6)`, `TIMESTAMP(6) WITH
+ * TIME ZONE`, …): what the driver's time-zone handling has to match, reported at start-up.
+ */
+export function dateColumnTypes(catalog: Catalog): Map<string, string> {
+  const dates = new Map<string, string>();
+  for (const view of catalogViews(catalog)) {
+    for (const [column, type] of view.columnTypes ?? []) {
+      if (/^(DATE|TIMESTAMP)/.test(type)) dates.set(`${view.name}.${column}`, type);
+    }
+  }
+  return dates;
 }
 
 /** The view's owner column when it has one (DBA_ forms), else null (USER_ forms). */

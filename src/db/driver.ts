@@ -8,6 +8,11 @@ export interface Statement {
   /** Stable name, used as the metrics label and in the statement registry. */
   readonly name: string;
   readonly text: string;
+  /**
+   * The output columns its rows are ordered by, for a driver that wraps the statement in an
+   * outer query (queryWithAgentDetails): neither database keeps a subquery's order without it.
+   */
+  readonly orderedBy?: readonly string[];
 }
 
 export type BindValue = string | number | Date | null;
@@ -41,35 +46,68 @@ export interface PoolStatistics {
   readonly queueTimeouts: number;
 }
 
+export interface QueryOptions {
+  /** Fetch at most this many rows (the self-check reads one). */
+  readonly maxRows?: number;
+}
+
+/** Column name → data type as the dictionary spells it (`TIMESTAMP(6) WITH TIME ZONE`, …). */
+export type ViewColumns = Map<string, string>;
+
 export interface Driver {
   readonly kind: 'embedded' | 'oracle';
-  query(statement: Statement, binds?: Binds): Promise<Row[]>;
+  query(statement: Statement, binds?: Binds, options?: QueryOptions): Promise<Row[]>;
   /**
    * Runs the statement and adds an `agentDetails` column: DBMS_AI_AGENT.DESCRIBE_AGENT's
    * JSON for each row's AGENT_NAME (null where the procedure raises), in the same round trip.
    */
-  queryWithAgentDetails(statement: Statement, binds?: Binds): Promise<Row[]>;
+  queryWithAgentDetails(
+    statement: Statement,
+    binds?: Binds,
+    options?: QueryOptions,
+  ): Promise<Row[]>;
+  /**
+   * Whether queryWithAgentDetails can call DESCRIBE_AGENT, decided once (at start-up) by
+   * running its wrapper over one row; afterwards it reads without details when it cannot.
+   */
+  probeAgentDetails(): Promise<AgentDetailsProbe>;
   /** Runs a block with IN binds; its OUT values by camelCase name, as a row. */
   runBlock(block: Block, binds: Binds): Promise<Row>;
-  /** Upper-case column names of each of the given views that exist and are visible. */
-  columnsOf(views: readonly string[]): Promise<Map<string, Set<string>>>;
+  /** Upper-case column names, with their data types, of each given view that is visible. */
+  columnsOf(views: readonly string[]): Promise<Map<string, ViewColumns>>;
   ping(): Promise<void>;
   /** Lets calls in progress finish for up to `drainSeconds` (default 0), then closes. */
   close(drainSeconds?: number): Promise<void>;
   poolStatistics?(): PoolStatistics | null;
 }
 
+export interface AgentDetailsProbe {
+  readonly callable: boolean;
+  /** Why not (the PLS- line of the compile error), or null when callable. */
+  readonly reason: string | null;
+}
+
+/** ` ORDER BY q.A, q.B`: neither database promises that an outer query keeps the inner order. */
+export function outerOrder(statement: Pick<Statement, 'orderedBy'>): string {
+  const columns = statement.orderedBy ?? [];
+  return columns.length === 0 ? '' : ` ORDER BY ${columns.map((c) => `q.${c}`).join(', ')}`;
+}
+
 /** Every round trip goes through here once, so the statement counter is exact. */
 export function countStatements(driver: Driver, count: (statementName: string) => void): Driver {
   return {
     kind: driver.kind,
-    query(statement, binds) {
+    query(statement, binds, options) {
       count(statement.name);
-      return driver.query(statement, binds);
+      return driver.query(statement, binds, options);
     },
-    queryWithAgentDetails(statement, binds) {
+    queryWithAgentDetails(statement, binds, options) {
       count(statement.name);
-      return driver.queryWithAgentDetails(statement, binds);
+      return driver.queryWithAgentDetails(statement, binds, options);
+    },
+    probeAgentDetails() {
+      count('agents.describeProbe');
+      return driver.probeAgentDetails();
     },
     runBlock(block, binds) {
       count(block.name);

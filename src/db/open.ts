@@ -1,6 +1,6 @@
 import type { DatabaseConfig } from '../config.js';
 import type { Driver } from './driver.js';
-import type { EmbeddedDatabase } from './embedded/database.js';
+import type { EmbeddedDatabase, StartupLog } from './embedded/database.js';
 
 export interface OpenDatabase {
   readonly driver: Driver;
@@ -11,6 +11,8 @@ export interface OpenDatabase {
 export interface OpenOptions {
   /** Conditions worth one log line that do not stop the server. */
   readonly warn?: (message: string) => void;
+  /** What a slow start is doing, and how long it took. */
+  readonly info?: StartupLog;
 }
 
 /**
@@ -23,7 +25,7 @@ export async function openDatabase(
 ): Promise<OpenDatabase> {
   if (config.kind === 'embedded') {
     const { openEmbeddedDatabase } = await import('./embedded/database.js');
-    const embedded = await openEmbeddedDatabase(config);
+    const embedded = await openEmbeddedDatabase(config, options.warn, options.info);
     return { driver: embedded.driver, embedded };
   }
   const { openOracleDriver } = await import('./oracle/driver.js');

@@ -1,33 +1,44 @@
-import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { GraphQLError } from 'graphql';
-import { isAsyncIterable, type Plugin, type YogaServerOptions } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import type { HttpConfig, LimitsConfig } from '../config.js';
+import type { HttpConfig, LimitsConfig, RateLimitConfig } from '../config.js';
+import type { Metrics } from '../metrics.js';
+import { csrfPrevention, unlistedOrigins } from './cross-origin.js';
 import { documentLimits } from './document-limits.js';
+import { endSubscriptionsAtExpiry } from './expiry.js';
+import { rejectNulInStrings } from './input-values.js';
+import { rateLimit } from './rate-limit.js';
 import { strictUtf8Body } from './request-body.js';
 import { requestTimeout } from './request-timeout.js';
+import { responseSizeLimit } from './response-size.js';
+import { subscriptionCaps } from './subscriptions.js';
 
-/**
- * What a GET or a form/multipart POST must carry: browsers send those cross-site without a
- * CORS preflight, and a custom header forces one. Any value will do.
- */
-export const CSRF_HEADER = 'x-graphql-yoga-csrf';
+export { CSRF_HEADER, corsOptions } from './cross-origin.js';
 
 export interface HardeningOptions {
   readonly limits: LimitsConfig;
   readonly http: HttpConfig;
+  readonly rateLimit: RateLimitConfig;
   readonly logger: Logger;
+  readonly metrics: Metrics;
 }
 
 /** The yoga plugins that bound what a request may cost; see docs/security-hardening.md. */
-export function hardeningPlugins({ limits, http, logger }: HardeningOptions): Plugin[] {
+export function hardeningPlugins(options: HardeningOptions): Plugin[] {
+  const { limits, http, logger } = options;
   return [
-    useCSRFPrevention({ requestHeaders: [CSRF_HEADER] }),
+    csrfPrevention(),
+    unlistedOrigins(http.corsOrigins),
     strictUtf8Body(),
     ...(http.introspection ? [] : hideSchema()),
     ...documentLimits(limits),
+    rejectNulInStrings(),
     requestTimeout(limits.requestTimeoutMs, logger),
+    responseSizeLimit(limits.maxResponseBytes),
+    endSubscriptionsAtExpiry(),
+    subscriptionCaps(limits),
+    ...rateLimit(options.rateLimit, options.metrics, logger),
   ];
 }
 
@@ -76,14 +87,4 @@ function withoutSuggestion(error: Error): Error {
         originalError: error.originalError,
         extensions: error.extensions,
       });
-}
-
-/**
- * Yoga answers every origin by default; here only the configured ones, and none when
- * CORS_ORIGINS is unset. Credentials stay off: callers authenticate with a bearer token in
- * `Authorization`, never with cookies.
- */
-export function corsOptions(origins: readonly string[]): YogaServerOptions<object, object>['cors'] {
-  if (origins.length === 0) return false;
-  return { origin: [...origins], credentials: false, methods: ['GET', 'POST'], maxAge: 600 };
 }

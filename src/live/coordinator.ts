@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { CycleMessage, Snapshot } from './snapshot.js';
+import { type CycleMessage, parseSnapshot, type Snapshot } from './snapshot.js';
 
 type OnMessage = (message: CycleMessage) => void;
 
@@ -101,6 +101,9 @@ return 1`;
 
 export interface RedisCoordinatorOptions {
   readonly url: string;
+  /** AUTH credentials (REDIS_USERNAME/REDIS_PASSWORD). */
+  readonly username?: string | undefined;
+  readonly password?: string | undefined;
   /** Prefix of every key and channel, so that deployments (and test runs) can share a Redis. */
   readonly prefix: string;
   readonly intervalMs: number;
@@ -126,15 +129,19 @@ export class RedisCoordinator implements Coordinator {
   private readonly lockTtlMs: number;
   private readonly snapshotTtlMs: number;
   private readonly listenTimeoutMs: number;
+  private readonly logger: Logger;
 
   constructor(options: RedisCoordinatorOptions) {
+    this.logger = options.logger;
     // A stalled Redis must not stall the poll loop: commands fail and the next tick retries.
+    const auth = { username: options.username, password: options.password };
     this.commands = new Redis(options.url, {
+      ...auth,
       commandTimeout: Math.max(1_000, options.intervalMs),
       maxRetriesPerRequest: 1,
     });
     // The subscriber's commands wait for Redis to come back rather than fail.
-    this.subscriber = new Redis(options.url, { maxRetriesPerRequest: null });
+    this.subscriber = new Redis(options.url, { ...auth, maxRetriesPerRequest: null });
     this.listenTimeoutMs = Math.max(1_000, options.intervalMs);
     for (const client of [this.commands, this.subscriber]) {
       client.on('error', (error: Error) =>
@@ -180,9 +187,24 @@ export class RedisCoordinator implements Coordinator {
     return result === 1 ? 'renewed' : result === 2 ? 'acquired' : 'elsewhere';
   }
 
+  /**
+   * An unusable snapshot is deleted and the poller starts a new baseline (subscribers miss
+   * at most the changes of one interval); kept, it would fail every cycle while the lock
+   * renewal kept it alive.
+   */
   async loadSnapshot(): Promise<Snapshot | null> {
     const text = await this.commands.get(this.snapshotKey);
-    return text ? (JSON.parse(text) as Snapshot) : null;
+    if (!text) return null;
+    try {
+      return parseSnapshot(text);
+    } catch (error) {
+      this.logger.warn(
+        { key: this.snapshotKey, reason: error instanceof Error ? error.message : String(error) },
+        'live snapshot in Redis is unusable; deleted, polling starts from a new baseline',
+      );
+      await this.commands.del(this.snapshotKey);
+      return null;
+    }
   }
 
   async commit(token: string, snapshot: Snapshot, message: CycleMessage | null): Promise<boolean> {

@@ -277,6 +277,8 @@ export function createLiveHub(options: LiveHubFactoryOptions): LiveHub {
   const coordinator = config.redisUrl
     ? new RedisCoordinator({
         url: config.redisUrl,
+        username: config.redisUsername,
+        password: config.redisPassword,
         prefix: config.redisPrefix,
         intervalMs: config.pollIntervalMs,
         logger,

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ACTIVE_STATES, type PolledRun, type TeamRun, type TeamRunState } from '../model/team.js';
+import {
+  ACTIVE_STATES,
+  type PolledRun,
+  TEAM_RUN_STATES,
+  type TeamRun,
+  type TeamRunState,
+} from '../model/team.js';
 
 /**
  * What the poller keeps between cycles and what it publishes. Everything here is plain JSON
@@ -51,6 +57,47 @@ export interface Diff {
    * than the window reaches (a commit later than the overlap), so their end is looked up.
    */
   readonly vanished: WireRun[];
+}
+
+/**
+ * A stored snapshot (Redis) → the Snapshot, checked field by field; throws naming the first
+ * problem. The text crossed a process boundary and may have been written by another version,
+ * by hand, or cut short, and a bad date in it would fail every later cycle.
+ */
+export function parseSnapshot(text: string): Snapshot {
+  const raw: unknown = JSON.parse(text);
+  const problem = snapshotProblem(raw);
+  if (problem) throw new Error(problem);
+  return raw as Snapshot;
+}
+
+const STATES: ReadonlySet<string> = new Set(TEAM_RUN_STATES);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isInstant = (value: unknown) => typeof value === 'string' && !Number.isNaN(Date.parse(value));
+const isOptionalInstant = (value: unknown) => value === null || isInstant(value);
+
+function snapshotProblem(raw: unknown): string | null {
+  if (!isRecord(raw)) return 'not an object';
+  if (typeof raw.epoch !== 'string' || raw.epoch === '') return 'epoch is not a string';
+  if (!Number.isSafeInteger(raw.seq) || (raw.seq as number) < 0) return 'seq is not a count';
+  if (!isInstant(raw.polledAt)) return 'polledAt is not a date';
+  if (!Array.isArray(raw.runs)) return 'runs is not an array';
+  for (const [i, run] of raw.runs.entries()) {
+    const ok =
+      isRecord(run) &&
+      typeof run.execId === 'string' &&
+      typeof run.teamName === 'string' &&
+      typeof run.owner === 'string' &&
+      typeof run.state === 'string' &&
+      STATES.has(run.state) &&
+      isOptionalInstant(run.startDate) &&
+      isOptionalInstant(run.endDate) &&
+      isOptionalInstant(run.waitingSince) &&
+      (run.instanceId === null || Number.isSafeInteger(run.instanceId));
+    if (!ok) return `runs[${i}] is not a run`;
+  }
+  return null;
 }
 
 const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATES);

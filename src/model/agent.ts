@@ -4,7 +4,11 @@ export interface Agent {
   readonly owner: string;
   readonly name: string;
   readonly createTime: Date | null;
+  /** DESCRIBE_AGENT's description, else the Select AI view's DESCRIPTION column. */
   readonly description: string | null;
+  /** Select AI Agent shape only (STATUS, LAST_MODIFIED); null for Agent Specs. */
+  readonly status: string | null;
+  readonly lastModified: Date | null;
   readonly inputs: readonly AgentParameter[];
   readonly outputs: readonly AgentParameter[];
   readonly callContract: CallContract | null;

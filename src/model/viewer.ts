@@ -8,6 +8,11 @@ export interface Viewer {
   readonly admin: boolean;
   /** The token subject, for logs. */
   readonly subject: string | null;
+  /**
+   * When the token expires (epoch milliseconds): WebSocket connections and subscription
+   * streams opened with it end then. Absent for a token without `exp` and for anonymous use.
+   */
+  readonly expiresAt?: number;
 }
 
 /** Without authentication configured, every caller is this (loopback only, unless allowed). */

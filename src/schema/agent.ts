@@ -65,12 +65,24 @@ AgentRef.implement({
     createTime: t.expose('createTime', {
       type: 'DateTime',
       nullable: true,
-      description: 'CREATE_TIME: when the agent was created; null when the catalog has no value.',
+      description:
+        'CREATE_TIME (CREATED in the Select AI Agent shape of the view): when the agent was created; null when the catalog has no value.',
     }),
     description: t.exposeString('description', {
       nullable: true,
       description:
-        'DESCRIBE_AGENT description: the top-level Agent Spec component’s description; null when the spec supplied none.',
+        'DESCRIBE_AGENT description: the top-level Agent Spec component’s description; else the DESCRIPTION column of the Select AI Agent shape of the view; null when neither has one.',
+    }),
+    status: t.exposeString('status', {
+      nullable: true,
+      description:
+        'STATUS of the Select AI Agent shape of USER_/DBA_AI_AGENTS (e.g. ENABLED); null where the view has the Agent Spec shape, which has no status.',
+    }),
+    lastModified: t.expose('lastModified', {
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'LAST_MODIFIED of the Select AI Agent shape of USER_/DBA_AI_AGENTS: when the agent was last changed; null where the view has the Agent Spec shape.',
     }),
     inputs: t.field({
       type: [AgentParameterRef],

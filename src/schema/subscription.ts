@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import type { TeamRunChange, WaitingRun } from '../live/hub.js';
 import { HISTORY } from './descriptions.js';
 import { HumanWaitRef, humanWaitOf } from './human-wait.js';
+import { MAX_PAGE_SIZE } from './pagination.js';
 import { TeamRunStateRef, unknownTeam } from './team.js';
 import { TeamRunRef } from './team-run.js';
 
@@ -118,6 +119,9 @@ builder.subscriptionFields((t) => ({
     description:
       'The runs waiting for a human (of one team, or of all teams), longest-waiting first: the current set at once, then the whole set again each time it changes.',
     args: { teamName: t.arg.string({ description: TEAM_NAME_FILTER }) },
+    // Every event re-runs the selection for each waiting run, and the set has no page size:
+    // it is priced as the largest page, so that the cost limit bounds one event's work.
+    complexity: { field: 1, multiplier: MAX_PAGE_SIZE },
     subscribe: async (_root, args, context) => {
       context.repositories.history.requireRuns();
       await requireTeam(context, args.teamName);

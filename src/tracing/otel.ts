@@ -142,12 +142,16 @@ export function createTracing(options: OtelOptions): Tracing {
       const system = driver.kind === 'oracle' ? 'oracle.db' : 'postgresql';
       return {
         kind: driver.kind,
-        query: (statement, binds) =>
-          statementSpan<Row[]>(system, statement.name, () => driver.query(statement, binds)),
-        queryWithAgentDetails: (statement, binds) =>
+        query: (statement, binds, options) =>
           statementSpan<Row[]>(system, statement.name, () =>
-            driver.queryWithAgentDetails(statement, binds),
+            driver.query(statement, binds, options),
           ),
+        queryWithAgentDetails: (statement, binds, options) =>
+          statementSpan<Row[]>(system, statement.name, () =>
+            driver.queryWithAgentDetails(statement, binds, options),
+          ),
+        probeAgentDetails: () =>
+          statementSpan(system, 'agents.describeProbe', () => driver.probeAgentDetails()),
         runBlock: (block, binds) =>
           statementSpan<Row>(system, block.name, () => driver.runBlock(block, binds)),
         columnsOf: (views) =>

@@ -2,9 +2,12 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
+import type { RecordAuthFailure } from '../auth/failures.js';
 import type { Authenticate } from '../auth/jwt.js';
 import { AppError } from '../errors.js';
+import { expiredError, runAt } from '../hardening/expiry.js';
+import { type BrowserGuard, verifyUpgrade } from '../hardening/origin.js';
 import type { Viewer } from '../model/viewer.js';
 import { type AgentGraphYoga, copyError, type MaskError } from '../yoga.js';
 
@@ -39,10 +42,26 @@ export function attachGraphqlWs(options: {
   readonly authenticate: Authenticate;
   /** Where the yoga context factory finds each request's viewer. */
   readonly viewers: WeakMap<Request, Viewer>;
+  readonly recordAuthFailure: RecordAuthFailure;
+  readonly guard: BrowserGuard;
+  /** MAX_BODY_BYTES: one message may not be larger than one HTTP request body. */
+  readonly maxPayload: number;
 }): GraphqlWsServer {
   const { yoga, maskError } = options;
-  const wss = new WebSocketServer({ server: options.server, path: yoga.graphqlEndpoint });
+  const wss = new WebSocketServer({
+    server: options.server,
+    path: yoga.graphqlEndpoint,
+    maxPayload: options.maxPayload,
+    verifyClient: verifyUpgrade(options.guard),
+  });
   const connectionViewers = new WeakMap<object, Viewer>();
+  const closeExpired = (socket: WebSocket) => {
+    options.recordAuthFailure(
+      'websocket',
+      new AppError('UNAUTHENTICATED', 'invalid token: expired'),
+    );
+    socket.close(4401, 'Token expired');
+  };
   const disposable = useServer<Record<string, unknown> | undefined>(
     {
       connectionInitWaitTimeout: CONNECTION_INIT_WAIT_TIMEOUT_MS,
@@ -54,10 +73,19 @@ export function attachGraphqlWs(options: {
         const authorization =
           typeof fromParams === 'string' ? fromParams : ctx.extra.request.headers.authorization;
         try {
-          connectionViewers.set(ctx.extra.socket, await options.authenticate(authorization));
+          const viewer = await options.authenticate(authorization);
+          connectionViewers.set(ctx.extra.socket, viewer);
+          if (viewer.expiresAt !== undefined) {
+            const socket = ctx.extra.socket;
+            socket.once(
+              'close',
+              runAt(viewer.expiresAt, () => closeExpired(socket)),
+            );
+          }
           return true;
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
+          options.recordAuthFailure('websocket', error);
           ctx.extra.socket.close(4401, error.message.slice(0, 120));
           return false;
         }
@@ -67,6 +95,12 @@ export function attachGraphqlWs(options: {
       onSubscribe: async (ctx, _id, payload) => {
         const request = toFetchRequest(ctx.extra.request, yoga.graphqlEndpoint);
         const viewer = connectionViewers.get(ctx.extra.socket);
+        // The expiry timer closes the socket at `exp`; this covers a message that arrives in
+        // the same instant, before the timer has run.
+        if (viewer?.expiresAt !== undefined && viewer.expiresAt <= Date.now()) {
+          closeExpired(ctx.extra.socket);
+          return [expiredError()];
+        }
         if (viewer) options.viewers.set(request, viewer);
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           request,
@@ -101,6 +135,17 @@ export function attachGraphqlWs(options: {
     KEEP_ALIVE_MS,
   );
   wss.on('error', (error) => options.logger.error({ err: error }, 'WebSocket server error'));
+  // graphql-ws reports a socket's errors (a message over maxPayload, a bad frame) with
+  // console.error, as raw text outside the JSON log; this replaces its listener, registered
+  // in its own connection handler just before this one. `ws` has already closed the socket
+  // with the matching code (1009 for a message too big).
+  wss.on('connection', (socket) => {
+    socket.removeAllListeners('error');
+    socket.on('error', (error) => {
+      options.logger.warn({ err: { message: error.message } }, 'WebSocket client error');
+      socket.terminate();
+    });
+  });
 
   return {
     async close(graceMs) {

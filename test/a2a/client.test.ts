@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   type A2ACacheResult,
@@ -9,10 +8,12 @@ import {
   type A2ARequestOutcome,
 } from '../../src/a2a/client.js';
 import { AppError } from '../../src/errors.js';
+import { createLogger } from '../../src/logger.js';
 import {
   PASSWORD,
   type SdkTestServer,
   startSdkTestServer,
+  UPSTREAM_SECRET,
   USERNAME,
 } from './support/sdk-server.js';
 
@@ -24,7 +25,7 @@ afterAll(() => server.stop());
 
 /** Everything a client said: error messages and log lines, to search for secrets. */
 const said: string[] = [];
-const logger = pino(
+const logger = createLogger(
   { level: 'trace' },
   {
     write: (line: string) => {
@@ -43,6 +44,7 @@ function client(options: Partial<A2AClientOptions> = {}) {
     cacheTtlMs: 60_000,
     retries: 2,
     retryDelayMs: 10,
+    maxBodyBytes: 1_048_576,
     onRequest: (outcome) => outcomes.push(outcome),
     onCache: (result) => cache.push(result),
     logger,
@@ -269,8 +271,8 @@ describe('failures', () => {
     const { a2a, outcomes } = client();
     const error = await failure(a2a.card('MALFORMED_TEAM'));
     expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
-    expect(error.message).toMatch(
-      /^The agent card of team "MALFORMED_TEAM" from the A2A server is not valid JSON \(.+\)$/,
+    expect(error.message).toBe(
+      'The agent card of team "MALFORMED_TEAM" from the A2A server is not valid JSON',
     );
     await failure(a2a.card('MALFORMED_TEAM'));
     expect(server.cardRequests('MALFORMED_TEAM')).toHaveLength(2);
@@ -303,9 +305,58 @@ describe('failures', () => {
     expect(outcomes).toEqual(['network_error', 'network_error', 'network_error']);
   });
 
+  test('the upstream’s own text never reaches the message; it is logged', async () => {
+    const error = await failure(client().a2a.card('LEAKY_TEAM'));
+    expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(error.message).toBe(
+      'The agent card of team "LEAKY_TEAM" from the A2A server is not valid JSON',
+    );
+    expect(error.message).not.toContain(UPSTREAM_SECRET);
+    const logged = said.filter((line) => line.includes('A2A answer unusable'));
+    expect(logged.some((line) => line.includes('LEAKY_TEAM'))).toBe(true);
+    said.splice(0, said.length, ...said.filter((line) => !line.includes(UPSTREAM_SECRET)));
+  });
+
+  test('a network error that is not a code is "network error": fetch’s own text can quote the URL', async () => {
+    const { a2a } = client({
+      baseUrl: `http://reader:url-password-77@127.0.0.1:1/adb/a2a/v1/databases/x`,
+      token: 'static-secret-token',
+      credentials: undefined,
+      retries: 0,
+    });
+    const error = await failure(a2a.card('ANY_TEAM'));
+    expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(error.message).toBe(
+      'The A2A server could not be reached for the agent card of team "ANY_TEAM" (network error; 1 attempts)',
+    );
+  });
+
+  test.each([
+    ['HUGE_TEAM', 'declared by Content-Length'],
+    ['ENDLESS_TEAM', 'streamed without a length'],
+  ])(
+    'a body over A2A_MAX_BODY_BYTES (%s, %s) is UPSTREAM_UNAVAILABLE, read no further',
+    async (team) => {
+      const { a2a, outcomes } = client();
+      const error = await failure(a2a.card(team));
+      expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
+      expect(error.message).toBe(
+        `The A2A server sent more than A2A_MAX_BODY_BYTES (1048576 bytes) for the agent card of team "${team}"`,
+      );
+      expect(outcomes).toEqual(['token_ok', 'invalid_body']);
+      expect(server.cardRequests(team)).toHaveLength(1);
+    },
+  );
+
   test('no message or log line carries a token or the password', () => {
     expect(said.length).toBeGreaterThan(10);
-    const secrets = [...server.issuedTokens, PASSWORD, 'static-secret-token', 'wrong-password'];
+    const secrets = [
+      ...server.issuedTokens,
+      PASSWORD,
+      'static-secret-token',
+      'wrong-password',
+      'url-password-77',
+    ];
     expect(server.issuedTokens.length).toBeGreaterThan(3);
     for (const line of said) {
       for (const secret of secrets) expect(line).not.toContain(secret);

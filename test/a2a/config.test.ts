@@ -26,6 +26,7 @@ describe('A2A configuration', () => {
       timeoutMs: 3000,
       cacheTtlMs: 60_000,
       retries: 2,
+      maxBodyBytes: 1_048_576,
       standinPort: 0,
     });
   });
@@ -40,6 +41,7 @@ describe('A2A configuration', () => {
       A2A_TIMEOUT_MS: '500',
       A2A_CACHE_TTL_MS: '0',
       A2A_RETRIES: '0',
+      A2A_MAX_BODY_BYTES: '65536',
       A2A_STANDIN_PORT: '4100',
     }).a2a;
     expect(a2a).toEqual({
@@ -51,6 +53,7 @@ describe('A2A configuration', () => {
       timeoutMs: 500,
       cacheTtlMs: 0,
       retries: 0,
+      maxBodyBytes: 65_536,
       standinPort: 4100,
     });
     expect(Object.isFrozen(a2a)).toBe(true);

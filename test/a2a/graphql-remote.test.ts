@@ -10,12 +10,12 @@ import {
 let a2a: SdkTestServer;
 let t: TestServer;
 beforeAll(async () => {
-  a2a = await startSdkTestServer({ slowMs: 3_000 });
+  a2a = await startSdkTestServer({ slowMs: 5_000 });
   t = await startTestServer({
     A2A_BASE_URL: a2a.baseUrl,
     A2A_USERNAME: USERNAME,
     A2A_PASSWORD: PASSWORD,
-    A2A_TIMEOUT_MS: '1000',
+    A2A_TIMEOUT_MS: '2000',
     A2A_RETRIES: '1',
     A2A_CACHE_TTL_MS: '60000',
   });
@@ -91,7 +91,7 @@ describe('A2A cards from a remote A2A server (A2A_BASE_URL)', () => {
       ],
       slow: [
         'TIMEOUT',
-        'The A2A server did not answer within 1000 ms for the agent card of team "SLOW_TEAM"',
+        'The A2A server did not answer within 2000 ms for the agent card of team "SLOW_TEAM"',
       ],
       missing: ['NOT_FOUND', 'The A2A server has no agent card of team "NO_SUCH_TEAM" (404)'],
       forbidden: ['UNAUTHENTICATED', expect.stringContaining('(403)')],
@@ -147,5 +147,31 @@ describe('A2A cards from a remote A2A server (A2A_BASE_URL)', () => {
       description: 'V1_TEAM description',
       agentCardUrl: `${a2a.baseUrl}/agents/V1_TEAM/.well-known/agent-card.json`,
     });
+  });
+
+  test.each(['..', '.'])(
+    'teamName "%s" is BAD_USER_INPUT and sends nothing (no path outside agents/)',
+    async (name) => {
+      const sent = a2a.requests.length;
+      const { data, errors } = await t.gql(
+        'query ($name: String!) { agentCard(teamName: $name) { name } }',
+        {
+          name,
+        },
+      );
+      expect(data?.agentCard ?? null).toBeNull();
+      expect(errors?.map((e) => [e.extensions?.code, e.message])).toEqual([
+        ['BAD_USER_INPUT', `"${name}" is not a team name`],
+      ]);
+      expect(a2a.requests.slice(sent)).toEqual([]);
+    },
+  );
+
+  test('a team name with a slash or percent sign stays one path segment', async () => {
+    const sent = a2a.requests.length;
+    await t.gql('{ agentCard(teamName: "../x%2F..") { name } }');
+    expect(a2a.requests.slice(sent).map((r) => r.path)).toEqual([
+      `${new URL(a2a.baseUrl).pathname}/agents/..%2Fx%252F../.well-known/agent-card.json`,
+    ]);
   });
 });

@@ -156,6 +156,7 @@ describe('the embedded A2A stand-in', () => {
       timeoutMs: 1000,
       cacheTtlMs: 60_000,
       retries: 0,
+      maxBodyBytes: 1_048_576,
     });
     const listing = await client.listAgents();
     expect(listing.map((l) => l.name)).toEqual(CATALOG.teams.map((t) => t.name));

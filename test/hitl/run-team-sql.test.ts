@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import type { Catalog, ViewInfo } from '../../src/db/catalog.js';
 import { runTeamJobName, runTeamSql } from '../../src/db/sql/run-team.js';
-import { placeholders } from '../oracle/statements.js';
+import { placeholders } from '../../src/oracle-check/statements.js';
 
 const view = (name: string): ViewInfo => ({ name, columns: new Set(['TEAM_EXEC_ID']), grant: '' });
 const catalog = { teamHistory: view('USER_AI_AGENT_TEAM_HISTORY') } as Catalog;

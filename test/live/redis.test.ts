@@ -5,6 +5,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
+import { redisUrl } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import {
   embeddedPg,
@@ -19,10 +20,10 @@ import {
   wsClient,
 } from './support.js';
 
-// Two instances share the real Redis at 127.0.0.1:6379 (.ci/run starts one when none
-// answers), each with its own embedded database holding the same demo data; a fresh key
-// prefix per run keeps parallel and earlier runs apart.
-const REDIS_URL = 'redis://127.0.0.1:6379';
+// Two instances share a real Redis (the one at 127.0.0.1:6379, or a private one that the
+// global setup starts when none answers there), each with its own embedded database holding
+// the same demo data; a fresh key prefix per run keeps parallel and earlier runs apart.
+const REDIS_URL = redisUrl();
 const INTERVAL = 300;
 
 const servers: TestServer[] = [];

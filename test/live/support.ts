@@ -97,12 +97,13 @@ export async function subscribeSse<T>(
   httpUrl: string,
   query: string,
   variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
 ): Promise<Recorder<T>> {
   const abort = new AbortController();
   const recorder = new Recorder<T>(() => abort.abort());
   const response = await fetch(`${httpUrl}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
     body: JSON.stringify({ query, variables }),
     signal: abort.signal,
   });

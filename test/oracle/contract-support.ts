@@ -49,6 +49,10 @@ export function useContractTarget(target: Target): ContractTarget {
 }
 
 /** PERCENTILE_CONT: linear interpolation between the two closest ranks. */
+/** What the repositories do to computed figures (averages, percentiles, ratios). */
+export const rounded = (value: number, decimals: number): number =>
+  Math.round(value * 10 ** decimals) / 10 ** decimals;
+
 export function percentileCont(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   const position = p * (sorted.length - 1);

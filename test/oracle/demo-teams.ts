@@ -17,7 +17,7 @@ import {
   type ToolCall,
   type ToolCallFilter,
 } from '../../src/model/team.js';
-import { percentileCont } from './contract-support.js';
+import { percentileCont, rounded } from './contract-support.js';
 
 interface Attribute {
   readonly owner: string;
@@ -216,12 +216,12 @@ export function teamStats(
     runsByState: Object.fromEntries(
       TEAM_RUN_STATES.map((s) => [s, count(s)]),
     ) as TeamStats['runsByState'],
-    successRate: finished === 0 ? null : count('SUCCEEDED') / finished,
-    durationP50Ms: durations.length === 0 ? null : percentileCont(durations, 0.5),
-    durationP95Ms: durations.length === 0 ? null : percentileCont(durations, 0.95),
+    successRate: finished === 0 ? null : rounded(count('SUCCEEDED') / finished, 3),
+    durationP50Ms: durations.length === 0 ? null : rounded(percentileCont(durations, 0.5), 1),
+    durationP95Ms: durations.length === 0 ? null : rounded(percentileCont(durations, 0.95), 1),
     humanWaitCount: waits.length,
     humanWaitTotalMs: waits.length === 0 ? null : waited,
-    humanWaitAvgMs: waits.length === 0 ? null : waited / waits.length,
+    humanWaitAvgMs: waits.length === 0 ? null : rounded(waited / waits.length, 1),
   };
 }
 

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import oracledb from 'oracledb';
 import { afterAll, describe, expect, test, vi } from 'vitest';
+import { dateColumnTypes } from '../../src/db/catalog.js';
+import { discoverDatabase } from '../../src/db/discover.js';
 import type { Binds } from '../../src/db/driver.js';
 import {
   columnsStatement,
@@ -158,7 +160,7 @@ describe('OracleDriver over a pool', () => {
     );
     expect(fake.calls).toHaveLength(1);
     const sql = fake.calls[0]?.sql ?? '';
-    expect(sql).toBe(withAgentDetails(statement.text));
+    expect(sql).toBe(withAgentDetails(statement));
     expect(sql).toMatch(/^WITH FUNCTION describe_agent_or_null\(p VARCHAR2\) RETURN CLOB IS /);
     expect(sql).toContain(
       'DBMS_AI_AGENT.DESCRIBE_AGENT(agent_name => p, agent_details => l); RETURN l; EXCEPTION WHEN OTHERS THEN RETURN NULL; END;',
@@ -191,6 +193,121 @@ describe('OracleDriver over a pool', () => {
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0]?.[0]).toMatch(/grant EXECUTE ON DBMS_AI_AGENT.*PLS-00201/);
     expect(fake.state.released).toBe(3);
+  });
+
+  // What Oracle raises when an inline WITH FUNCTION does not compile: ORA-06552 and the PLS-
+  // error as ORA-06553 (PLS- numbers without leading zeros in that message).
+  const inlineCompileErrors = {
+    '19c from 19.29 (no DBMS_AI_AGENT), or 26ai without a direct EXECUTE grant':
+      "ORA-06552: PL/SQL: Statement ignored\nORA-06553: PLS-201: identifier 'DBMS_AI_AGENT.DESCRIBE_AGENT' must be declared",
+    'another DESCRIBE_AGENT signature':
+      "ORA-06552: PL/SQL: Statement ignored\nORA-06553: PLS-306: wrong number or types of arguments in call to 'DESCRIBE_AGENT'",
+  };
+
+  for (const [when, message] of Object.entries(inlineCompileErrors)) {
+    test(`the start-up probe decides "not callable" on an inline compile error: ${when}`, async () => {
+      const fake = fakePool([databaseError(message), [{ AGENT_NAME: 'A', AGENT_DETAILS: null }]]);
+      const warn = vi.fn();
+      const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1, warn });
+      const decision = await driver.probeAgentDetails();
+      expect(decision.callable).toBe(false);
+      expect(decision.reason).toMatch(/^ORA-06553: PLS-(201|306): /);
+      expect(fake.calls[0]?.sql).toMatch(
+        /^WITH FUNCTION .* FROM \(SELECT CAST\(NULL AS VARCHAR\(128\)\) AS AGENT_NAME FROM DUAL\) q ORDER BY q\.AGENT_NAME$/,
+      );
+      // Decided once: the agents list goes straight to the statement without details.
+      expect(await driver.queryWithAgentDetails(statement)).toEqual([
+        { agentName: 'A', agentDetails: null },
+      ]);
+      expect(fake.calls.map((c) => c.sql.slice(0, 30))).toEqual([
+        'WITH FUNCTION describe_agent_o',
+        'SELECT q.*, NULL AS AGENT_DETA',
+      ]);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn.mock.calls[0]?.[0]).toMatch(/grant EXECUTE ON DBMS_AI_AGENT.*PLS-(201|306)/);
+    });
+  }
+
+  test('the probe answers "callable" when the wrapper runs, and other errors are not a decision', async () => {
+    const fake = fakePool([[{ AGENT_NAME: null, AGENT_DETAILS: null }], njsError(123, 1)]);
+    const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1 });
+    expect(await driver.probeAgentDetails()).toEqual({ callable: true, reason: null });
+    await expect(driver.probeAgentDetails()).rejects.toMatchObject({ code: 'TIMEOUT' });
+  });
+
+  test('a PLS- compile error raised later (a grant revoked) also reads rows without details', async () => {
+    const fake = fakePool([databaseError(Object.values(inlineCompileErrors)[0] as string), []]);
+    const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1 });
+    expect(await driver.queryWithAgentDetails(statement)).toEqual([]);
+    expect(fake.calls[1]?.sql).toBe(`SELECT q.*, NULL AS AGENT_DETAILS FROM (${statement.text}) q`);
+  });
+
+  test('both wrappers repeat the statement’s order outside (Oracle keeps no subquery order)', async () => {
+    const ordered = { ...statement, orderedBy: ['OWNER', 'AGENT_NAME'] };
+    const fake = fakePool([[], databaseError(Object.values(inlineCompileErrors)[0] as string), []]);
+    const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1 });
+    await driver.queryWithAgentDetails(ordered);
+    await driver.queryWithAgentDetails(ordered);
+    for (const call of fake.calls) {
+      expect(call.sql.endsWith(`FROM (${statement.text}) q ORDER BY q.OWNER, q.AGENT_NAME`)).toBe(
+        true,
+      );
+    }
+    expect(fake.calls[2]?.sql).toMatch(/^SELECT q\.\*, NULL AS AGENT_DETAILS FROM/);
+  });
+
+  test('start-up discovery: SESSION_USER owns the USER_ rows, the dictionary gets its own timeout, date types are kept', async () => {
+    const fake = fakePool([
+      // A quoted lower-case user through a proxy login: ORACLE_USER.toUpperCase() is wrong.
+      [{ USER_NAME: 'agentgraph', SCHEMA_NAME: 'AGENTS_OWNER', TIME_ZONE_OFFSET: '+00:00' }],
+      [
+        {
+          VIEW_NAME: 'USER_AI_AGENT_TEAM_HISTORY',
+          COLUMN_NAME: 'TEAM_EXEC_ID',
+          DATA_TYPE: 'VARCHAR2',
+          PRECEDENCE: 2,
+        },
+        {
+          VIEW_NAME: 'USER_AI_AGENT_TEAM_HISTORY',
+          COLUMN_NAME: 'START_DATE',
+          DATA_TYPE: 'TIMESTAMP(6) WITH TIME ZONE',
+          PRECEDENCE: 2,
+        },
+        { VIEW_NAME: 'USER_AI_AGENTS', COLUMN_NAME: 'CREATED', DATA_TYPE: 'DATE', PRECEDENCE: 2 },
+      ],
+      [{ AGENT_NAME: null, AGENT_DETAILS: null }],
+    ]);
+    const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000, discoveryTimeoutMs: 45_000 });
+    const discovery = await discoverDatabase(driver, 'user');
+    expect(fake.calls[0]?.sql).toContain(
+      "SYS_CONTEXT('USERENV', 'SESSION_USER') AS USER_NAME, SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA') AS SCHEMA_NAME",
+    );
+    expect(discovery.session).toEqual({
+      sessionUser: 'agentgraph',
+      currentSchema: 'AGENTS_OWNER',
+      timeZoneOffset: '+00:00',
+    });
+    expect(discovery.catalog.sessionUser).toBe('agentgraph');
+    expect(fake.calls.map((c) => c.callTimeout)).toEqual([1000, 45_000, 1000]);
+    expect(Object.fromEntries(dateColumnTypes(discovery.catalog))).toEqual({
+      'USER_AI_AGENTS.CREATED': 'DATE',
+      'USER_AI_AGENT_TEAM_HISTORY.START_DATE': 'TIMESTAMP(6) WITH TIME ZONE',
+    });
+    expect(discovery.agentDetails.callable).toBe(true);
+    expect(discovery.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  test('a dictionary slower than DB_DISCOVERY_TIMEOUT_MS stops start-up with one line naming it', async () => {
+    const fake = fakePool([
+      [{ USER_NAME: 'AGENTGRAPH', SCHEMA_NAME: 'AGENTGRAPH', TIME_ZONE_OFFSET: '+00:00' }],
+      njsError(123, 45_000),
+    ]);
+    const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000, discoveryTimeoutMs: 45_000 });
+    const error = await discoverDatabase(driver, 'user').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StartupError);
+    expect((error as Error).message).toBe(
+      'the data dictionary (ALL_SYNONYMS, ALL_TAB_COLUMNS) did not answer within DB_DISCOVERY_TIMEOUT_MS; raise it',
+    );
   });
 
   test('concurrent statements that all hit ORA-06550 warn once', async () => {
@@ -231,16 +348,42 @@ describe('OracleDriver over a pool', () => {
   test('columnsOf resolves names as the statements do: own schema first, else the public synonym', async () => {
     const fake = fakePool([
       [
-        { VIEW_NAME: 'DBA_AI_AGENTS', COLUMN_NAME: 'AGENT_NAME', PRECEDENCE: 2 },
-        { VIEW_NAME: 'DBA_AI_AGENTS', COLUMN_NAME: 'DESCRIPTION', PRECEDENCE: 2 },
-        { VIEW_NAME: 'V$AGENT_EXEC_STAT', COLUMN_NAME: 'CON_ID', PRECEDENCE: 2 },
-        { VIEW_NAME: 'V$AGENT_EXEC_STAT', COLUMN_NAME: 'INST_ID', PRECEDENCE: 1 },
+        {
+          VIEW_NAME: 'DBA_AI_AGENTS',
+          COLUMN_NAME: 'AGENT_NAME',
+          DATA_TYPE: 'VARCHAR2',
+          PRECEDENCE: 2,
+        },
+        {
+          VIEW_NAME: 'DBA_AI_AGENTS',
+          COLUMN_NAME: 'DESCRIPTION',
+          DATA_TYPE: 'CLOB',
+          PRECEDENCE: 2,
+        },
+        {
+          VIEW_NAME: 'V$AGENT_EXEC_STAT',
+          COLUMN_NAME: 'CON_ID',
+          DATA_TYPE: 'NUMBER',
+          PRECEDENCE: 2,
+        },
+        {
+          VIEW_NAME: 'V$AGENT_EXEC_STAT',
+          COLUMN_NAME: 'INST_ID',
+          DATA_TYPE: 'NUMBER',
+          PRECEDENCE: 1,
+        },
         {
           VIEW_NAME: 'V$AGENT_EXEC_STAT',
           COLUMN_NAME: 'AGENT_EXECUTOR_INPUT_TOKENS',
+          DATA_TYPE: 'NUMBER',
           PRECEDENCE: 1,
         },
-        { VIEW_NAME: 'V$AGENT_EXEC_STAT', COLUMN_NAME: 'AGENT_ID', PRECEDENCE: 2 },
+        {
+          VIEW_NAME: 'V$AGENT_EXEC_STAT',
+          COLUMN_NAME: 'AGENT_ID',
+          DATA_TYPE: 'NUMBER',
+          PRECEDENCE: 2,
+        },
       ],
     ]);
     const columns = await new OracleDriver(fake.pool, { callTimeoutMs: 1 }).columnsOf([
@@ -250,8 +393,20 @@ describe('OracleDriver over a pool', () => {
     ]);
     expect(columns).toEqual(
       new Map([
-        ['DBA_AI_AGENTS', new Set(['AGENT_NAME', 'DESCRIPTION'])],
-        ['V$AGENT_EXEC_STAT', new Set(['INST_ID', 'AGENT_EXECUTOR_INPUT_TOKENS'])],
+        [
+          'DBA_AI_AGENTS',
+          new Map([
+            ['AGENT_NAME', 'VARCHAR2'],
+            ['DESCRIPTION', 'CLOB'],
+          ]),
+        ],
+        [
+          'V$AGENT_EXEC_STAT',
+          new Map([
+            ['INST_ID', 'NUMBER'],
+            ['AGENT_EXECUTOR_INPUT_TOKENS', 'NUMBER'],
+          ]),
+        ],
       ]),
     );
     const [call] = fake.calls;

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test } from 'vitest';
-import { fixtureStatements, generateFixture } from './fixture.js';
+import { fixtureStatements, generateFixture, runFixture } from './fixture.js';
+import { njsError } from './oracledb-errors.js';
 
 const checkedIn = () => readFile(new URL('./fixture.sql', import.meta.url), 'utf8');
 
@@ -27,4 +28,34 @@ test('the loader splits fixture.sql into the statements SQL*Plus would run', asy
     else expect(statement).not.toMatch(/;$/);
     expect(statement).not.toMatch(/^(--|SET )/m);
   }
+});
+
+test('the loader stops at a PL/SQL object created with compilation errors (NJS-700), naming it', async () => {
+  const sql = await checkedIn();
+  const sent: string[] = [];
+  // node-oracledb's own NJS-700 warning, on the package body as a 19c without JSON_OBJECT
+  // over CLOBs would give it.
+  const connection = {
+    execute: async (statement: string) => {
+      sent.push(statement);
+      return statement.startsWith('CREATE OR REPLACE PACKAGE BODY')
+        ? { warning: njsError(700) }
+        : {};
+    },
+  };
+  const error = await runFixture(connection, sql).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(Error);
+  expect((error as Error).message).toBe(
+    'fixture.sql: PACKAGE BODY DBMS_AI_AGENT was created with compilation errors (NJS-700: creation succeeded with compilation errors)',
+  );
+  expect(sent.at(-1)).toMatch(/^CREATE OR REPLACE PACKAGE BODY DBMS_AI_AGENT AS/);
+  expect(sent.length).toBeLessThan(fixtureStatements(sql).length);
+
+  sent.length = 0;
+  const record = async (statement: string) => {
+    sent.push(statement);
+    return {};
+  };
+  await runFixture({ execute: record }, sql);
+  expect(sent).toEqual(fixtureStatements(sql));
 });

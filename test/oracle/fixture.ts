@@ -282,6 +282,30 @@ export function fixtureStatements(sql: string): string[] {
     .filter((statement) => statement !== '');
 }
 
+/** What the loader needs of a node-oracledb connection. */
+export interface FixtureConnection {
+  execute(sql: string): Promise<{ readonly warning?: Error | undefined }>;
+}
+
+/**
+ * Sends the fixture's statements in order. node-oracledb reports a PL/SQL object created with
+ * compilation errors (the DBMS_AI_AGENT stand-in on a database that cannot compile it) as a
+ * warning, NJS-700, not an error; the statements would then fail later with a misleading
+ * ORA-04063, so the load stops here, naming the object.
+ */
+export async function runFixture(connection: FixtureConnection, sql: string): Promise<void> {
+  for (const statement of fixtureStatements(sql)) {
+    const { warning } = await connection.execute(statement);
+    if (warning) {
+      const object = /^CREATE (?:OR REPLACE )?(\w+(?: BODY)? \S+)/.exec(statement)?.[1];
+      throw new Error(
+        `fixture.sql: ${object ?? statement.split('\n')[0]} was created with compilation errors (${warning.message})`,
+        { cause: warning },
+      );
+    }
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   process.stdout.write(await generateFixture());
 }

@@ -1,7 +1,13 @@
 import oracledb from 'oracledb';
 import { describe, expect, test } from 'vitest';
 import { loadConfig, type OracleDatabaseConfig } from '../../src/config.js';
-import { connectTarget, poolAttributes } from '../../src/db/oracle/options.js';
+import {
+  connectTarget,
+  poolAttributes,
+  SESSION_TIME_ZONE,
+  type SessionConnection,
+  sessionCallback,
+} from '../../src/db/oracle/options.js';
 
 function oracleConfig(env: Record<string, string>): OracleDatabaseConfig {
   const config = loadConfig({ ORACLE_USER: 'AGENTGRAPH', ORACLE_PASSWORD: 'secret', ...env });
@@ -29,6 +35,7 @@ describe('poolAttributes', () => {
       queueTimeout: 5000,
       stmtCacheSize: 60,
       enableStatistics: true,
+      sessionCallback,
       connectTimeout: 10,
       transportConnectTimeout: 10,
     });
@@ -117,8 +124,43 @@ describe('poolAttributes', () => {
     for (const env of variants) {
       const pool = await oracledb.createPool(poolAttributes(oracleConfig(env)));
       expect(pool.connectionsOpen).toBe(0);
+      // Kept as the pool's own callback, which node-oracledb runs for each new session.
+      expect((pool as unknown as { sessionCallback: unknown }).sessionCallback).toBe(
+        sessionCallback,
+      );
       await pool.close(0);
     }
+  });
+});
+
+describe('the session time zone (item 5 of issue 14)', () => {
+  /** A connection that records what it runs and answers from a script. */
+  function connection(fail?: Error) {
+    const executed: string[] = [];
+    const session = {
+      execute: async (sql: string) => {
+        executed.push(sql);
+        if (fail) throw fail;
+        return {};
+      },
+    } as unknown as SessionConnection;
+    return { session, executed };
+  }
+
+  const call = (session: SessionConnection) =>
+    new Promise<unknown>((resolve) => sessionCallback(session, '', resolve));
+
+  test('every new pooled session is set to UTC before the pool hands it out', async () => {
+    const { session, executed } = connection();
+    expect(await call(session)).toBeUndefined();
+    expect(executed).toEqual(["ALTER SESSION SET TIME_ZONE = '+00:00'"]);
+    expect(executed[0]).toBe(SESSION_TIME_ZONE);
+  });
+
+  test('a session that cannot be set fails the getConnection (node-oracledb drops it)', async () => {
+    const refused = new Error('ORA-01882: timezone region not found');
+    const { session } = connection(refused);
+    expect(await call(session)).toBe(refused);
   });
 });
 

@@ -5,7 +5,7 @@ import type { Driver } from '../../src/db/driver.js';
 import { openEmbeddedDatabase } from '../../src/db/embedded/database.js';
 import { openOracleDriver } from '../../src/db/oracle/driver.js';
 import { poolAttributes } from '../../src/db/oracle/options.js';
-import { FIXTURE_SESSION_USER, fixtureStatements } from './fixture.js';
+import { FIXTURE_SESSION_USER, runFixture } from './fixture.js';
 import { oracleTestConfig } from './support.js';
 
 /** A database the contract suite runs against, holding the demo data. */
@@ -74,8 +74,7 @@ async function loadFixture(attributes: oracledb.PoolAttributes): Promise<void> {
     ...(walletPassword ? { walletPassword } : {}),
   });
   try {
-    const sql = await readFile(new URL('./fixture.sql', import.meta.url), 'utf8');
-    for (const statement of fixtureStatements(sql)) await connection.execute(statement);
+    await runFixture(connection, await readFile(new URL('./fixture.sql', import.meta.url), 'utf8'));
   } finally {
     await connection.close();
   }

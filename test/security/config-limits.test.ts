@@ -11,7 +11,10 @@ describe('limits', () => {
       maxDirectives: 50,
       maxTokens: 1_000,
       maxBodyBytes: 1_048_576,
+      maxResponseBytes: 16_777_216,
       requestTimeoutMs: 30_000,
+      maxSubscriptionsPerSocket: 100,
+      maxSubscriptionsPerViewer: 1_000,
     });
   });
 
@@ -23,7 +26,10 @@ describe('limits', () => {
       MAX_DIRECTIVES: '4',
       MAX_TOKENS: '300',
       MAX_BODY_BYTES: '65536',
+      MAX_RESPONSE_BYTES: '2048',
       REQUEST_TIMEOUT_MS: '2500',
+      MAX_SUBSCRIPTIONS_PER_SOCKET: '3',
+      MAX_SUBSCRIPTIONS_PER_VIEWER: '7',
     });
     expect(config.limits).toEqual({
       maxQueryCost: 5_000,
@@ -32,7 +38,10 @@ describe('limits', () => {
       maxDirectives: 4,
       maxTokens: 300,
       maxBodyBytes: 65_536,
+      maxResponseBytes: 2_048,
       requestTimeoutMs: 2_500,
+      maxSubscriptionsPerSocket: 3,
+      maxSubscriptionsPerViewer: 7,
     });
     expect(Object.isFrozen(config.limits)).toBe(true);
   });
@@ -46,6 +55,9 @@ describe('limits', () => {
       MAX_TOKENS: '',
       MAX_BODY_BYTES: '10',
       REQUEST_TIMEOUT_MS: '1e3',
+      MAX_RESPONSE_BYTES: '1000',
+      MAX_SUBSCRIPTIONS_PER_SOCKET: '0',
+      MAX_SUBSCRIPTIONS_PER_VIEWER: 'many',
     });
     expect(problems).toEqual([
       'MAX_QUERY_COST must be a whole number from 1 to 1000000000 (got "0")',
@@ -53,7 +65,37 @@ describe('limits', () => {
       'MAX_ALIASES must be a whole number from 0 to 100000 (got "-1")',
       'MAX_DIRECTIVES must be a whole number from 0 to 100000 (got "1.5")',
       'MAX_BODY_BYTES must be a whole number from 1024 to 1073741824 (got "10")',
+      'MAX_RESPONSE_BYTES must be a whole number from 1024 to 1073741824 (got "1000")',
       'REQUEST_TIMEOUT_MS must be a whole number from 1 to 3600000 (got "1e3")',
+      'MAX_SUBSCRIPTIONS_PER_SOCKET must be a whole number from 1 to 1000000 (got "0")',
+      'MAX_SUBSCRIPTIONS_PER_VIEWER must be a whole number from 1 to 1000000 (got "many")',
+    ]);
+  });
+});
+
+describe('rate limit', () => {
+  test('off by default', () => {
+    expect(loadConfig({}).rateLimit).toEqual({ windowMs: 60_000, requests: 0, subscriptions: 0 });
+  });
+
+  test('read from its variables, bad values reported together', () => {
+    expect(
+      loadConfig({
+        RATE_LIMIT_WINDOW_MS: '10000',
+        RATE_LIMIT_REQUESTS: '600',
+        RATE_LIMIT_SUBSCRIPTIONS: '30',
+      }).rateLimit,
+    ).toEqual({ windowMs: 10_000, requests: 600, subscriptions: 30 });
+    expect(
+      problemsOf({
+        RATE_LIMIT_WINDOW_MS: '10',
+        RATE_LIMIT_REQUESTS: '-5',
+        RATE_LIMIT_SUBSCRIPTIONS: 'lots',
+      }),
+    ).toEqual([
+      'RATE_LIMIT_WINDOW_MS must be a whole number from 1000 to 86400000 (got "10")',
+      'RATE_LIMIT_REQUESTS must be a whole number from 0 to 1000000000 (got "-5")',
+      'RATE_LIMIT_SUBSCRIPTIONS must be a whole number from 0 to 1000000000 (got "lots")',
     ]);
   });
 });

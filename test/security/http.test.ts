@@ -9,13 +9,15 @@ const EVIL = 'https://evil.example';
 
 let open: TestServer;
 let locked: TestServer;
+let single: TestServer;
 beforeAll(async () => {
-  [open, locked] = await Promise.all([
+  [open, locked, single] = await Promise.all([
     startTestServer(),
     startTestServer({ INTROSPECTION: 'false', CORS_ORIGINS: `${APP},${ADMIN}` }),
+    startTestServer({ CORS_ORIGINS: APP }),
   ]);
 });
-afterAll(() => Promise.all([open.stop(), locked.stop()]));
+afterAll(() => Promise.all([open.stop(), locked.stop(), single.stop()]));
 
 interface Body {
   data?: Record<string, unknown> | null;
@@ -35,47 +37,82 @@ const getQuery = (server: TestServer, query: string, headers: Record<string, str
   });
 
 describe('CSRF prevention', () => {
-  test('a GET query without the CSRF header is refused without running', async () => {
-    let response: Response | undefined;
-    const statements = await open.countStatements(async () => {
-      response = await getQuery(open, '{ agents(first: 1) { totalCount } }');
-    });
-    expect(response?.status).toBe(403);
-    const body = (await response?.json()) as Body;
-    expect(body.errors?.[0]?.message).toMatch(/CSRF/);
-    expect(body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-    expect(statements).toBe(0);
-  });
-
-  test('a GET query with the header runs', async () => {
-    const response = await getQuery(open, '{ agents(first: 1) { totalCount } }', {
-      [CSRF_HEADER]: '1',
-    });
+  test('a GET query runs with no extra header (GraphiQL subscriptions, urql)', async () => {
+    const response = await getQuery(open, '{ agents(first: 1) { totalCount } }');
     expect(response.status).toBe(200);
-    expect(((await response.json()) as Body).data).toMatchObject({ agents: {} });
+    expect(((await response.json()) as Body).data).toMatchObject({ agents: { totalCount: 7 } });
   });
 
-  test('a form-encoded POST without the header is refused', async () => {
-    const response = await fetch(`${open.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: `query=${encodeURIComponent('{ __typename }')}`,
-    });
-    expect(response.status).toBe(403);
+  test('a mutation over GET is refused before anything runs, header or not', async () => {
+    const headerSets: Record<string, string>[] = [{}, { [CSRF_HEADER]: '1' }];
+    for (const headers of headerSets) {
+      let response: Response | undefined;
+      const statements = await open.countStatements(async () => {
+        response = await getQuery(open, 'mutation { respondToHuman }', headers);
+      });
+      expect(response?.status).toBe(405);
+      const body = (await response?.json()) as Body;
+      expect(body.errors?.[0]?.message).toMatch(/mutation operation from a POST request/);
+      expect(statements).toBe(0);
+    }
   });
 
-  test('a multipart POST without the header is refused', async () => {
+  test('a POST a browser sends cross-site without asking is refused, saying what to send', async () => {
     const form = new FormData();
     form.set('operations', JSON.stringify({ query: '{ __typename }' }));
     form.set('map', '{}');
-    const response = await fetch(`${open.url}/graphql`, { method: 'POST', body: form });
-    expect(response.status).toBe(403);
+    const bodies: [string, RequestInit][] = [
+      // What `curl -d '{"query": …}'` sends.
+      [
+        'content type application/x-www-form-urlencoded',
+        {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: '{"query":"{ __typename }"}',
+        },
+      ],
+      [
+        'content type text/plain',
+        {
+          headers: { 'content-type': 'text/plain;charset=UTF-8' },
+          body: '{"query":"{ __typename }"}',
+        },
+      ],
+      ['content type multipart/form-data', { body: form }],
+      ['no content type', { body: new Blob(['{"query":"{ __typename }"}']) }],
+    ];
+    for (const [what, init] of bodies) {
+      let response: Response | undefined;
+      const statements = await open.countStatements(async () => {
+        response = await fetch(`${open.url}/graphql`, { method: 'POST', ...init });
+      });
+      expect(response?.status, what).toBe(403);
+      const body = (await response?.json()) as Body;
+      const message = body.errors?.[0]?.message;
+      expect(message, what).toContain(`A POST with ${what} is refused`);
+      expect(message, what).toContain('"Content-Type: application/json"');
+      expect(message, what).toContain(`"${CSRF_HEADER}: 1"`);
+      expect(body.errors?.[0]?.extensions?.code, what).toBe('BAD_USER_INPUT');
+      expect(statements, what).toBe(0);
+    }
+  });
+
+  test('with the header, a form-encoded POST is parsed as a form', async () => {
+    const response = await fetch(`${open.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', [CSRF_HEADER]: '1' },
+      body: `query=${encodeURIComponent('{ __typename }')}`,
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
   });
 
   test('GraphiQL still works: the page loads, and its JSON POSTs need no header', async () => {
     const page = await fetch(`${open.url}/graphql`, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('agent-graph');
+    const html = await page.text();
+    expect(html).toContain('<title>agent-graph</title>');
+    // Its scripts, styles and editor workers are inlined, not fetched from a CDN.
+    expect(html).not.toMatch(/<(script|link)[^>]+(src|href)=["']?https?:/);
     // GraphiQL's fetcher POSTs application/json, which browsers always preflight.
     const introspection = await post(open, getIntrospectionQuery({ descriptions: true }));
     expect(introspection.status).toBe(200);
@@ -170,6 +207,36 @@ describe('CORS', () => {
     expect(allowed.headers.get('vary')).toMatch(/Origin/i);
     const refused = await post(locked, '{ __typename }', { origin: EVIL });
     expect(refused.headers.get('access-control-allow-origin')).not.toBe(EVIL);
+  });
+
+  test('with one listed origin, only that origin is labelled', async () => {
+    const allowed = await preflight(single, APP);
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(APP);
+    expect(allowed.headers.get('vary')).toMatch(/Origin/i);
+    for (const origin of [EVIL, ADMIN]) {
+      const refused = await preflight(single, origin);
+      expect(refused.status, origin).toBe(403);
+      expect(refused.headers.get('access-control-allow-origin'), origin).toBeNull();
+      const actual = await post(single, '{ __typename }', { origin });
+      expect(actual.status, origin).toBe(200);
+      expect(actual.headers.get('access-control-allow-origin'), origin).toBeNull();
+      expect(actual.headers.get('vary'), origin).toMatch(/Origin/i);
+    }
+    const labelled = await post(single, '{ __typename }', { origin: APP });
+    expect(labelled.headers.get('access-control-allow-origin')).toBe(APP);
+  });
+
+  test('a refused preflight says which origin and what to configure', async () => {
+    for (const server of [open, locked, single]) {
+      const response = await preflight(server, EVIL);
+      expect(response.status).toBe(403);
+      const body = (await response.json()) as Body;
+      expect(body.errors?.[0]?.message).toBe(
+        `Cross-origin requests from ${EVIL} are not allowed: add it to CORS_ORIGINS on the server (comma-separated origins) to let pages there call this API`,
+      );
+      expect(body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    }
   });
 
   test('without CORS_ORIGINS no origin is allowed', async () => {

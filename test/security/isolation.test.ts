@@ -78,6 +78,15 @@ describe('tokens', () => {
       },
     ],
     ['no db_user and no admin role', () => token({ roles: ['viewer'] })],
+    [
+      'db_user "APP_UſER" (long s, which toUpperCase() turns into APP_USER)',
+      () => token({ db_user: 'APP_UſER' }),
+    ],
+    ['db_user "APP_USER " (trailing space)', () => token({ db_user: 'APP_USER ' })],
+    ['db_user "app_user" followed by a NUL', () => token({ db_user: 'app_user\u0000' })],
+    ['db_user "ＡPP_USER" (full-width A)', () => token({ db_user: 'ＡPP_USER' })],
+    ['db_user "App_User" in double quotes (a quoted name)', () => token({ db_user: '"App_User"' })],
+    ['db_user 42 (not a string)', () => token({ db_user: 42 })],
   ])('%s → HTTP 401 UNAUTHENTICATED, and the token is not echoed', async (_case, make) => {
     const bearer = await make();
     const result = await query(bearer, '{ agents { totalCount } }');
@@ -262,6 +271,85 @@ describe('owner isolation', () => {
       '{ execStatSummary(scope: CLUSTER) { executionCount } }',
     );
     expect(admin.data?.execStatSummary.executionCount).toBeGreaterThan(300);
+  });
+});
+
+describe('tasks and tool calls follow their run', () => {
+  const EXEC_ID = 'ISOLATION_MIXED_OWNERS_RUN';
+  const INVOCATION_ID = 'ISOLATION_MIXED_OWNERS_CALL';
+
+  beforeAll(async () => {
+    const pg = t.server.database.embedded?.pg;
+    if (!pg) throw new Error('embedded only');
+    // APP_USER's run, whose task and tool call name ANALYST in their own owner columns
+    // (a tool ANALYST shared, a task row written under another schema).
+    await pg.query(
+      `INSERT INTO dba_ai_agent_team_history VALUES ($1, 'REPORT_SUMMARY_AGENT_TEAM', 'APP_USER',
+         now() - interval '1 minute', now(), 'SUCCEEDED', 1)`,
+      [EXEC_ID],
+    );
+    await pg.query(
+      `INSERT INTO dba_ai_agent_task_history (team_exec_id, team_name, task_owner, agent_name,
+         task_name, task_order, state, start_date, end_date)
+       VALUES ($1, 'REPORT_SUMMARY_AGENT_TEAM', 'ANALYST', 'REPORT_SUMMARIZER', 'SUMMARIZE', 1,
+         'SUCCEEDED', now() - interval '1 minute', now())`,
+      [EXEC_ID],
+    );
+    await pg.query(
+      `INSERT INTO dba_ai_agent_tool_history (invocation_id, team_exec_id, task_order, tool_owner,
+         tool_name, agent_name, task_name, start_date, end_date)
+       VALUES ($1, $2, 1, 'ANALYST', 'SHARED_TOOL', 'REPORT_SUMMARIZER', 'SUMMARIZE',
+         now() - interval '1 minute', now())`,
+      [INVOCATION_ID, EXEC_ID],
+    );
+  });
+  afterAll(async () => {
+    const pg = t.server.database.embedded?.pg;
+    await pg?.query('DELETE FROM dba_ai_agent_tool_history WHERE invocation_id = $1', [
+      INVOCATION_ID,
+    ]);
+    await pg?.query('DELETE FROM dba_ai_agent_task_history WHERE team_exec_id = $1', [EXEC_ID]);
+    await pg?.query('DELETE FROM dba_ai_agent_team_history WHERE team_exec_id = $1', [EXEC_ID]);
+  });
+
+  const RUN = `query ($id: ID!) {
+    teamRun(execId: $id) { owner tasks { id taskName } toolCalls { id toolOwner } }
+    toolCalls(first: 10, filter: { teamExecId: $id }) { totalCount nodes { invocationId } }
+  }`;
+
+  type Run = {
+    teamRun: {
+      owner: string;
+      tasks: { id: string; taskName: string }[];
+      toolCalls: { id: string; toolOwner: string }[];
+    };
+    toolCalls: { totalCount: number; nodes: { invocationId: string }[] };
+  };
+
+  test('the run’s owner sees its task and tool call, whatever their own owner columns say', async () => {
+    const { data, errors } = await query<Run>(as.appUser, RUN, { id: EXEC_ID });
+    expect(errors, JSON.stringify(errors)).toBeUndefined();
+    expect(data?.teamRun.owner).toBe('APP_USER');
+    expect(data?.teamRun.tasks.map((task) => task.taskName)).toEqual(['SUMMARIZE']);
+    expect(data?.teamRun.toolCalls.map((call) => call.toolOwner)).toEqual(['ANALYST']);
+    expect(data?.toolCalls).toEqual({ totalCount: 1, nodes: [{ invocationId: INVOCATION_ID }] });
+  });
+
+  test('the owner named on the task and tool call, who cannot see the run, sees neither', async () => {
+    const admin = await query<Run>(as.admin, RUN, { id: EXEC_ID });
+    const ids = [admin.data?.teamRun.tasks[0]?.id, admin.data?.teamRun.toolCalls[0]?.id];
+    expect(ids.every(Boolean)).toBe(true);
+    const nodes = await query(as.analyst, 'query($ids: [ID!]!) { nodes(ids: $ids) { id } }', {
+      ids,
+    });
+    expect(nodes.errors?.map((e) => e.extensions?.code)).toEqual(['NOT_FOUND', 'NOT_FOUND']);
+    const list = await query<{ toolCalls: { totalCount: number } }>(
+      as.analyst,
+      'query ($id: ID) { toolCalls(first: 10, filter: { teamExecId: $id }) { totalCount } }',
+      { id: EXEC_ID },
+    );
+    expect(list.errors).toBeUndefined();
+    expect(list.data?.toolCalls.totalCount).toBe(0);
   });
 });
 

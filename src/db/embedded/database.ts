@@ -1,14 +1,27 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import type { EmbeddedDatabaseConfig } from '../../config.js';
-import type { Binds, Block, Driver, Row, Statement } from '../driver.js';
+import {
+  type AgentDetailsProbe,
+  type Binds,
+  type Block,
+  type Driver,
+  outerOrder,
+  type QueryOptions,
+  type Row,
+  type Statement,
+  type ViewColumns,
+} from '../driver.js';
 import { normalizeRow } from '../rows.js';
+import { describeAgentProbe } from '../sql/session.js';
 import { DDL } from './ddl.js';
 import { demoData } from './demo-data.js';
-import { PLSQL_EMULATION } from './plsql.js';
+import { ORACLE_EMULATION_SCHEMA, PLSQL_EMULATION } from './plsql.js';
 
 export interface EmbeddedDatabase {
   readonly driver: Driver;
@@ -17,6 +30,9 @@ export interface EmbeddedDatabase {
   /** True when the data directory came from the cached snapshot. */
   readonly fromSnapshot: boolean;
 }
+
+/** One informational start-up line: fields, then message (pino's order). */
+export type StartupLog = (fields: Record<string, unknown>, message: string) => void;
 
 /** The demo data is a few MB; PostgreSQL's default 128 MB of shared buffers only costs RSS. */
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
@@ -28,30 +44,80 @@ const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB']
  */
 export async function openEmbeddedDatabase(
   config: EmbeddedDatabaseConfig,
+  warn: (message: string) => void = () => {},
+  log: StartupLog = () => {},
 ): Promise<EmbeddedDatabase> {
+  const started = performance.now();
+  const elapsedMs = () => Math.round(performance.now() - started);
   const data = demoData();
+  const snapshotPath = snapshotFile(config.cacheDir, data);
+
+  let pg: PGlite | undefined = await loadSnapshot(snapshotPath, Object.keys(data), warn);
+  let fromSnapshot = true;
+  if (pg) {
+    log({ snapshot: snapshotPath, ms: elapsedMs() }, 'embedded database loaded from its snapshot');
+  } else {
+    fromSnapshot = false;
+    // The only slow start: say what is happening, or the silence looks like a hang.
+    log(
+      { snapshot: snapshotPath },
+      'first start: seeding the embedded demo database, once (5-20 s; later starts load a snapshot of it in a few seconds)',
+    );
+    pg = await PGlite.create({ startParams: START_PARAMS });
+    await seed(pg, data);
+    const saved = await saveSnapshot(pg, config.cacheDir, snapshotPath);
+    log(
+      { snapshot: saved ? snapshotPath : null, ms: elapsedMs() },
+      saved
+        ? `embedded database seeded in ${(elapsedMs() / 1000).toFixed(1)} s; snapshot saved for later starts`
+        : `embedded database seeded in ${(elapsedMs() / 1000).toFixed(1)} s; the snapshot could not be saved in ${config.cacheDir} (set EMBEDDED_CACHE_DIR to a writable directory), so every start seeds`,
+    );
+  }
+  await pg.query(`SELECT set_config('agentgraph.session_user', $1, false)`, [config.sessionUser]);
+  await pg.exec(`SET TIME ZONE 'UTC'`);
+  // DUAL, SYS_CONTEXT and PRODUCT_COMPONENT_VERSION, behind the public schema (plsql.ts).
+  await pg.exec(`SET search_path TO public, ${ORACLE_EMULATION_SCHEMA}`);
+  return { driver: new EmbeddedDriver(pg, config.latencyMs), pg, fromSnapshot };
+}
+
+/** Where the snapshot of this version's schema and demo data is cached. */
+export function snapshotFile(cacheDir: string, data = demoData()): string {
   const key = createHash('sha256')
     .update(DDL)
     .update(PLSQL_EMULATION)
     .update(JSON.stringify(data))
     .digest('hex')
     .slice(0, 16);
-  const snapshotPath = join(config.cacheDir, `pglite-${key}.tar.gz`);
+  return join(cacheDir, `pglite-${key}.tar.gz`);
+}
 
-  let pg: PGlite;
-  let fromSnapshot = true;
-  const snapshot = await readFile(snapshotPath).catch(() => undefined);
-  if (snapshot) {
-    pg = await PGlite.create({ loadDataDir: new Blob([snapshot]), startParams: START_PARAMS });
-  } else {
-    fromSnapshot = false;
-    pg = await PGlite.create({ startParams: START_PARAMS });
-    await seed(pg, data);
-    await saveSnapshot(pg, config.cacheDir, snapshotPath);
+/**
+ * The cached data directory, or undefined when there is none or it cannot be used. It is a
+ * cache: a truncated or corrupt one is deleted (one log line naming it) and seeding starts
+ * over. The gzip layer is undone here because gunzip checks the CRC and length of the whole
+ * file, and PGlite, given a damaged archive, rejects and also leaves an unhandled rejection
+ * from its own decompression stream behind.
+ */
+async function loadSnapshot(
+  path: string,
+  tables: readonly string[],
+  warn: (message: string) => void,
+): Promise<PGlite | undefined> {
+  const compressed = await readFile(path).catch(() => undefined);
+  if (!compressed) return undefined;
+  let pg: PGlite | undefined;
+  try {
+    const tar = await promisify(gunzip)(compressed);
+    pg = await PGlite.create({ loadDataDir: new Blob([tar]), startParams: START_PARAMS });
+    for (const table of tables) await pg.query(`SELECT count(*) FROM ${table}`);
+    return pg;
+  } catch (error) {
+    await pg?.close().catch(() => undefined);
+    const reason = error instanceof Error ? error.message : String(error);
+    warn(`embedded snapshot ${path} is unreadable (${reason}); deleting it and seeding again`);
+    await unlink(path).catch(() => undefined);
+    return undefined;
   }
-  await pg.query(`SELECT set_config('agentgraph.session_user', $1, false)`, [config.sessionUser]);
-  await pg.exec(`SET TIME ZONE 'UTC'`);
-  return { driver: new EmbeddedDriver(pg, config.latencyMs), pg, fromSnapshot };
 }
 
 async function seed(pg: PGlite, data: Record<string, Record<string, unknown>[]>): Promise<void> {
@@ -67,15 +133,17 @@ async function seed(pg: PGlite, data: Record<string, Record<string, unknown>[]>)
   await pg.exec('ANALYZE');
 }
 
-async function saveSnapshot(pg: PGlite, dir: string, path: string): Promise<void> {
+async function saveSnapshot(pg: PGlite, dir: string, path: string): Promise<boolean> {
   try {
     const dump = await pg.dumpDataDir('gzip');
     await mkdir(dir, { recursive: true });
     const temporary = `${path}.${process.pid}.tmp`;
     await writeFile(temporary, Buffer.from(await dump.arrayBuffer()));
     await rename(temporary, path);
+    return true;
   } catch {
     // A read-only cache directory only costs the next start its seeding time.
+    return false;
   }
 }
 
@@ -127,14 +195,19 @@ class EmbeddedDriver implements Driver {
     private readonly latencyMs: number,
   ) {}
 
-  async query(statement: Statement, binds: Binds = {}): Promise<Row[]> {
-    return this.run(statement.text, binds);
+  async query(statement: Statement, binds: Binds = {}, options: QueryOptions = {}): Promise<Row[]> {
+    return this.run(statement.text, binds, options);
   }
 
-  async queryWithAgentDetails(statement: Statement, binds: Binds = {}): Promise<Row[]> {
+  async queryWithAgentDetails(
+    statement: Statement,
+    binds: Binds = {},
+    options: QueryOptions = {},
+  ): Promise<Row[]> {
     return this.run(
-      `SELECT q.*, emb_describe_agent_or_null(q.agent_name) AS agent_details FROM (${statement.text}) q`,
+      `SELECT q.*, emb_describe_agent_or_null(q.agent_name) AS agent_details FROM (${statement.text}) q${outerOrder(statement)}`,
       binds,
+      options,
     );
   }
 
@@ -144,19 +217,26 @@ class EmbeddedDriver implements Driver {
     return row;
   }
 
-  async columnsOf(views: readonly string[]): Promise<Map<string, Set<string>>> {
+  /** The same wrapper over one row; the emulation is always there to call. */
+  async probeAgentDetails(): Promise<AgentDetailsProbe> {
+    await this.queryWithAgentDetails(describeAgentProbe.statement);
+    return { callable: true, reason: null };
+  }
+
+  async columnsOf(views: readonly string[]): Promise<Map<string, ViewColumns>> {
     const rows = await this.run(
-      `SELECT upper(table_name) AS view_name, upper(column_name) AS column_name
+      `SELECT upper(table_name) AS view_name, upper(column_name) AS column_name,
+         upper(data_type) AS data_type
        FROM information_schema.columns
        WHERE table_schema = 'public' AND upper(table_name) = ANY (string_to_array(:views, ','))`,
       { views: views.join(',') },
     );
-    const columns = new Map<string, Set<string>>();
+    const columns = new Map<string, ViewColumns>();
     for (const row of rows) {
       const view = String(row.viewName);
-      const set = columns.get(view) ?? new Set<string>();
-      set.add(String(row.columnName));
-      columns.set(view, set);
+      const types = columns.get(view) ?? new Map<string, string>();
+      types.set(String(row.columnName), String(row.dataType));
+      columns.set(view, types);
     }
     return columns;
   }
@@ -169,7 +249,7 @@ class EmbeddedDriver implements Driver {
     if (!this.pg.closed) await this.pg.close();
   }
 
-  private async run(sql: string, binds: Binds): Promise<Row[]> {
+  private async run(sql: string, binds: Binds, options: QueryOptions = {}): Promise<Row[]> {
     if (this.latencyMs > 0) await sleep(this.latencyMs);
     const { text, names } = rewriteBinds(sql);
     const params = names.map((name) => {
@@ -181,6 +261,8 @@ class EmbeddedDriver implements Driver {
     const unused = Object.keys(binds).filter((name) => !names.includes(name));
     if (unused.length > 0) throw new Error(`unused bind :${unused.join(', :')}`);
     const result = await this.pg.query<Record<string, unknown>>(text, params);
-    return result.rows.map(normalizeRow);
+    const rows =
+      options.maxRows === undefined ? result.rows : result.rows.slice(0, options.maxRows);
+    return rows.map(normalizeRow);
   }
 }

@@ -4,7 +4,28 @@
  * embedded session behaves as an administrator, so every stored agent is visible. Also the
  * RUN_TEAM hand-off of src/db/sql/run-team.ts (scheduler job and RUN_TEAM in one).
  */
-export const PLSQL_EMULATION = `
+export const ORACLE_EMULATION_SCHEMA = 'emb_oracle';
+
+/**
+ * Oracle's DUAL, SYS_CONTEXT('USERENV', …) and PRODUCT_COMPONENT_VERSION, for the start-up
+ * session statement (src/db/sql/session.ts). They live in their own schema, after public in
+ * the search path, so that the Oracle fixture (generated from the public schema) leaves them
+ * to the real database.
+ */
+const ORACLE_BUILTINS = `
+CREATE SCHEMA ${ORACLE_EMULATION_SCHEMA};
+CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.dual AS SELECT 'X'::varchar(1) AS dummy;
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.sys_context(namespace text, parameter text) RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN upper(namespace) = 'USERENV' AND upper(parameter) IN ('SESSION_USER', 'CURRENT_SCHEMA', 'CURRENT_USER')
+    THEN current_setting('agentgraph.session_user', true) END
+$$;
+CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.product_component_version AS
+  SELECT 'PGlite (embedded PostgreSQL)'::varchar(80) AS product,
+         current_setting('server_version')::varchar(80) AS version_full;
+`;
+
+export const PLSQL_EMULATION = `${ORACLE_BUILTINS}
 CREATE SCHEMA dbms_ai_agent;
 
 CREATE FUNCTION emb_agent_description(s emb_agent_specs) RETURNS json LANGUAGE sql STABLE AS $$

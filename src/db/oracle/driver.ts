@@ -1,8 +1,20 @@
 import oracledb from 'oracledb';
 import type { OracleDatabaseConfig } from '../../config.js';
 import { AppError, StartupError } from '../../errors.js';
-import type { Binds, Block, Driver, PoolStatistics, Row, Statement } from '../driver.js';
+import {
+  type AgentDetailsProbe,
+  type Binds,
+  type Block,
+  type Driver,
+  outerOrder,
+  type PoolStatistics,
+  type QueryOptions,
+  type Row,
+  type Statement,
+  type ViewColumns,
+} from '../driver.js';
 import { normalizeRow } from '../rows.js';
+import { describeAgentProbe } from '../sql/session.js';
 import { inList } from '../sql/statement.js';
 import { errorCode, mapQueryError, startupError } from './errors.js';
 import { connectTarget, poolAttributes } from './options.js';
@@ -34,6 +46,11 @@ export interface OracleConnection {
 
 export interface OracleDriverOptions {
   readonly callTimeoutMs: number;
+  /**
+   * The dictionary discovery's own call timeout: ALL_SYNONYMS and ALL_TAB_COLUMNS can be slow
+   * on Autonomous Database, and a timeout there stops start-up. Defaults to callTimeoutMs.
+   */
+  readonly discoveryTimeoutMs?: number;
   /** Told once when agent descriptions cannot be read (see queryWithAgentDetails). */
   readonly warn?: (message: string) => void;
 }
@@ -113,16 +130,36 @@ const EXECUTE_OPTIONS: oracledb.ExecuteOptions = {
  * (Oracle 12c+) that answers NULL where the procedure raises, as for an agent the session
  * cannot see. The alias matches the embedded driver's, so rows carry `agentDetails` alike.
  */
-export function withAgentDetails(text: string): string {
+export function withAgentDetails(statement: Pick<Statement, 'text' | 'orderedBy'>): string {
   return (
     'WITH FUNCTION describe_agent_or_null(p VARCHAR2) RETURN CLOB IS l CLOB; ' +
     'BEGIN DBMS_AI_AGENT.DESCRIBE_AGENT(agent_name => p, agent_details => l); RETURN l; ' +
     'EXCEPTION WHEN OTHERS THEN RETURN NULL; END; ' +
-    `SELECT q.*, describe_agent_or_null(q.AGENT_NAME) AS AGENT_DETAILS FROM (${text}) q`
+    `SELECT q.*, describe_agent_or_null(q.AGENT_NAME) AS AGENT_DETAILS FROM (${statement.text}) q` +
+    outerOrder(statement)
   );
 }
 
-const withoutAgentDetails = (text: string) => `SELECT q.*, NULL AS AGENT_DETAILS FROM (${text}) q`;
+const withoutAgentDetails = (statement: Pick<Statement, 'text' | 'orderedBy'>) =>
+  `SELECT q.*, NULL AS AGENT_DETAILS FROM (${statement.text}) q${outerOrder(statement)}`;
+
+/**
+ * The wrapper did not compile: an anonymous block reports ORA-06550, an inline WITH FUNCTION
+ * ORA-06552 ("PL/SQL: Statement ignored") and ORA-06553 ("PLS-201: identifier … must be
+ * declared", "PLS-306: wrong number or types of arguments"): 19c without DBMS_AI_AGENT, 26ai
+ * without a direct EXECUTE grant, or another signature. Any PLS- line means the same.
+ */
+export function isCompileError(error: unknown): boolean {
+  const code = errorCode(error);
+  if (code === 'ORA-06550' || code === 'ORA-06552' || code === 'ORA-06553') return true;
+  return /^(ORA-\d+: )?PLS-\d+:/m.test(String((error as Error | undefined)?.message ?? ''));
+}
+
+/** The line of a compile error worth logging: its PLS- line, else its first. */
+function compileReason(error: unknown): string {
+  const lines = String((error as Error).message).split('\n');
+  return (lines.find((line) => /PLS-\d+/.test(line)) ?? lines[0] ?? '').trim();
+}
 
 /**
  * The columns of each view as the statements will resolve its unqualified name: an object of
@@ -134,10 +171,10 @@ const withoutAgentDetails = (text: string) => `SELECT q.*, NULL AS AGENT_DETAILS
 export function columnsStatement(views: readonly string[]): { text: string; binds: Binds } {
   const list = inList('view', views);
   return {
-    text: `SELECT c.TABLE_NAME AS VIEW_NAME, c.COLUMN_NAME, 1 AS PRECEDENCE
+    text: `SELECT c.TABLE_NAME AS VIEW_NAME, c.COLUMN_NAME, c.DATA_TYPE, 1 AS PRECEDENCE
        FROM USER_TAB_COLUMNS c WHERE c.TABLE_NAME IN (${list.text})
        UNION ALL
-       SELECT s.SYNONYM_NAME AS VIEW_NAME, c.COLUMN_NAME, 2 AS PRECEDENCE
+       SELECT s.SYNONYM_NAME AS VIEW_NAME, c.COLUMN_NAME, c.DATA_TYPE, 2 AS PRECEDENCE
        FROM ALL_SYNONYMS s
        JOIN ALL_TAB_COLUMNS c ON c.OWNER = s.TABLE_OWNER AND c.TABLE_NAME = s.TABLE_NAME
        WHERE s.OWNER = 'PUBLIC' AND s.SYNONYM_NAME IN (${list.text})`
@@ -150,6 +187,7 @@ export function columnsStatement(views: readonly string[]): { text: string; bind
 export class OracleDriver implements Driver {
   readonly kind = 'oracle' as const;
   private describeAgentCallable = true;
+  private describeAgentWarned = false;
   private closed = false;
 
   constructor(
@@ -157,35 +195,31 @@ export class OracleDriver implements Driver {
     private readonly options: OracleDriverOptions,
   ) {}
 
-  query(statement: Statement, binds: Binds = {}): Promise<Row[]> {
-    return this.run(statement.text, binds);
+  query(statement: Statement, binds: Binds = {}, options: QueryOptions = {}): Promise<Row[]> {
+    return this.run(statement.text, binds, options);
   }
 
   /**
    * Where DBMS_AI_AGENT cannot be compiled into the statement (not installed before 26ai, not
-   * granted, or another signature), every statement would fail with ORA-06550. The rows are
-   * still worth having: the driver says so once and reads them without descriptions.
+   * granted, or another signature), every statement would fail to compile. The rows are still
+   * worth having: the driver says so once and reads them without descriptions. The start-up
+   * probe decides this before the first request; a compile error later (a grant revoked)
+   * decides it again.
    */
-  async queryWithAgentDetails(statement: Statement, binds: Binds = {}): Promise<Row[]> {
+  async queryWithAgentDetails(
+    statement: Statement,
+    binds: Binds = {},
+    options: QueryOptions = {},
+  ): Promise<Row[]> {
     if (this.describeAgentCallable) {
       try {
-        return await this.run(withAgentDetails(statement.text), binds);
+        return await this.run(withAgentDetails(statement), binds, options);
       } catch (error) {
-        if (errorCode(error) !== 'ORA-06550') throw error;
-        // Concurrent statements can all fail this way; one warning is enough.
-        if (!this.describeAgentCallable)
-          return this.run(withoutAgentDetails(statement.text), binds);
-        this.describeAgentCallable = false;
-        const lines = String((error as Error).message).split('\n');
-        const reason = lines.find((line) => line.startsWith('PLS-')) ?? lines[0];
-        this.options.warn?.(
-          'DBMS_AI_AGENT.DESCRIBE_AGENT cannot be called by the agent-graph database user ' +
-            '(grant EXECUTE ON DBMS_AI_AGENT on Oracle AI Database 26ai); agent descriptions ' +
-            `and call contracts read as null: ${reason}`,
-        );
+        if (!isCompileError(error)) throw error;
+        this.notCallable(compileReason(error));
       }
     }
-    return this.run(withoutAgentDetails(statement.text), binds);
+    return this.run(withoutAgentDetails(statement), binds, options);
   }
 
   async runBlock(block: Block, binds: Binds): Promise<Row> {
@@ -206,10 +240,10 @@ export class OracleDriver implements Driver {
       );
       return normalizeRow((result.outBinds ?? {}) as Record<string, unknown>);
     } catch (error) {
-      // ORA-27486: the scheduler refuses the job; ORA-06550: a package the block calls is
-      // missing or not executable (PLS-00201).
+      // ORA-27486: the scheduler refuses the job; a compile error: a package the block calls
+      // is missing or not executable (PLS-00201).
       const code = errorCode(error);
-      if (code === 'ORA-27486' || code === 'ORA-06550' || code === 'ORA-01031') {
+      if (code === 'ORA-27486' || code === 'ORA-01031' || isCompileError(error)) {
         throw new AppError(
           'FORBIDDEN',
           `${block.name} cannot run as the agent-graph database user: it needs ${block.privileges}`,
@@ -222,27 +256,53 @@ export class OracleDriver implements Driver {
     }
   }
 
-  async columnsOf(views: readonly string[]): Promise<Map<string, Set<string>>> {
-    const columns = new Map<string, Set<string>>();
+  async probeAgentDetails(): Promise<AgentDetailsProbe> {
+    try {
+      await this.run(withAgentDetails(describeAgentProbe.statement), {}, {});
+      this.describeAgentCallable = true;
+      return { callable: true, reason: null };
+    } catch (error) {
+      if (!isCompileError(error)) throw error;
+      const reason = compileReason(error);
+      this.notCallable(reason);
+      return { callable: false, reason };
+    }
+  }
+
+  private notCallable(reason: string): void {
+    this.describeAgentCallable = false;
+    // Concurrent statements can all fail this way; one warning is enough.
+    if (this.describeAgentWarned) return;
+    this.describeAgentWarned = true;
+    this.options.warn?.(
+      'DBMS_AI_AGENT.DESCRIBE_AGENT cannot be called by the agent-graph database user ' +
+        '(grant EXECUTE ON DBMS_AI_AGENT on Oracle AI Database 26ai); agent descriptions ' +
+        `and call contracts read as null: ${reason}`,
+    );
+  }
+
+  async columnsOf(views: readonly string[]): Promise<Map<string, ViewColumns>> {
+    const columns = new Map<string, ViewColumns>();
     if (views.length === 0) return columns;
     const { text, binds } = columnsStatement(views);
     const precedence = new Map<string, number>();
-    for (const row of await this.run(text, binds)) {
+    const timeout = this.options.discoveryTimeoutMs ?? this.options.callTimeoutMs;
+    for (const row of await this.run(text, binds, { callTimeoutMs: timeout })) {
       const view = String(row.viewName);
       const rank = Number(row.precedence);
       const current = precedence.get(view);
       if (current !== undefined && current < rank) continue;
       if (current === undefined || current > rank) {
         precedence.set(view, rank);
-        columns.set(view, new Set());
+        columns.set(view, new Map());
       }
-      columns.get(view)?.add(String(row.columnName));
+      columns.get(view)?.set(String(row.columnName), String(row.dataType));
     }
     return columns;
   }
 
   async ping(): Promise<void> {
-    await this.run('SELECT 1 FROM DUAL', {});
+    await this.run('SELECT 1 FROM DUAL', {}, {});
   }
 
   /** Lets connections in use finish for up to `drainSeconds`, then closes them all. */
@@ -277,15 +337,21 @@ export class OracleDriver implements Driver {
     }
   }
 
-  private async run(sql: string, binds: Binds): Promise<Row[]> {
+  private async run(
+    sql: string,
+    binds: Binds,
+    options: QueryOptions & { readonly callTimeoutMs?: number },
+  ): Promise<Row[]> {
     let connection: OracleConnection | undefined;
     try {
       connection = await this.pool.getConnection();
-      connection.callTimeout = this.options.callTimeoutMs;
+      connection.callTimeout = options.callTimeoutMs ?? this.options.callTimeoutMs;
       const result = await connection.execute<Record<string, unknown>>(
         sql,
         wallClockBinds(binds) as oracledb.BindParameters,
-        EXECUTE_OPTIONS,
+        options.maxRows === undefined
+          ? EXECUTE_OPTIONS
+          : { ...EXECUTE_OPTIONS, maxRows: options.maxRows },
       );
       return (result.rows ?? []).map(normalizeRow);
     } catch (error) {
@@ -323,6 +389,7 @@ export async function openOracleDriver(
   }
   const driver = new OracleDriver(adapt(pool), {
     callTimeoutMs: config.callTimeoutMs,
+    discoveryTimeoutMs: config.discoveryTimeoutMs,
     ...(warn ? { warn } : {}),
   });
   const warmUp = driver.warmUp(config.poolMin);

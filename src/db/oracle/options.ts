@@ -1,5 +1,29 @@
-import type { PoolAttributes } from 'oracledb';
+import type { Connection, PoolAttributes } from 'oracledb';
 import type { OracleDatabaseConfig } from '../../config.js';
+
+/** What the session callback needs of a connection. */
+export type SessionConnection = Pick<Connection, 'execute'>;
+
+/**
+ * The session time zone of every new pooled connection: UTC, as the catalog's dates are.
+ * Thin otherwise sets it from the Node process's TZ, and a Date bind (a TIMESTAMP holding
+ * the UTC wall clock) compared with a TIMESTAMP WITH TIME ZONE column would then be read in
+ * that zone and shift filters and the live poll by its offset. CURRENT_TIMESTAMP follows it
+ * too. An offset needs no time-zone file, unlike a region name.
+ */
+export const SESSION_TIME_ZONE = "ALTER SESSION SET TIME_ZONE = '+00:00'";
+
+/** node-oracledb's sessionCallback: runs once per new session, before the pool hands it out. */
+export function sessionCallback(
+  connection: SessionConnection,
+  _requestedTag: string,
+  done: (error?: Error) => void,
+): void {
+  connection.execute(SESSION_TIME_ZONE).then(
+    () => done(),
+    (error: Error) => done(error),
+  );
+}
 
 /**
  * Pool attributes from the configuration, kept pure so that every wallet and TLS variant is
@@ -25,6 +49,7 @@ export function poolAttributes(config: OracleDatabaseConfig): PoolAttributes {
     queueTimeout: config.queueTimeoutMs,
     stmtCacheSize: config.statementCacheSize,
     enableStatistics: true,
+    sessionCallback,
     // Bound every new connection (start-up, and reconnects while serving) by the same limit;
     // a descriptor's own CONNECT_TIMEOUT or RETRY_COUNT still applies inside it.
     connectTimeout: connectSeconds,

@@ -10,8 +10,10 @@ import { paged, perCatalog, query, sql, viewerOwns } from './statement.js';
  * Stored Agent Specs from USER_/DBA_AI_AGENTS, each row with DESCRIBE_AGENT's JSON read in
  * the same round trip. USER_ views have no OWNER column (the session user owns every row);
  * the Select AI shape of the view has no AGENT_ID, CREATE_TIME or INPUTS, so those read as
- * NULL there. The description and call contract exist only in the JSON (reference, "Agent
- * Spec procedures"); inputs and outputs come from it too, falling back to the view's columns.
+ * NULL there, and has DESCRIPTION, CREATED, LAST_MODIFIED and STATUS instead, read when
+ * present (the Agent Spec shape's statements keep their text). The Agent Spec description
+ * and call contract exist only in the JSON (reference, "Agent Spec procedures"); inputs and
+ * outputs come from it too, falling back to the view's columns.
  */
 export const agentSql = perCatalog((catalog: Catalog) => {
   const view = catalog.agents;
@@ -23,8 +25,11 @@ export const agentSql = perCatalog((catalog: Catalog) => {
     view.columns?.has('CREATE_TIME') ? 'CREATE_TIME' : columnOrNull(view, 'CREATED', 'CREATE_TIME'),
     columnOrNull(view, 'INPUTS'),
     columnOrNull(view, 'OUTPUTS'),
+    ...SELECT_AI_COLUMNS.filter((column) => view.columns?.has(column)),
   ].join(', ');
-  const order = hasOwner ? 'OWNER, AGENT_NAME' : 'AGENT_NAME';
+  const orderedBy = hasOwner ? ['OWNER', 'AGENT_NAME'] : ['AGENT_NAME'];
+  const order = orderedBy.join(', ');
+  const options = { agentDetails: true, orderedBy };
   const owned = (viewer: Viewer) => viewerOwns(catalog, view, viewer)('OWNER');
 
   const toAgent = (row: Row): Agent => {
@@ -35,7 +40,9 @@ export const agentSql = perCatalog((catalog: Catalog) => {
       owner: strOrNull(row.owner) ?? catalog.sessionUser,
       name: str(row.agentName),
       createTime: dateOrNull(row.createTime),
-      description: strOrNull(details.description),
+      description: strOrNull(details.description) ?? strOrNull(row.description),
+      status: strOrNull(row.status),
+      lastModified: dateOrNull(row.lastModified),
       inputs: parameters(details.inputs ?? jsonOrNull(row.inputs)),
       outputs: parameters(details.outputs ?? jsonOrNull(row.outputs)),
       callContract: contract ? callContract(contract) : null,
@@ -54,7 +61,7 @@ export const agentSql = perCatalog((catalog: Catalog) => {
         },
         window,
         toAgent,
-        { agentDetails: true },
+        options,
       ),
     byNames: (viewer: Viewer) => (names: Fragment) =>
       query(
@@ -62,10 +69,13 @@ export const agentSql = perCatalog((catalog: Catalog) => {
         sql`SELECT ${select} FROM ${view.name}
          ${sql.where(sql`AGENT_NAME IN (${names})`, owned(viewer))} ORDER BY ${order}`,
         toAgent,
-        { agentDetails: true },
+        options,
       ),
   };
 });
+
+/** The Select AI Agent shape's own columns (reference, "Two families of agent objects"). */
+const SELECT_AI_COLUMNS = ['DESCRIPTION', 'LAST_MODIFIED', 'STATUS'];
 
 function parameters(value: unknown): AgentParameter[] {
   if (!Array.isArray(value)) return [];

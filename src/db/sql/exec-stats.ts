@@ -9,7 +9,7 @@ import {
 } from '../../model/exec-stat.js';
 import type { Catalog } from '../catalog.js';
 import type { Row } from '../driver.js';
-import { num, numOrNull } from '../rows.js';
+import { num, numOrNull, roundedOrNull } from '../rows.js';
 import type { Fragment, PagedQuery, PageWindow, Query } from './statement.js';
 import { paged, perCatalog, query, sql } from './statement.js';
 
@@ -92,10 +92,10 @@ function toSummary(row: Row): ExecStatSummary {
   return {
     executionCount: num(row.executionCount),
     totals: measures(row),
-    totalTimeAvgMs: numOrNull(row.totalTimeAvgMs),
-    totalTimeP50Ms: numOrNull(row.totalTimeP50Ms),
-    totalTimeP95Ms: numOrNull(row.totalTimeP95Ms),
-    totalTimeP99Ms: numOrNull(row.totalTimeP99Ms),
+    totalTimeAvgMs: roundedOrNull(row.totalTimeAvgMs, 1),
+    totalTimeP50Ms: roundedOrNull(row.totalTimeP50Ms, 1),
+    totalTimeP95Ms: roundedOrNull(row.totalTimeP95Ms, 1),
+    totalTimeP99Ms: roundedOrNull(row.totalTimeP99Ms, 1),
     totalTimeMaxMs: numOrNull(row.totalTimeMaxMs),
     llmTimePct: numOrNull(row.llmTimePct),
     toolTimePct: numOrNull(row.toolTimePct),

@@ -166,14 +166,22 @@ export function viewerOwns(
   return ownedBy(catalog, view, ownerColumns, viewer.admin ? null : viewer.owner, 'viewer_owner');
 }
 
+export interface QueryValueOptions {
+  /** Send through queryWithAgentDetails. */
+  readonly agentDetails?: boolean;
+  /** The output columns the rows are ordered by, repeated by the driver's outer query. */
+  readonly orderedBy?: readonly string[];
+}
+
 export function query<T>(
   name: string,
   body: Fragment,
   decode: (row: Row) => T,
-  options: { readonly agentDetails?: boolean } = {},
+  options: QueryValueOptions = {},
 ): Query<T> {
+  const text = body.text.replace(/\s+/g, ' ').trim();
   return {
-    statement: { name, text: body.text.replace(/\s+/g, ' ').trim() },
+    statement: options.orderedBy ? { name, text, orderedBy: options.orderedBy } : { name, text },
     binds: body.binds,
     decode,
     agentDetails: options.agentDetails ?? false,
@@ -234,7 +242,7 @@ export function paged<T>(
   },
   window: PageWindow,
   decode: (row: Row) => T,
-  options: { readonly agentDetails?: boolean } = {},
+  options: QueryValueOptions = {},
 ): PagedQuery<T> {
   const { select, from, orderBy, count } = parts;
   return {

@@ -4,6 +4,7 @@ import { type Catalog, ownerColumn } from '../catalog.js';
 import { dateOrNull, num, str, strOrNull } from '../rows.js';
 import type { Fragment, PageWindow } from './statement.js';
 import { perCatalog, query, sql, viewerOwns } from './statement.js';
+import { teamHistorySql } from './team-history.js';
 
 /** A conversation's prompts in the window, plus its first (which carries the total). */
 export interface WindowedPrompt {
@@ -19,9 +20,11 @@ export interface WindowedPrompt {
  *
  * Which job ran a task is not documented. Assumed (docs/oracle.md): its JOB_NAME contains
  * the TASK_NAME, and it started within a minute of the task's START_DATE and before its
- * END_DATE (plus a minute); the latest failed such run is the task's failure.
+ * END_DATE (plus a minute); the latest failed such run is the task's failure. A failure is
+ * visible when its run is (team-history's runVisible).
  */
 export const taskDetailsSql = perCatalog((catalog: Catalog) => {
+  const history = teamHistorySql(catalog);
   const tasks = catalog.taskHistory;
   const jobs = catalog.jobRunDetails;
   const prompts = catalog.conversationPrompts;
@@ -42,7 +45,7 @@ export const taskDetailsSql = perCatalog((catalog: Catalog) => {
            sql`t.TEAM_EXEC_ID IN (${ids})`,
            "t.STATE = 'FAILED'",
            "d.STATUS = 'FAILED'",
-           viewerOwns(catalog, tasks, viewer, ['TASK_OWNER'])('t.TASK_OWNER'),
+           history.runVisible(viewer, 't'),
          )}
          ORDER BY t.TEAM_EXEC_ID, t.TASK_ORDER, d.LOG_DATE DESC`,
         (row): TaskFailure => ({

@@ -127,8 +127,16 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     output: strOrNull(row.output),
     toolOutput: strOrNull(row.toolOutput),
   });
-  const viewerCalls = (viewer: Viewer) =>
-    viewerOwns(catalog, calls, viewer, ['TOOL_OWNER'])('TOOL_OWNER');
+  /**
+   * The one visibility rule below the runs (docs/oracle.md): a task or tool call row is
+   * visible exactly when its run is, whatever its own TASK_OWNER or TOOL_OWNER says. Inside
+   * the same statement, so statement counts do not change.
+   */
+  const runVisible = (viewer: Viewer, alias: string): Fragment | undefined => {
+    const owner = viewerOwns(catalog, runs, viewer, ['TEAM_OWNER'])('r.TEAM_OWNER');
+    if (!owner || owner.noRows) return owner;
+    return sql`EXISTS (SELECT 1 FROM ${runs.name} r WHERE r.TEAM_EXEC_ID = ${alias}.TEAM_EXEC_ID AND ${owner})`;
+  };
 
   const waitingSources = [
     ...(calls.columns
@@ -149,6 +157,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       : (waitingSources[0] ?? 'CAST(NULL AS TIMESTAMP)');
 
   return {
+    runVisible,
     runsPage: (
       viewer: Viewer,
       filter: TeamRunFilter,
@@ -221,26 +230,24 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     tasksByRuns: (viewer: Viewer) => (ids: Fragment) =>
       query(
         'taskRuns.byRuns',
-        sql`SELECT ${taskColumns} FROM ${tasks.name}
-         ${sql.where(
-           sql`TEAM_EXEC_ID IN (${ids})`,
-           viewerOwns(catalog, tasks, viewer, ['TASK_OWNER'])('TASK_OWNER'),
-         )} ORDER BY TEAM_EXEC_ID, TASK_ORDER`,
+        sql`SELECT ${taskColumns} FROM ${tasks.name} t
+         ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, 't'))}
+         ORDER BY TEAM_EXEC_ID, TASK_ORDER`,
         toTask,
       ),
     toolCallsByRuns: (viewer: Viewer) => (ids: Fragment) =>
       query(
         'toolCalls.byRuns',
-        sql`SELECT ${callColumns} FROM ${calls.name}
-         ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, viewerCalls(viewer))}
+        sql`SELECT ${callColumns} FROM ${calls.name} tc
+         ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, 'tc'))}
          ORDER BY TEAM_EXEC_ID, TASK_ORDER, START_DATE, INVOCATION_ID`,
         toToolCall,
       ),
     toolCallsByIds: (viewer: Viewer) => (ids: Fragment) =>
       query(
         'toolCalls.byIds',
-        sql`SELECT ${callColumns} FROM ${calls.name}
-         ${sql.where(sql`INVOCATION_ID IN (${ids})`, viewerCalls(viewer))}`,
+        sql`SELECT ${callColumns} FROM ${calls.name} tc
+         ${sql.where(sql`INVOCATION_ID IN (${ids})`, runVisible(viewer, 'tc'))}`,
         toToolCall,
       ),
     toolCallsPage: (
@@ -252,7 +259,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
         'toolCalls.page',
         {
           select: callColumns,
-          from: sql`${calls.name} ${sql.where(
+          from: sql`${calls.name} tc ${sql.where(
             filter.toolName
               ? sql`TOOL_NAME = ${sql.bind('tool_name', filter.toolName)}`
               : undefined,
@@ -262,7 +269,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
             filter.teamExecId
               ? sql`TEAM_EXEC_ID = ${sql.bind('team_exec_id', filter.teamExecId)}`
               : undefined,
-            viewerCalls(viewer),
+            runVisible(viewer, 'tc'),
           )}`,
           orderBy: 'START_DATE DESC NULLS LAST, INVOCATION_ID',
           count: 'toolCalls.count',

@@ -9,7 +9,7 @@ import {
 import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn, type ViewInfo } from '../catalog.js';
 import type { Row } from '../driver.js';
-import { num, numOrNull, str, strOrNull } from '../rows.js';
+import { num, numOrNull, roundedOrNull, str, strOrNull } from '../rows.js';
 import type { Fragment, PagedQuery, PageWindow } from './statement.js';
 import { ownedBy, paged, perCatalog, query, sql, viewerOwns } from './statement.js';
 import { durationMsExpression } from './team-history.js';
@@ -149,7 +149,10 @@ export const teamSql = perCatalog((catalog: Catalog) => {
            ${sql.where(
              ...ofTeams,
              'c.END_DATE IS NOT NULL',
-             "CAST(typ.ATTRIBUTE_VALUE AS VARCHAR(30)) = 'HUMAN'",
+             // LIKE takes a CLOB in both databases and reads any length: a CAST to VARCHAR
+             // raises ORA-22835 on a long value (an instruction) if Oracle evaluates it
+             // before the ATTRIBUTE_NAME filter. No wildcard: it matches HUMAN exactly.
+             "typ.ATTRIBUTE_VALUE LIKE 'HUMAN'",
            )}
            GROUP BY h.TEAM_NAME
          ) w ON w.TEAM_NAME = r.TEAM_NAME`,
@@ -174,12 +177,12 @@ function toStats(row: Row): TeamStats {
     teamName: str(row.teamName),
     runCount: num(row.runCount),
     runsByState,
-    successRate: numOrNull(row.successRate),
-    durationP50Ms: numOrNull(row.durationP50Ms),
-    durationP95Ms: numOrNull(row.durationP95Ms),
+    successRate: roundedOrNull(row.successRate, 3),
+    durationP50Ms: roundedOrNull(row.durationP50Ms, 1),
+    durationP95Ms: roundedOrNull(row.durationP95Ms, 1),
     humanWaitCount: num(row.humanWaitCount),
     humanWaitTotalMs: numOrNull(row.humanWaitTotalMs),
-    humanWaitAvgMs: numOrNull(row.humanWaitAvgMs),
+    humanWaitAvgMs: roundedOrNull(row.humanWaitAvgMs, 1),
   };
 }
 

@@ -7,6 +7,8 @@ import { v1Card, v03Card } from './cards.js';
 export const OCID = 'ocid1.autonomousdatabase.oc1..sdktest';
 export const USERNAME = 'AGENT_READER';
 export const PASSWORD = 'pa55-w0rd-never-shown';
+/** Text a card answer carries that must not reach a client message. */
+export const UPSTREAM_SECRET = 'ora-77';
 const A2A_PREFIX = `/adb/a2a/v1/databases/${OCID}`;
 
 export interface RecordedRequest {
@@ -164,6 +166,25 @@ export async function startSdkTestServer(
   });
   app.get(card('MALFORMED_TEAM'), (_req, res) => {
     res.type('application/json').send('{"name": "MALFORMED_TEAM", "skills": [');
+  });
+  app.get(card('LEAKY_TEAM'), (_req, res) => {
+    res.type('application/json').send(UPSTREAM_SECRET);
+  });
+  // 2 MiB declared up front, and 2 MiB streamed without a length.
+  app.get(card('HUGE_TEAM'), (_req, res) => {
+    res.type('application/json').send(`{"name": "${'x'.repeat(2 * 1_048_576)}"}`);
+  });
+  app.get(card('ENDLESS_TEAM'), (_req, res) => {
+    res.type('application/json');
+    res.write('{"name": "');
+    const chunk = 'x'.repeat(65_536);
+    let sent = 0;
+    const more = () => {
+      while (sent < 32 && res.write(chunk)) sent++;
+      if (sent < 32) res.once('drain', more);
+      else res.end('"}');
+    };
+    more();
   });
   app.get(card('INCOMPLETE_TEAM'), (_req, res) => {
     const { version: _, supportedInterfaces: __, ...rest } = v1Card('INCOMPLETE_TEAM');

@@ -1,19 +1,26 @@
-import type { Catalog } from '../../src/db/catalog.js';
-import { agentSql } from '../../src/db/sql/agents.js';
-import { execStatSql } from '../../src/db/sql/exec-stats.js';
-import { type Fragment, inList, type PagedQuery, type Query } from '../../src/db/sql/statement.js';
-import { taskDetailsSql } from '../../src/db/sql/task-details.js';
-import { teamHistorySql } from '../../src/db/sql/team-history.js';
-import { teamSql } from '../../src/db/sql/teams.js';
-import type { ExecStatFilter, ExecStatOrderField } from '../../src/model/exec-stat.js';
-import type { TeamRunFilter, TeamRunOrderField, ToolCallFilter } from '../../src/model/team.js';
-import { ANONYMOUS_ADMIN, type Viewer } from '../../src/model/viewer.js';
+import type { Catalog } from '../db/catalog.js';
+import type { Discovery } from '../db/discover.js';
+import type { Driver } from '../db/driver.js';
+import { agentSql } from '../db/sql/agents.js';
+import { execStatSql } from '../db/sql/exec-stats.js';
+import { runTeamJobName, runTeamSql } from '../db/sql/run-team.js';
+import { describeAgentProbe, sessionQuery, versionQuery } from '../db/sql/session.js';
+import { type Fragment, inList, type PagedQuery, type Query } from '../db/sql/statement.js';
+import { taskDetailsSql } from '../db/sql/task-details.js';
+import { teamHistorySql } from '../db/sql/team-history.js';
+import { teamSql } from '../db/sql/teams.js';
+import type { ExecStatFilter, ExecStatOrderField } from '../model/exec-stat.js';
+import type { TeamRunFilter, TeamRunOrderField, ToolCallFilter } from '../model/team.js';
+import { ANONYMOUS_ADMIN, type Viewer } from '../model/viewer.js';
 
 /**
- * Every statement the repositories can issue: the query values of src/db/sql, built the way
- * the repositories build them (each carries its own binds), for an administrator and a
- * non-admin viewer, filters present and absent, every order field and direction, over both
- * view scopes (through the catalogs). Queries that cannot match (a USER_ view and another
+ * The statement registry, shipped with the product: the contract suite
+ * (test/oracle/contract.test.ts) and `npm run oracle:check` both run it.
+ *
+ * Every statement the repositories can issue, and start-up's own: the query values of
+ * src/db/sql, built the way the repositories build them (each carries its own binds), for an
+ * administrator and a non-admin viewer, filters present and absent, every order field and
+ * direction, over both view scopes (through the catalogs). Queries that cannot match (a USER_ view and another
  * owner) are never sent and are left out. The modules of src/db/sql that this registry
  * enumerates are listed in ENUMERATED_MODULES; a test fails for any other, so a new module
  * cannot go untested.
@@ -21,9 +28,10 @@ import { ANONYMOUS_ADMIN, type Viewer } from '../../src/model/viewer.js';
 export const ENUMERATED_MODULES = [
   'agents.ts',
   'exec-stats.ts',
-  // Not a query: its block creates a scheduler job, so it is never run against a user's
-  // database; test/hitl/run-team-sql.test.ts checks its binds, docs/oracle.md its probe.
+  // Not a query: its block creates a scheduler job, so only its NOT_WAITING path runs here
+  // (runTeamProbe, oracle:check); test/hitl/run-team-sql.test.ts checks its binds.
   'run-team.ts',
+  'session.ts',
   'statement.ts',
   'task-details.ts',
   'teams.ts',
@@ -31,6 +39,20 @@ export const ENUMERATED_MODULES = [
 ];
 
 export type RegisteredStatement = Query<unknown>;
+
+/** Every ExecStatOrderField (the record makes the compiler flag a field left out). */
+const ORDER_FIELDS: Record<ExecStatOrderField, true> = {
+  TOTAL_TIME: true,
+  LLM_TIME: true,
+  TOOL_TIME: true,
+  LLM_TIME_PCT: true,
+  TOOL_TIME_PCT: true,
+  INPUT_TOKENS: true,
+  OUTPUT_TOKENS: true,
+  LLM_CALLS: true,
+  TOOL_CALLS: true,
+};
+export const EXEC_STAT_ORDER_FIELDS = Object.keys(ORDER_FIELDS) as ExecStatOrderField[];
 
 /** The values the registry hands to the builders, none of which may appear in any text. */
 const VALUE = {
@@ -164,9 +186,12 @@ function execStatStatements(
   );
 }
 
+/** Start-up's own statements (src/db/sql/session.ts), the same for every catalog. */
+const sessionStatements = (): Query<unknown>[] => [sessionQuery, versionQuery, describeAgentProbe];
+
 export function registeredStatements(
   catalogs: readonly Catalog[],
-  orderFields: readonly ExecStatOrderField[],
+  orderFields: readonly ExecStatOrderField[] = EXEC_STAT_ORDER_FIELDS,
 ): RegisteredStatement[] {
   const unique = new Map<string, RegisteredStatement>();
   for (const catalog of catalogs) {
@@ -178,6 +203,7 @@ export function registeredStatements(
         ...taskDetailStatements(catalog, viewer),
       ]),
       ...execStatStatements(catalog, orderFields),
+      ...sessionStatements(),
     ]) {
       if (!entry.noRows) unique.set(entry.statement.text, entry);
     }
@@ -185,7 +211,64 @@ export function registeredStatements(
   return [...unique.values()];
 }
 
-/** The `:name` placeholders of a statement (our SQL quotes no text containing colons). */
+/** The `:name` placeholders of a statement, outside its quoted literals ('TZH:TZM'). */
 export function placeholders(text: string): Set<string> {
-  return new Set([...text.matchAll(/(?<!:):([A-Za-z_]\w*)/g)].map((m) => m[1] as string));
+  const unquoted = text.replace(/'[^']*'/g, "''");
+  return new Set([...unquoted.matchAll(/(?<!:):([A-Za-z_]\w*)/g)].map((m) => m[1] as string));
 }
+
+export interface ProbeResult {
+  readonly available: boolean;
+  /** Why not (an error code and its PLS-/ORA- line), or what was found; never row data. */
+  readonly detail: string | null;
+}
+
+/**
+ * What the API assumes of the database beyond its views, each checked by
+ * `npm run oracle:check` and reported as available or not (a missing capability degrades a
+ * field; it does not fail the check). Add an entry for each procedure the API calls.
+ */
+export interface CapabilityProbe {
+  /** The procedure or feature assumed, e.g. `DBMS_AI_AGENT.DESCRIBE_AGENT`. */
+  readonly name: string;
+  /** What depends on it, printed beside the result. */
+  readonly needs: string;
+  probe(driver: Driver, discovery: Discovery): Promise<ProbeResult>;
+}
+
+export const CAPABILITY_PROBES: CapabilityProbe[] = [
+  {
+    name: 'DBMS_AI_AGENT.DESCRIBE_AGENT',
+    needs: 'Agent.description and Agent.callContract (EXECUTE ON DBMS_AI_AGENT, 26ai)',
+    // Start-up already ran the wrapper over one row (discoverDatabase).
+    probe: async (_driver, discovery) => ({
+      available: discovery.agentDetails.callable,
+      detail: discovery.agentDetails.reason,
+    }),
+  },
+  {
+    name: 'RUN_TEAM hand-off (DBMS_SCHEDULER)',
+    needs:
+      'respondToHuman and runTeam (CREATE JOB, EXECUTE ON DBMS_CLOUD_AI_AGENT and DBMS_CLOUD_AI); see docs/oracle.md',
+    // The block for a run that is not in the history: compiled whole, it stops at the state
+    // check, before any job exists. RUN_TEAM itself is text in the job's action, not compiled.
+    probe: async (driver, discovery) => {
+      const sql = runTeamSql(discovery.catalog);
+      const outcome = sql.decode(
+        await driver.runBlock(
+          sql.block,
+          sql.binds({
+            jobName: runTeamJobName('ANSWER', 'AGENTGRAPH_CHECK', 'NO_SUCH_CALL'),
+            execId: 'AGENTGRAPH_CHECK_NO_SUCH_RUN',
+            teamName: 'AGENTGRAPH_CHECK_NO_SUCH_TEAM',
+            prompt: 'check',
+            conversationId: null,
+          }),
+        ),
+      );
+      return outcome.kind === 'not_waiting'
+        ? { available: true, detail: null }
+        : { available: false, detail: `unexpected outcome ${outcome.kind}` };
+    },
+  },
+];

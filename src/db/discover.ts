@@ -1,0 +1,45 @@
+import type { ViewScope } from '../config.js';
+import { AppError, StartupError } from '../errors.js';
+import { type Catalog, discoverCatalog } from './catalog.js';
+import type { AgentDetailsProbe, Driver } from './driver.js';
+import { type SessionInfo, sessionQuery } from './sql/session.js';
+import { fetchRows } from './sql/statement.js';
+
+/** What start-up learns about the database, once, before serving. */
+export interface Discovery {
+  readonly session: SessionInfo;
+  readonly catalog: Catalog;
+  readonly agentDetails: AgentDetailsProbe;
+  /** How long the three steps took together (the dictionary views can be slow). */
+  readonly durationMs: number;
+}
+
+/**
+ * The session (SESSION_USER owns the USER_ views' rows), the views and their column variants,
+ * and whether DESCRIBE_AGENT can be called: the server and `npm run oracle:check` run the
+ * same steps, so the check shows what the server will decide.
+ */
+export async function discoverDatabase(driver: Driver, scope: ViewScope): Promise<Discovery> {
+  const started = performance.now();
+  const [session] = await fetchRows(driver, sessionQuery);
+  if (!session) throw new Error('the session statement returned no row');
+  const catalog = await discoverCatalog(driver, scope, session.sessionUser).catch(
+    (error: unknown) => {
+      // A slow dictionary is an operator's setting to raise, not an internal failure.
+      if (error instanceof AppError && error.code === 'TIMEOUT') {
+        throw new StartupError(
+          'the data dictionary (ALL_SYNONYMS, ALL_TAB_COLUMNS) did not answer within DB_DISCOVERY_TIMEOUT_MS; raise it',
+          { cause: error },
+        );
+      }
+      throw error;
+    },
+  );
+  const agentDetails = await driver.probeAgentDetails();
+  return {
+    session,
+    catalog,
+    agentDetails,
+    durationMs: Math.round(performance.now() - started),
+  };
+}

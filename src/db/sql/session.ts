@@ -1,0 +1,51 @@
+import type { Row } from '../driver.js';
+import { str, strOrNull } from '../rows.js';
+import { query, sql } from './statement.js';
+
+/**
+ * What start-up and `npm run oracle:check` read about the session, in SQL that both databases
+ * run: the embedded database emulates DUAL, SYS_CONTEXT and PRODUCT_COMPONENT_VERSION
+ * (src/db/embedded/plsql.ts) as it emulates DESCRIBE_AGENT.
+ */
+export interface SessionInfo {
+  /**
+   * SESSION_USER: the owner of every row of a USER_ view. ORACLE_USER is not it for a quoted
+   * lower-case name or a proxy login (`user[schema]`).
+   */
+  readonly sessionUser: string;
+  /** CURRENT_SCHEMA: where unqualified names (the views, DBMS_AI_AGENT) resolve first. */
+  readonly currentSchema: string;
+  /** The session time zone as an offset (`+00:00`): what zoned dates are compared in. */
+  readonly timeZoneOffset: string;
+}
+
+export const sessionQuery = query(
+  'session.user',
+  sql`SELECT SYS_CONTEXT('USERENV', 'SESSION_USER') AS USER_NAME,
+    SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA') AS SCHEMA_NAME,
+    TO_CHAR(CURRENT_TIMESTAMP, 'TZH:TZM') AS TIME_ZONE_OFFSET
+    FROM DUAL`,
+  (row: Row): SessionInfo => ({
+    sessionUser: str(row.userName),
+    currentSchema: str(row.schemaName),
+    timeZoneOffset: str(row.timeZoneOffset),
+  }),
+);
+
+/** PRODUCT_COMPONENT_VERSION is public; VERSION_FULL exists from 18c (19.29 → `19.29.0.0.0`). */
+export const versionQuery = query(
+  'session.version',
+  sql`SELECT PRODUCT, VERSION_FULL FROM PRODUCT_COMPONENT_VERSION ORDER BY PRODUCT`,
+  (row: Row) => `${str(row.product)} ${strOrNull(row.versionFull) ?? ''}`.trim(),
+);
+
+/**
+ * One row through queryWithAgentDetails: a driver that cannot compile the DESCRIBE_AGENT
+ * wrapper fails here, at start-up, instead of on the first list of agents.
+ */
+export const describeAgentProbe = query(
+  'agents.describeProbe',
+  sql`SELECT CAST(NULL AS VARCHAR(128)) AS AGENT_NAME FROM DUAL`,
+  (row: Row) => strOrNull(row.agentDetails),
+  { agentDetails: true, orderedBy: ['AGENT_NAME'] },
+);

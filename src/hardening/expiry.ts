@@ -1,0 +1,85 @@
+import { type ExecutionResult, GraphQLError } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { Context } from '../context.js';
+
+/** setTimeout's delay is a signed 32-bit number of milliseconds (about 24.8 days). */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
+/** Runs `run` at `at` (epoch ms), however far away; the returned function cancels it. */
+export function runAt(at: number, run: () => void): () => void {
+  let timer: NodeJS.Timeout;
+  const schedule = () => {
+    const delay = at - Date.now();
+    timer =
+      delay > MAX_DELAY_MS
+        ? setTimeout(schedule, MAX_DELAY_MS)
+        : setTimeout(run, Math.max(0, delay));
+  };
+  schedule();
+  return () => clearTimeout(timer);
+}
+
+export const expiredError = () =>
+  new GraphQLError('The token has expired; subscribe again with a new one', {
+    extensions: { code: 'UNAUTHENTICATED' },
+  });
+
+/**
+ * A subscription lives no longer than the token it was opened with: at `exp` its stream
+ * sends one UNAUTHENTICATED error and ends (an SSE response then completes; a WebSocket is
+ * also closed, see live/websocket.ts). Without this, events kept flowing after expiry.
+ */
+export function endSubscriptionsAtExpiry(): Plugin {
+  return {
+    onSubscribe({ args }) {
+      const expiresAt = (args.contextValue as unknown as Context).viewer.expiresAt;
+      if (expiresAt === undefined) return;
+      return {
+        onSubscribeResult({ result, setResult }) {
+          if (isAsyncIterable(result)) setResult(endAt(result, expiresAt));
+        },
+      };
+    },
+  };
+}
+
+function endAt(
+  source: AsyncIterable<ExecutionResult>,
+  at: number,
+): AsyncGenerator<ExecutionResult, void, void> {
+  const iterator = source[Symbol.asyncIterator]();
+  let ended = false;
+  let cancel = () => {};
+  const expired = new Promise<'expired'>((resolve) => {
+    cancel = runAt(at, () => resolve('expired'));
+  });
+  const finish = async (): Promise<IteratorResult<ExecutionResult, void>> => {
+    ended = true;
+    cancel();
+    await iterator.return?.();
+    return { done: true, value: undefined };
+  };
+  return {
+    async next() {
+      if (ended) return { done: true, value: undefined };
+      const step = await Promise.race([iterator.next(), expired]);
+      if (step === 'expired') {
+        await finish();
+        return { done: false, value: { errors: [expiredError()] } };
+      }
+      if (step.done) await finish();
+      return step;
+    },
+    return: finish,
+    async throw(error) {
+      await finish();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async [Symbol.asyncDispose]() {
+      await finish();
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import type { IncomingMessage } from 'node:http';
+import { type Config, isLoopback } from '../config.js';
+
+/**
+ * Who may reach the server from a browser. Browsers apply CORS to fetch but not to
+ * WebSockets, so the upgrade checks `Origin` itself; and in the default anonymous loopback
+ * mode (every caller an administrator) a page on a rebound DNS name reaches 127.0.0.1 with
+ * its own name in `Host`, which only a Host check catches.
+ */
+export interface BrowserGuard {
+  /** False for a Host that only DNS rebinding would send (anonymous loopback mode only). */
+  hostAllowed(host: string | undefined): boolean;
+  /** Whether a WebSocket upgrade from this page (or from no page at all) is accepted. */
+  originAllowed(origin: string | undefined, host: string | undefined): boolean;
+}
+
+export function browserGuard(config: Config): BrowserGuard {
+  // With a token required, a rebound page has nothing to send; with ALLOW_ANONYMOUS on a
+  // network address, anyone on that network can already call the server directly.
+  const checkHost = config.auth.jwt === null && isLoopback(config.host);
+  const origins = new Set(config.http.corsOrigins);
+  return {
+    hostAllowed: (host) => !checkHost || (host !== undefined && isLoopbackHost(host)),
+    originAllowed(origin, host) {
+      // Non-browser clients send no Origin; browsers always do on a WebSocket.
+      if (origin === undefined) return true;
+      if (origins.has(origin)) return true;
+      const url = URL.canParse(origin) ? new URL(origin) : undefined;
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return false;
+      if (url.host === host) return true;
+      return origins.size === 0 && isLoopback(unbracket(url.hostname));
+    },
+  };
+}
+
+function isLoopbackHost(host: string): boolean {
+  return (
+    URL.canParse(`http://${host}`) && isLoopback(unbracket(new URL(`http://${host}`).hostname))
+  );
+}
+
+const unbracket = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1');
+
+/** The WebSocketServer `verifyClient` for `guard`: 403 before the handshake completes. */
+export function verifyUpgrade(guard: BrowserGuard) {
+  return (
+    info: { origin: string | undefined; req: IncomingMessage },
+    callback: (allowed: boolean, code?: number, message?: string) => void,
+  ) => {
+    const host = info.req.headers.host;
+    // `ws` reports a missing Origin header as undefined.
+    const allowed = guard.hostAllowed(host) && guard.originAllowed(info.origin || undefined, host);
+    callback(allowed, 403, 'Forbidden');
+  };
+}

@@ -1,0 +1,54 @@
+import { type ExecutionResult, GraphQLError } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { mapAsyncIterable } from '../live/iterables.js';
+
+/**
+ * The result itself when it serialises to at most `maxBytes`, else a BAD_USER_INPUT error in
+ * its place. The cost limit bounds what a document may ask for; this bounds what it gets,
+ * whatever the data (long descriptions, many tools), so one request cannot hold hundreds of
+ * megabytes and block the event loop while they are written.
+ */
+export function boundedResult(result: ExecutionResult, maxBytes: number): ExecutionResult {
+  let bytes: number;
+  try {
+    bytes = Buffer.byteLength(JSON.stringify(result));
+  } catch {
+    // Past V8's string length limit.
+    bytes = Number.POSITIVE_INFINITY;
+  }
+  if (bytes <= maxBytes) return result;
+  const size = Number.isFinite(bytes) ? `${bytes} bytes` : 'too large to serialise';
+  return {
+    data: null,
+    errors: [
+      new GraphQLError(
+        `The response (${size}) exceeds MAX_RESPONSE_BYTES (${maxBytes}); ask for fewer items or fields`,
+        { extensions: { code: 'BAD_USER_INPUT' } },
+      ),
+    ],
+  };
+}
+
+/**
+ * boundedResult on every execution result and subscription event, where execution ends:
+ * HTTP, SSE and graphql-ws (which runs yoga's enveloped execute and subscribe) alike.
+ */
+export function responseSizeLimit(maxBytes: number): Plugin {
+  const bound = ({
+    result,
+    setResult,
+  }: {
+    result: ExecutionResult | AsyncIterable<ExecutionResult>;
+    setResult: (result: ExecutionResult | AsyncGenerator<ExecutionResult, void, void>) => void;
+  }) => {
+    setResult(
+      isAsyncIterable(result)
+        ? mapAsyncIterable(result, (value) => boundedResult(value, maxBytes))
+        : boundedResult(result, maxBytes),
+    );
+  };
+  return {
+    onExecute: () => ({ onExecuteDone: bound }),
+    onSubscribe: () => ({ onSubscribeResult: bound }),
+  };
+}

@@ -1,0 +1,113 @@
+import { GraphQLError } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { LimitsConfig } from '../config.js';
+import type { Context } from '../context.js';
+import type { Viewer } from '../model/viewer.js';
+
+/** Who a per-identity limit counts against: the token subject, else its owner or role. */
+export function viewerKey(viewer: Viewer): string {
+  return JSON.stringify([viewer.subject, viewer.owner, viewer.admin]);
+}
+
+/** A request error: 400 for `application/graphql-response+json` clients, 200 for JSON ones. */
+export function limitExceeded(message: string): GraphQLError {
+  return new GraphQLError(message, {
+    extensions: { code: 'BAD_USER_INPUT', http: { status: 400, spec: true } },
+  });
+}
+
+/**
+ * Caps open subscriptions per graphql-ws socket and per viewer (over every socket and SSE
+ * stream of this process). Each open subscription costs one execution per event, so without
+ * a cap one client could make every poll cycle arbitrarily expensive.
+ */
+export function subscriptionCaps(limits: LimitsConfig): Plugin {
+  const bySocket = new WeakMap<object, number>();
+  const byViewer = new Map<string, number>();
+  return {
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const context = args.contextValue as unknown as Context & { socket?: object };
+      const socket = context.socket;
+      const viewer = viewerKey(context.viewer);
+      const onSocket = socket ? (bySocket.get(socket) ?? 0) : 0;
+      const ofViewer = byViewer.get(viewer) ?? 0;
+      if (socket && onSocket >= limits.maxSubscriptionsPerSocket) {
+        setResultAndStopExecution({
+          errors: [
+            limitExceeded(
+              `Too many subscriptions on this connection: at most ${limits.maxSubscriptionsPerSocket} (MAX_SUBSCRIPTIONS_PER_SOCKET); complete one first`,
+            ),
+          ],
+        });
+        return;
+      }
+      if (ofViewer >= limits.maxSubscriptionsPerViewer) {
+        setResultAndStopExecution({
+          errors: [
+            limitExceeded(
+              `Too many subscriptions for this identity: at most ${limits.maxSubscriptionsPerViewer} (MAX_SUBSCRIPTIONS_PER_VIEWER); complete one first`,
+            ),
+          ],
+        });
+        return;
+      }
+      if (socket) bySocket.set(socket, onSocket + 1);
+      byViewer.set(viewer, ofViewer + 1);
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        if (socket) bySocket.set(socket, (bySocket.get(socket) ?? 1) - 1);
+        const left = (byViewer.get(viewer) ?? 1) - 1;
+        if (left > 0) byViewer.set(viewer, left);
+        else byViewer.delete(viewer);
+      };
+      return {
+        onSubscribeResult({ result, setResult }) {
+          if (isAsyncIterable(result)) setResult(onceEnded(result, release));
+          else release();
+        },
+        onSubscribeError: release,
+      };
+    },
+  };
+}
+
+/** `source`, calling `ended` once when it finishes, fails or is returned by its consumer. */
+function onceEnded<T>(source: AsyncIterable<T>, ended: () => void): AsyncGenerator<T, void, void> {
+  const iterator = source[Symbol.asyncIterator]();
+  let done = false;
+  const end = () => {
+    if (done) return;
+    done = true;
+    ended();
+  };
+  const stop = async (): Promise<IteratorResult<T, void>> => {
+    end();
+    await iterator.return?.();
+    return { done: true, value: undefined };
+  };
+  return {
+    async next() {
+      try {
+        const step = await iterator.next();
+        if (step.done) end();
+        return step.done ? { done: true, value: undefined } : step;
+      } catch (error) {
+        end();
+        throw error;
+      }
+    },
+    return: stop,
+    async throw(error?: unknown) {
+      await stop();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async [Symbol.asyncDispose]() {
+      await stop();
+    },
+  };
+}

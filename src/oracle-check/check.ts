@@ -1,0 +1,231 @@
+/**
+ * `npm run oracle:check`: what works on the user's own database, in one command and in text
+ * worth pasting into a bug report. It connects with the server's settings (src/config.ts)
+ * through the server's driver, runs the server's start-up discovery, then every registered
+ * statement once (first row only). With no ORACLE_CONNECT_STRING it checks the embedded
+ * database the same way.
+ *
+ * It prints names, codes, data types and timings only: no password (the configuration is
+ * never printed, the connect target is shortened as in start-up errors) and no row data (rows
+ * are counted, never shown).
+ */
+import { type Config, ConfigError, loadConfig } from '../config.js';
+import { type Catalog, catalogViews, dateColumnTypes } from '../db/catalog.js';
+import { type Discovery, discoverDatabase } from '../db/discover.js';
+import type { Driver } from '../db/driver.js';
+import { openDatabase } from '../db/open.js';
+import { errorCode } from '../db/oracle/errors.js';
+import { connectTarget } from '../db/oracle/options.js';
+import { versionQuery } from '../db/sql/session.js';
+import { fetchRows } from '../db/sql/statement.js';
+import { StartupError } from '../errors.js';
+import { CAPABILITY_PROBES, type RegisteredStatement, registeredStatements } from './statements.js';
+
+export type Print = (line: string) => void;
+
+export interface StatementOutcome {
+  readonly name: string;
+  /** Null when it ran; else the database's error code (ORA-…, NJS-…, a SQLSTATE). */
+  readonly error: string | null;
+  /** The first line of the error message (Oracle's message text names no row value). */
+  readonly message: string | null;
+  readonly ms: number;
+  readonly text: string;
+}
+
+/** ORA-/NJS- code of an error or of its cause; else the SQLSTATE or the error's own code. */
+export function checkErrorCode(error: unknown): string {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const oracle = errorCode(cause) ?? errorCode(error);
+  if (oracle !== undefined) return /^[0-9A-Z]{5}$/.test(oracle) ? `SQLSTATE ${oracle}` : oracle;
+  return error instanceof Error ? error.name : 'ERROR';
+}
+
+function firstLine(error: unknown): string {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const source = cause instanceof Error ? cause : error;
+  return String(source instanceof Error ? source.message : source).split('\n')[0] ?? '';
+}
+
+/** Refuses anything but a query: the check must not change the database. */
+function assertReadOnly(entry: RegisteredStatement): void {
+  if (!/^(SELECT|WITH)\b/i.test(entry.statement.text)) {
+    throw new Error(`${entry.statement.name} is not a query; the check only reads`);
+  }
+}
+
+async function runStatement(driver: Driver, entry: RegisteredStatement): Promise<StatementOutcome> {
+  assertReadOnly(entry);
+  const { statement, binds } = entry;
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  try {
+    await (entry.agentDetails
+      ? driver.queryWithAgentDetails(statement, binds, { maxRows: 1 })
+      : driver.query(statement, binds, { maxRows: 1 }));
+    return { name: statement.name, error: null, message: null, ms: ms(), text: statement.text };
+  } catch (error) {
+    return {
+      name: statement.name,
+      error: checkErrorCode(error),
+      message: firstLine(error),
+      ms: ms(),
+      text: statement.text,
+    };
+  }
+}
+
+const pad = (value: string, width: number) => value.padEnd(width);
+
+function describeViews(catalog: Catalog, print: Print): void {
+  print('views');
+  for (const view of catalogViews(catalog)) {
+    print(
+      `  ${pad(view.name, 34)} ${
+        view.columns ? `found, ${view.columns.size} columns` : `MISSING (grant ${view.grant})`
+      }`,
+    );
+  }
+  const agents = catalog.agents.columns;
+  const shape = agents?.has('AGENT_ID')
+    ? 'Agent Spec (AGENT_ID, CREATE_TIME, INPUTS, OUTPUTS)'
+    : agents?.has('DESCRIPTION')
+      ? 'Select AI Agent (DESCRIPTION, CREATED, LAST_MODIFIED, STATUS)'
+      : 'unknown';
+  print('column variants');
+  print(
+    `  ${pad('task history conversation column', 34)} ${catalog.columns.taskConversation ?? 'none'}`,
+  );
+  print(`  ${pad('team catalog name column', 34)} ${catalog.columns.teamName}`);
+  print(`  ${pad('tool id column', 34)} ${catalog.columns.toolId ?? 'none'}`);
+  print(`  ${pad(`${catalog.agents.name} shape`, 34)} ${agents ? shape : 'view missing'}`);
+  print('date columns');
+  for (const [column, type] of dateColumnTypes(catalog)) print(`  ${pad(column, 44)} ${type}`);
+}
+
+/** One row per statement name: its variants, ok or the error codes seen, the slowest run. */
+function statementTable(outcomes: readonly StatementOutcome[], print: Print): void {
+  const byName = new Map<string, StatementOutcome[]>();
+  for (const outcome of outcomes) {
+    byName.set(outcome.name, [...(byName.get(outcome.name) ?? []), outcome]);
+  }
+  print(`  ${pad('statement', 28)} ${pad('variants', 8)} ${pad('result', 32)} max ms`);
+  for (const [name, runs] of byName) {
+    const codes = [...new Set(runs.flatMap((run) => (run.error ? [run.error] : [])))];
+    const failed = runs.filter((run) => run.error).length;
+    const result = codes.length === 0 ? 'ok' : `${failed} failed: ${codes.join(', ')}`;
+    const slowest = Math.max(...runs.map((run) => run.ms));
+    print(`  ${pad(name, 28)} ${pad(String(runs.length), 8)} ${pad(result, 32)} ${slowest}`);
+  }
+}
+
+/**
+ * Runs the check over an open driver and prints the report; resolves to the exit code: 0 when
+ * every statement ran, 1 otherwise. Statements on a view the discovery did not find are
+ * skipped (the view is listed as missing, with its grant).
+ */
+export async function checkDatabase(
+  driver: Driver,
+  scope: Config['database']['viewScope'],
+  print: Print,
+): Promise<number> {
+  let discovery: Discovery;
+  try {
+    const [version] = await fetchRows(driver, versionQuery);
+    print(`${pad('version', 16)} ${version ?? 'unknown'}`);
+    discovery = await discoverDatabase(driver, scope);
+  } catch (error) {
+    print(`discovery FAILED: ${checkErrorCode(error)}: ${firstLine(error)}`);
+    return 1;
+  }
+  const { session, catalog } = discovery;
+  print(`${pad('session user', 16)} ${session.sessionUser}`);
+  print(`${pad('current schema', 16)} ${session.currentSchema}`);
+  print(`${pad('time zone', 16)} ${session.timeZoneOffset}`);
+  print(`${pad('discovery', 16)} ${discovery.durationMs} ms`);
+  describeViews(catalog, print);
+
+  print('capabilities');
+  for (const capability of CAPABILITY_PROBES) {
+    const result = await capability.probe(driver, discovery).catch((error: unknown) => ({
+      available: false,
+      detail: `${checkErrorCode(error)}: ${firstLine(error)}`,
+    }));
+    print(
+      `  ${pad(capability.name, 34)} ${result.available ? 'yes' : 'NO'}  ${capability.needs}${
+        result.detail ? ` (${result.detail})` : ''
+      }`,
+    );
+  }
+
+  const missing = catalogViews(catalog).filter((view) => view.columns === null);
+  const reads = (text: string, view: string) =>
+    new RegExp(`(?<![\\w$#])${view.replace(/\$/g, '\\$')}(?![\\w$#])`).test(text);
+  const entries = registeredStatements([catalog]);
+  const outcomes: StatementOutcome[] = [];
+  let skipped = 0;
+  for (const entry of entries) {
+    if (missing.some((view) => reads(entry.statement.text, view.name))) {
+      skipped++;
+      continue;
+    }
+    outcomes.push(await runStatement(driver, entry));
+  }
+  print('statements (each variant once, first row only)');
+  statementTable(outcomes, print);
+  const failures = outcomes.filter((outcome) => outcome.error !== null);
+  // One entry per statement and error: its first failing variant's message and text.
+  const reported = new Set<string>();
+  for (const failure of failures) {
+    const key = `${failure.name} ${failure.error}`;
+    if (reported.has(key)) continue;
+    reported.add(key);
+    const variants = failures.filter((f) => `${f.name} ${f.error}` === key).length;
+    print(`FAILED ${failure.name} (${variants} variants): ${failure.error}: ${failure.message}`);
+    print(`  ${failure.text}`);
+  }
+  print(
+    `summary: ${outcomes.length + skipped} statements, ${outcomes.length - failures.length} ok, ${
+      failures.length
+    } failed, ${skipped} skipped (view missing)`,
+  );
+  return failures.length === 0 ? 0 : 1;
+}
+
+/** The command: configuration from `env`, the server's driver, then checkDatabase. */
+export async function oracleCheck(
+  env: Record<string, string | undefined>,
+  print: Print,
+): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    print(`configuration: ${error.message}`);
+    return 2;
+  }
+  const database = config.database;
+  print('agent-graph oracle:check');
+  print(
+    `${pad('database', 16)} ${
+      database.kind === 'oracle'
+        ? `Oracle at ${connectTarget(database.connectString)} as ${database.user}`
+        : 'embedded (no ORACLE_CONNECT_STRING)'
+    }, view scope ${database.viewScope}`,
+  );
+  let driver: Driver;
+  try {
+    driver = (await openDatabase(database, { warn: (message) => print(`warning: ${message}`) }))
+      .driver;
+  } catch (error) {
+    if (!(error instanceof StartupError)) throw error;
+    print(`connect FAILED: ${error.message}`);
+    return 1;
+  }
+  try {
+    return await checkDatabase(driver, database.viewScope, print);
+  } finally {
+    await driver.close();
+  }
+}

@@ -1,0 +1,59 @@
+import { copyFile, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, describe, expect, test } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { snapshotFile } from '../src/db/embedded/database.js';
+import { startTestServer } from './support/server.js';
+
+/** The snapshot global-setup built (or found) in the default cache directory. */
+function builtSnapshot(): { path: string; name: string } {
+  const database = loadConfig({}).database;
+  if (database.kind !== 'embedded') throw new Error('embedded only');
+  const path = snapshotFile(database.cacheDir);
+  return { path, name: basename(path) };
+}
+
+const dirs: string[] = [];
+afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+describe('a damaged snapshot in EMBEDDED_CACHE_DIR', () => {
+  test.each([
+    ['truncated to half', (path: string, size: number) => truncate(path, size >> 1)],
+    ['its last 100 bytes missing', (path: string, size: number) => truncate(path, size - 100)],
+    ['not gzip at all', (path: string) => writeFile(path, 'not a tarball')],
+    [
+      'a gzip header and zeros',
+      (path: string) =>
+        writeFile(path, Buffer.concat([Buffer.from([0x1f, 0x8b]), Buffer.alloc(4096)])),
+    ],
+  ])(
+    '%s: discarded with one log line naming it, seeded again, and the server answers',
+    async (_case, damage) => {
+      const built = builtSnapshot();
+      const cacheDir = await mkdtemp(join(tmpdir(), 'agent-graph-cache-'));
+      dirs.push(cacheDir);
+      const path = join(cacheDir, built.name);
+      await copyFile(built.path, path);
+      await damage(path, (await stat(path)).size);
+
+      const t = await startTestServer({ EMBEDDED_CACHE_DIR: cacheDir });
+      try {
+        expect(t.server.database.embedded?.fromSnapshot).toBe(false);
+        const { data, errors } = await t.post('{ agents(first: 1) { totalCount } }');
+        expect(errors).toBeUndefined();
+        expect(data).toEqual({ agents: { totalCount: expect.any(Number) } });
+        const warnings = t.logs.filter((line) => line.msg.includes('embedded snapshot'));
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]?.level).toBe(40);
+        expect(warnings[0]?.msg).toContain(path);
+        // A fresh snapshot replaced the damaged one, and it is whole.
+        expect(gunzipSync(await readFile(path)).length).toBeGreaterThan(1_000_000);
+      } finally {
+        await t.stop();
+      }
+    },
+    60_000,
+  );
+});

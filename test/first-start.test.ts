@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startTestServer, type TestServer } from './support/server.js';
+
+// What a new user sees on a first `npm start`: the real process, with an empty cache (so it
+// seeds) and, here, its port already taken.
+
+let blocker: Server;
+let port: number;
+let cacheDir: string;
+beforeAll(async () => {
+  cacheDir = await mkdtemp(join(tmpdir(), 'agent-graph-first-start-'));
+  blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  port = (blocker.address() as { port: number }).port;
+});
+afterAll(async () => {
+  blocker.close();
+  await rm(cacheDir, { recursive: true, force: true });
+});
+
+function start(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('first start', () => {
+  test('says it is seeding and how long that took; a port in use is one line and exit 1', async () => {
+    const { code, stdout, stderr } = await start({
+      PORT: String(port),
+      EMBEDDED_CACHE_DIR: cacheDir,
+      SIMULATE: 'false',
+    });
+    const logs = stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string; ms?: number });
+    expect(logs[0]?.msg).toBe(
+      'first start: seeding the embedded demo database, once (5-20 s; later starts load a snapshot of it in a few seconds)',
+    );
+    const seeded = logs.find((entry) => entry.msg.startsWith('embedded database seeded in'));
+    expect(seeded?.msg).toMatch(
+      /^embedded database seeded in \d+\.\d s; snapshot saved for later starts$/,
+    );
+    expect(seeded?.ms).toBeGreaterThan(0);
+
+    expect(stderr).toBe(
+      `agent-graph: 127.0.0.1:${port} is already in use (another agent-graph?): stop what listens there, or set PORT to another port\n`,
+    );
+    expect(stdout).not.toMatch(/EADDRINUSE|\bat .+:\d+:\d+/);
+    expect(code).toBe(1);
+  }, 120_000);
+});
+
+describe('/', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t.stop());
+
+  test('sends people to GraphiQL', async () => {
+    const response = await fetch(`${t.url}/`, { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('/graphql');
+    const page = await fetch(`${t.url}/`, { headers: { accept: 'text/html' } });
+    expect(page.url).toBe(`${t.url}/graphql`);
+    expect(await page.text()).toContain('<title>agent-graph</title>');
+  });
+});

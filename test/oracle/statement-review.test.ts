@@ -1,0 +1,102 @@
+/**
+ * What the review of every printed statement (issue 14) checks, over the whole registry that
+ * the contract suite and `npm run oracle:check` run: every statement the code can build is in
+ * it, none casts a CLOB to a character type, and every statement read through the
+ * DESCRIBE_AGENT wrapper names the order the wrapper must repeat.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { type Catalog, discoverCatalog } from '../../src/db/catalog.js';
+import type { Driver } from '../../src/db/driver.js';
+import { openEmbeddedDatabase } from '../../src/db/embedded/database.js';
+import {
+  type RegisteredStatement,
+  registeredStatements,
+} from '../../src/oracle-check/statements.js';
+
+let driver: Driver;
+let entries: RegisteredStatement[];
+
+beforeAll(async () => {
+  const config = loadConfig({});
+  if (config.database.kind !== 'embedded') throw new Error('expected the embedded config');
+  driver = (await openEmbeddedDatabase(config.database)).driver;
+  const catalogs: Catalog[] = [];
+  for (const scope of ['dba', 'user'] as const) {
+    catalogs.push(await discoverCatalog(driver, scope, 'APP_USER'));
+  }
+  entries = registeredStatements(catalogs);
+}, 120_000);
+afterAll(() => driver?.close());
+
+const SQL_DIR = new URL('../../src/db/sql/', import.meta.url);
+
+/** Statement names as src/db/sql writes them: literal, or a literal prefix of a template. */
+async function namesInSource(): Promise<{ names: Set<string>; prefixes: Set<string> }> {
+  const names = new Set<string>();
+  const prefixes = new Set<string>();
+  for (const file of await readdir(SQL_DIR)) {
+    const source = await readFile(new URL(file, SQL_DIR), 'utf8');
+    for (const m of source.matchAll(/(?:\b(?:query|paged)\(\s*|\bcount: )'([\w.]+)'/g)) {
+      names.add(m[1] as string);
+    }
+    for (const m of source.matchAll(/\b(?:query|paged)\(\s*`([\w.]+)\$\{/g)) {
+      prefixes.add(m[1] as string);
+    }
+  }
+  return { names, prefixes };
+}
+
+describe('the statement registry (src/oracle-check/statements.ts)', () => {
+  test('holds every statement src/db/sql can build, the live poll included', async () => {
+    const registered = new Set(entries.map((entry) => entry.statement.name));
+    const { names, prefixes } = await namesInSource();
+    expect(names.size).toBeGreaterThan(20);
+    expect(names).toContain('teamRuns.live');
+    expect([...names].filter((name) => !registered.has(name))).toEqual([]);
+    for (const prefix of prefixes) {
+      expect(
+        [...registered].some((name) => name.startsWith(prefix)),
+        prefix,
+      ).toBe(true);
+    }
+    expect(registered).toContain('teamRuns.live');
+  });
+
+  test('no statement casts a column to a character type (ORA-22835 on a long CLOB value)', () => {
+    // PostgreSQL truncates silently, so only the text shows it; CAST(NULL AS …) is harmless.
+    const castToText = /CAST\((?!NULL\b)[^()]*\bAS\s+N?(VAR)?CHAR2?\b/i;
+    const offending = entries.filter((entry) => castToText.test(entry.statement.text));
+    expect(offending.map((entry) => entry.statement.name)).toEqual([]);
+    const stats = entries.find((entry) => entry.statement.name === 'teams.stats');
+    expect(stats?.statement.text).toContain("typ.ATTRIBUTE_VALUE LIKE 'HUMAN'");
+  });
+
+  test('every statement read with agent details names its order, which its own ORDER BY ends with', () => {
+    const withDetails = entries.filter((entry) => entry.agentDetails);
+    expect(withDetails.length).toBeGreaterThan(3);
+    for (const { statement } of withDetails) {
+      const order = statement.orderedBy ?? [];
+      expect(order.length, statement.name).toBeGreaterThan(0);
+      if (statement.name === 'agents.describeProbe') continue;
+      expect(statement.text, statement.name).toMatch(
+        new RegExp(`ORDER BY ${order.join(', ')}( OFFSET|$)`),
+      );
+    }
+  });
+
+  test('through the embedded wrapper, a page keeps its order (owner, then name)', async () => {
+    const page = entries.find(
+      (entry) => entry.statement.name === 'agents.page' && entry.statement.text.includes('OWNER,'),
+    );
+    if (!page) throw new Error('no agents.page with an owner column');
+    const rows = await driver.queryWithAgentDetails(page.statement, {
+      ...page.binds,
+      page_limit: 100,
+    });
+    const keys = rows.map((row) => `${row.owner}\u0000${row.agentName}`);
+    expect(keys.length).toBeGreaterThan(3);
+    expect(keys).toEqual([...keys].sort());
+  });
+});

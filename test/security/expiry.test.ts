@@ -1,0 +1,75 @@
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { metric, subscribeSse, wsUrl } from '../live/support.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { RawSocket } from './raw-ws.js';
+
+const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
+const WAITING = 'subscription { teamsWaitingForHuman { execId } }';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ AUTH_JWT_SECRET: SECRET, POLL_INTERVAL_MS: '100' });
+});
+afterAll(() => t.stop());
+
+/** An admin token that expires at the next whole second but one (JWT `exp` is in seconds). */
+async function shortLivedToken(): Promise<{ token: string; expiresAt: number }> {
+  const exp = Math.floor(Date.now() / 1000) + 2;
+  const token = await new SignJWT({ roles: ['admin'] })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setExpirationTime(exp)
+    .sign(new TextEncoder().encode(SECRET));
+  return { token, expiresAt: exp * 1000 };
+}
+
+describe('a token that expires during a session', () => {
+  test('WebSocket: the socket is closed with 4401 at exp, with its subscription', async () => {
+    const { token, expiresAt } = await shortLivedToken();
+    const expiredBefore = await metric(t.server, 'agentgraph_auth_failures_total', {
+      transport: 'websocket',
+      reason: 'invalid token: expired',
+    });
+    const raw = await RawSocket.connect(wsUrl(t.url), { authorization: `Bearer ${token}` });
+    raw.subscribe('waiting', WAITING);
+    await raw.next((m) => m.type === 'next' && m.id === 'waiting');
+    const closed = await raw.close(10_000);
+    expect(closed.code).toBe(4401);
+    expect(closed.reason).toMatch(/expired/i);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+    expect(
+      await metric(t.server, 'agentgraph_auth_failures_total', {
+        transport: 'websocket',
+        reason: 'invalid token: expired',
+      }),
+    ).toBe(expiredBefore + 1);
+  });
+
+  test('WebSocket: a connection_init with an already expired token is refused', async () => {
+    const exp = Math.floor(Date.now() / 1000) - 1;
+    const token = await new SignJWT({ roles: ['admin'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(exp)
+      .sign(new TextEncoder().encode(SECRET));
+    const raw = await RawSocket.open(wsUrl(t.url));
+    raw.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
+    expect((await raw.close()).code).toBe(4401);
+  });
+
+  test('SSE: the stream sends UNAUTHENTICATED and ends at exp', async () => {
+    const { token, expiresAt } = await shortLivedToken();
+    const waiting = await subscribeSse<{ teamsWaitingForHuman: unknown[] }>(
+      t.url,
+      WAITING,
+      {},
+      { authorization: `Bearer ${token}` },
+    );
+    await waiting.take(1);
+    await waiting.until(() => waiting.completed, 10_000, 'the stream to end');
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+    const last = waiting.events.at(-1);
+    expect(last?.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect(last?.errors?.[0]?.message).toMatch(/expired/);
+    expect(waiting.errors).toEqual([]);
+  });
+});
