@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
-import { SignJWT } from 'jose';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { mintToken } from '../../src/auth/token.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { embeddedPg, runsIn, settled } from '../live/support.js';
 import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
@@ -270,11 +270,11 @@ describe('the console at /console', () => {
       .getByText(/UNAUTHENTICATED/)
       .first()
       .waitFor();
-    const token = await new SignJWT({ db_user: 'APP_USER' })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject('APP_USER')
-      .setExpirationTime('10m')
-      .sign(new TextEncoder().encode(SECRET));
+    const token = await mintToken(secured.server.config.auth, {
+      user: 'APP_USER',
+      roles: [],
+      expiresIn: '10m',
+    });
     await page.getByLabel('Access token').fill(token);
     await page.getByRole('button', { name: 'Use token' }).click();
     await waitingItem(page, execId).waitFor();
