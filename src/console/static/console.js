@@ -463,7 +463,7 @@ function runTable(runs, withTeam) {
 const RUN = `query ConsoleRun($execId: ID!) {
   teamRun(execId: $execId) {
     execId teamName owner state startDate endDate durationMs
-    waitingFor { question agentName since }
+    waitingFor { question questionJson agentName since }
     tasks {
       taskOrder taskName agentName state startDate durationMs input result
       failure { jobName status logDate message }
@@ -534,7 +534,7 @@ function runView(root, execId) {
         h('dt', {}, 'Duration'),
         h('dd', {}, millis(run.durationMs)),
         run.waitingFor && h('dt', {}, 'Waiting for'),
-        run.waitingFor && h('dd', {}, run.waitingFor.question ?? '(no question)'),
+        run.waitingFor && h('dd', {}, question(run.waitingFor)),
       ),
       h('h3', {}, `Tasks (${run.tasks.length})`),
       run.tasks.length ? null : h('p', { class: 'empty' }, 'No task recorded.'),
