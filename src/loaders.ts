@@ -25,6 +25,10 @@ export function createLoaders(repositories: Repositories) {
   const promptPages = new Map<string, DataLoader<string, Page<LlmPrompt>>>();
   return {
     agentByName: new DataLoader<string, Agent | null>((names) => agents.byNames(names)),
+    /** Without DESCRIBE_AGENT, for selections that ask only for the agents view's columns. */
+    agentByNameWithoutDetails: new DataLoader<string, Agent | null>((names) =>
+      agents.byNames(names, false),
+    ),
     teamByName: new DataLoader<string, Team | null>((names) => teams.byNames(names)),
     toolsOfTeam: new DataLoader<string, TeamTool[]>((names) => teams.toolsOf(names)),
     statsOfTeam: new DataLoader<string, TeamStats>((names) => teams.statsOf(names)),
@@ -32,6 +36,15 @@ export function createLoaders(repositories: Repositories) {
     waitingOfTeam: new DataLoader<string, TeamRun[]>((names) => history.waitingForHuman(names)),
     tasksOfRun: new DataLoader<string, TaskRun[]>((ids) => history.tasksOf(ids)),
     toolCallsOfRun: new DataLoader<string, ToolCall[]>((ids) => history.toolCallsOf(ids)),
+    /**
+     * The same lists without their large text columns, for list levels whose selection asks
+     * for none of them (see selectsAny): the dashboard's. A level picks one of the two, so it
+     * stays one statement.
+     */
+    tasksOfRunWithoutTexts: new DataLoader<string, TaskRun[]>((ids) => history.tasksOf(ids, false)),
+    toolCallsOfRunWithoutTexts: new DataLoader<string, ToolCall[]>((ids) =>
+      history.toolCallsOf(ids, false),
+    ),
     toolCallById: new DataLoader<string, ToolCall | null>((ids) => history.toolCallsByIds(ids)),
     failuresOfRun: new DataLoader<string, TaskFailure[]>((ids) => history.failuresOf(ids)),
     /** One loader per window: every task asking for the same page batches together. */

@@ -71,6 +71,69 @@ describe('round trips', () => {
     expect(large).toBe(6);
   });
 
+  test('texts and agent details asked through fragments come back, still one statement per level', async () => {
+    // The dashboard's own selection reads none of the large columns (test/sql/dashboard.sql
+    // pins that); asking for them switches the whole level, never adds a statement.
+    interface Texts {
+      teams: {
+        nodes: {
+          runs: {
+            nodes: {
+              execId: string;
+              tasks: {
+                taskOrder: number;
+                input: string | null;
+                result: string | null;
+                conversationParams: unknown;
+                agent: { name: string; description: string | null } | null;
+                toolCalls: { invocationId: string; input: string | null; output: string | null }[];
+              }[];
+            }[];
+          };
+        }[];
+      };
+    }
+    const got: { data?: Texts } = {};
+    const count = await t.countStatements(async () => {
+      const result = await t.gql<Texts>(
+        `{ teams(first: 20) { nodes { runs(first: 3) { nodes { execId tasks { ...Texts
+            agent { name ... on Agent { description } } toolCalls { invocationId ...CallTexts } } } } } } }
+         fragment Texts on TaskRun { taskOrder input result conversationParams }
+         fragment CallTexts on ToolCall { input output }`,
+      );
+      expect(result.errors).toBeUndefined();
+      got.data = result.data ?? undefined;
+    });
+    // teams, runs, tasks, agents, tool calls
+    expect(count).toBe(5);
+    const runs = got.data?.teams.nodes.flatMap((team) => team.runs.nodes) ?? [];
+    const { history, agents } = t.server.repositoriesFor(ANONYMOUS_ADMIN);
+    const ids = runs.map((run) => run.execId);
+    const stored = (await history.tasksOf(ids)).flat();
+    const served = runs.flatMap((run) => run.tasks);
+    const texts = (task: Omit<(typeof served)[number], 'agent' | 'toolCalls'>) => [
+      task.taskOrder,
+      task.input,
+      task.result,
+      task.conversationParams,
+    ];
+    expect(served.map(texts)).toEqual(stored.map(texts));
+    expect(stored.some((task) => task.input !== null && task.result !== null)).toBe(true);
+    const callTexts = (call: {
+      invocationId: string;
+      input: string | null;
+      output: string | null;
+    }) => [call.invocationId, call.input, call.output].join('|');
+    expect(served.flatMap((task) => task.toolCalls.map(callTexts)).sort()).toEqual(
+      (await history.toolCallsOf(ids)).flat().map(callTexts).sort(),
+    );
+    expect(served.some((task) => task.toolCalls.some((call) => call.output !== null))).toBe(true);
+    const withAgent = served.find((task) => task.agent !== null);
+    const [agent] = await agents.byNames([withAgent?.agent?.name ?? '']);
+    expect(agent?.description).toBeTruthy();
+    expect(withAgent?.agent?.description).toBe(agent?.description);
+  });
+
   test('a batch over the 1,000-key IN-list limit is split, never rejected', async () => {
     const ids = Array.from({ length: 2500 }, (_, i) => `NO_SUCH_RUN_${i}`);
     const { history } = t.server.repositoriesFor(ANONYMOUS_ADMIN);

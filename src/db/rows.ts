@@ -16,6 +16,19 @@ export function camelCase(column: string): string {
   return camel;
 }
 
+/** normalizeRow for rows fetched as arrays of values, in the order of `columns`. */
+export function normalizeRows(columns: readonly string[], rows: readonly unknown[][]): Row[] {
+  const keys = columns.map(camelCase);
+  return rows.map((values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) {
+      const value = values[i];
+      row[keys[i] as string] = typeof value === 'bigint' ? Number(value) : value;
+    }
+    return row;
+  });
+}
+
 export function normalizeRow(raw: Record<string, unknown>): Row {
   const row: Record<string, unknown> = {};
   for (const key in raw) {

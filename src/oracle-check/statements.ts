@@ -100,7 +100,10 @@ const forLists = (
 
 function agentStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
   const sql = agentSql(catalog);
-  return [...both(sql.page(viewer, window)), ...forLists(sql.byNames(viewer), lists.agents)];
+  return [
+    ...both(sql.page(viewer, window)),
+    ...[true, false].flatMap((details) => forLists(sql.byNames(viewer, details), lists.agents)),
+  ];
 }
 
 function teamStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
@@ -147,8 +150,10 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
     ...forLists(sql.runsByIds(viewer), lists.runs),
     ...forLists(sql.waitingByTeams(viewer), lists.teams),
     sql.livePoll(new Date('2026-09-01T00:00:00Z')),
-    ...forLists(sql.tasksByRuns(viewer), lists.runs),
-    ...forLists(sql.toolCallsByRuns(viewer), lists.runs),
+    ...[true, false].flatMap((texts) => [
+      ...forLists(sql.tasksByRuns(viewer, texts), lists.runs),
+      ...forLists(sql.toolCallsByRuns(viewer, texts), lists.runs),
+    ]),
     ...forLists(sql.toolCallsByIds(viewer), lists.calls),
     ...callFilters.flatMap((filter) => both(sql.toolCallsPage(viewer, filter, window))),
   ];

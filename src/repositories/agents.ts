@@ -25,15 +25,15 @@ export class AgentRepository {
     return fetchPage(this.driver, this.sql.page(this.viewer, { offset, limit }));
   }
 
-  /** Agents by name, in the order of `names` (null where none is visible). */
-  async byNames(names: readonly string[]): Promise<(Agent | null)[]> {
+  /** Agents by name, in the order of `names` (null where none is visible); see agentSql.byNames for `details`. */
+  async byNames(names: readonly string[], details = true): Promise<(Agent | null)[]> {
     requireView(this.catalog.agents);
     const found = new Map<string, Agent>();
     for (const agent of await fetchForKeys(
       this.driver,
       names,
       'name',
-      this.sql.byNames(this.viewer),
+      this.sql.byNames(this.viewer, details),
     )) {
       if (!found.has(agent.name)) found.set(agent.name, agent);
     }

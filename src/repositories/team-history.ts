@@ -134,16 +134,26 @@ export class TeamHistoryRepository {
     return this.groupBy(teamNames, 'team', this.sql.waitingByTeams, (run) => run.teamName);
   }
 
-  /** Tasks of each run, in TASK_ORDER. */
-  async tasksOf(execIds: readonly string[]): Promise<TaskRun[][]> {
+  /** Tasks of each run, in TASK_ORDER; without `texts`, input, result and conversationParams read null. */
+  async tasksOf(execIds: readonly string[], texts = true): Promise<TaskRun[][]> {
     requireView(this.catalog.taskHistory);
-    return this.groupBy(execIds, 'exec', this.sql.tasksByRuns, (task) => task.teamExecId);
+    return this.groupBy(
+      execIds,
+      'exec',
+      (viewer) => this.sql.tasksByRuns(viewer, texts),
+      (task) => task.teamExecId,
+    );
   }
 
-  /** Tool calls of each run, by task order then start. */
-  async toolCallsOf(execIds: readonly string[]): Promise<ToolCall[][]> {
+  /** Tool calls of each run, by task order then start; without `texts`, input, output and toolOutput read null. */
+  async toolCallsOf(execIds: readonly string[], texts = true): Promise<ToolCall[][]> {
     requireView(this.catalog.toolHistory);
-    return this.groupBy(execIds, 'exec', this.sql.toolCallsByRuns, (call) => call.teamExecId);
+    return this.groupBy(
+      execIds,
+      'exec',
+      (viewer) => this.sql.toolCallsByRuns(viewer, texts),
+      (call) => call.teamExecId,
+    );
   }
 
   async toolCallsByIds(ids: readonly string[]): Promise<(ToolCall | null)[]> {

@@ -4,8 +4,15 @@ import { AgentRef } from './agent.js';
 import { HISTORY } from './descriptions.js';
 import { nodesOrErrors } from './lookup.js';
 import { connectionComplexity, offsetConnection } from './pagination.js';
+import { selectsAny } from './selection.js';
 import { TeamRunStateRef } from './team.js';
 import { TeamRunRef } from './team-run.js';
+
+/** The fields read from the task history's large columns (see tasksOfRunWithoutTexts). */
+const TEXT_FIELDS = new Set(['input', 'result', 'conversationParams']);
+
+/** The fields read from DESCRIBE_AGENT's JSON rather than the agents view. */
+const AGENT_DETAIL_FIELDS = new Set(['description', 'inputs', 'outputs', 'callContract']);
 
 /** TEAM_EXEC_ID and TASK_ORDER identify a task run; the id joins them. */
 const taskRunId = (task: { teamExecId: string; taskOrder: number }) =>
@@ -52,7 +59,11 @@ TaskRunRef.implement({
       nullable: true,
       description:
         'The stored Agent Spec (DBMS_AI_AGENT) of the same name; null when there is none (Select AI agents are usually not Agent Specs).',
-      resolve: (task, _args, context) => context.loaders.agentByName.load(task.agentName),
+      resolve: (task, _args, context, info) =>
+        (selectsAny(info, AGENT_DETAIL_FIELDS)
+          ? context.loaders.agentByName
+          : context.loaders.agentByNameWithoutDetails
+        ).load(task.agentName),
     }),
     state: t.field({
       type: TeamRunStateRef,
@@ -101,7 +112,11 @@ builder.objectFields(TeamRunRef, (t) => ({
   tasks: t.field({
     type: [TaskRunRef],
     description: 'The run’s tasks in TASK_ORDER.',
-    resolve: (run, _args, context) => context.loaders.tasksOfRun.load(run.execId),
+    resolve: (run, _args, context, info) =>
+      (selectsAny(info, TEXT_FIELDS)
+        ? context.loaders.tasksOfRun
+        : context.loaders.tasksOfRunWithoutTexts
+      ).load(run.execId),
   }),
 }));
 

@@ -3,8 +3,12 @@ import { durationMs, type ToolCall } from '../model/team.js';
 import { HISTORY, NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
 import { nodeByKey } from './lookup.js';
 import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
+import { selectsAny } from './selection.js';
 import { TaskRunRef } from './task-run.js';
 import { TeamRunRef } from './team-run.js';
+
+/** The fields read from the tool history's large columns (see toolCallsOfRunWithoutTexts). */
+const TEXT_FIELDS = new Set(['input', 'output', 'toolOutput']);
 
 export const ToolCallRef = nodeByKey<ToolCall>('ToolCall', {
   id: (call) => call.invocationId,
@@ -87,7 +91,11 @@ builder.objectFields(TeamRunRef, (t) => ({
   toolCalls: t.field({
     type: [ToolCallRef],
     description: 'Every tool call of the run, by task order then start.',
-    resolve: (run, _args, context) => context.loaders.toolCallsOfRun.load(run.execId),
+    resolve: (run, _args, context, info) =>
+      (selectsAny(info, TEXT_FIELDS)
+        ? context.loaders.toolCallsOfRun
+        : context.loaders.toolCallsOfRunWithoutTexts
+      ).load(run.execId),
   }),
 }));
 
@@ -95,8 +103,11 @@ builder.objectFields(TaskRunRef, (t) => ({
   toolCalls: t.field({
     type: [ToolCallRef],
     description: 'The calls made by this task (same TEAM_EXEC_ID and TASK_ORDER).',
-    resolve: async (task, _args, context) => {
-      const calls = await context.loaders.toolCallsOfRun.load(task.teamExecId);
+    resolve: async (task, _args, context, info) => {
+      const calls = await (selectsAny(info, TEXT_FIELDS)
+        ? context.loaders.toolCallsOfRun
+        : context.loaders.toolCallsOfRunWithoutTexts
+      ).load(task.teamExecId);
       return calls.filter((call) => call.taskOrder === task.taskOrder);
     },
   }),

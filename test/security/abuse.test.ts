@@ -96,3 +96,18 @@ describe('abuse', () => {
     expect(errors?.[0]?.message).toContain('ÄÖÜ—日本');
   });
 });
+
+describe('query cost', () => {
+  test('the same document is judged by its variables each time: a cheap page, an over-cost one, then the cheap one again', async () => {
+    const query = 'query($n: Int) { teamRuns(first: $n) { totalCount } }';
+    const send = async (n: number) =>
+      (await t.gql<{ teamRuns: { totalCount: number } }>(query, { n })) as ErrorBody;
+    const cheap = await send(5);
+    expect(cheap.errors).toBeUndefined();
+    const over = await send(1_000_000);
+    expect(over.errors?.[0]?.message).toMatch(/exceeds the limit of 200000/);
+    expect(over.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect((await send(5)).data).toEqual(cheap.data);
+    expect((await send(1_000_000)).errors?.[0]?.message).toMatch(/exceeds the limit/);
+  });
+});

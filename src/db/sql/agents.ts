@@ -63,14 +63,21 @@ export const agentSql = perCatalog((catalog: Catalog) => {
         toAgent,
         options,
       ),
-    byNames: (viewer: Viewer) => (names: Fragment) =>
-      query(
-        'agents.byNames',
-        sql`SELECT ${select} FROM ${view.name}
+    /**
+     * Without `details`, DESCRIBE_AGENT is not called: description comes from the view's
+     * column where it has one, the call contract reads null, inputs and outputs come from
+     * the view's columns alone.
+     */
+    byNames:
+      (viewer: Viewer, details = true) =>
+      (names: Fragment) =>
+        query(
+          'agents.byNames',
+          sql`SELECT ${select} FROM ${view.name}
          ${sql.where(sql`AGENT_NAME IN (${names})`, owned(viewer))} ORDER BY ${order}`,
-        toAgent,
-        options,
-      ),
+          toAgent,
+          { ...options, agentDetails: details },
+        ),
   };
 });
 

@@ -89,10 +89,16 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       viewerRuns(viewer),
     ];
   };
-  const taskColumns = `TEAM_EXEC_ID, TEAM_NAME, ${ownerColumn(tasks, ['TASK_OWNER']) ? 'TASK_OWNER' : 'NULL AS TASK_OWNER'},
+
+  // The large columns (CLOBs on Oracle: each one a LOB to fetch) are a column group of their
+  // own, selected only when the operation asks for one of them (`texts`); rows read without
+  // them carry null there, and no field that reads them is resolved on such a row.
+  const taskColumns = (
+    texts: boolean,
+  ) => `TEAM_EXEC_ID, TEAM_NAME, ${ownerColumn(tasks, ['TASK_OWNER']) ? 'TASK_OWNER' : 'NULL AS TASK_OWNER'},
     AGENT_NAME, TASK_NAME, TASK_ORDER,
-    ${conversation ? `${conversation} AS CONVERSATION_PARAMS, JSON_VALUE(${conversation}, '$.conversation_id') AS CONVERSATION_ID` : 'NULL AS CONVERSATION_PARAMS, NULL AS CONVERSATION_ID'},
-    INPUT, RESULT, STATE, START_DATE, END_DATE`;
+    ${conversation ? `JSON_VALUE(${conversation}, '$.conversation_id') AS CONVERSATION_ID` : 'NULL AS CONVERSATION_ID'},
+    STATE, START_DATE, END_DATE${texts ? `, ${conversation ? `${conversation} AS CONVERSATION_PARAMS` : 'NULL AS CONVERSATION_PARAMS'}, INPUT, RESULT` : ''}`;
   const toTask = (row: Row): TaskRun => ({
     teamExecId: str(row.teamExecId),
     teamName: str(row.teamName),
@@ -110,9 +116,9 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
   });
 
   const calls = catalog.toolHistory;
-  const callColumns = `INVOCATION_ID, TEAM_EXEC_ID, TASK_ORDER,
+  const callColumns = (texts: boolean) => `INVOCATION_ID, TEAM_EXEC_ID, TASK_ORDER,
     ${ownerColumn(calls, ['TOOL_OWNER']) ? 'TOOL_OWNER' : 'NULL AS TOOL_OWNER'},
-    TOOL_NAME, AGENT_NAME, TASK_NAME, START_DATE, END_DATE, INPUT, OUTPUT, TOOL_OUTPUT`;
+    TOOL_NAME, AGENT_NAME, TASK_NAME, START_DATE, END_DATE${texts ? ', INPUT, OUTPUT, TOOL_OUTPUT' : ''}`;
   const toToolCall = (row: Row): ToolCall => ({
     invocationId: str(row.invocationId),
     teamExecId: str(row.teamExecId),
@@ -227,26 +233,30 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
          WHERE h.STATE IN ('RUNNING', 'WAITING_FOR_HUMAN', 'RESUMING') OR h.END_DATE >= ${sql.bind('since', since)}`,
         (row): PolledRun => ({ ...toRun(row), waitingSince: dateOrNull(row.waitingSince) }),
       ),
-    tasksByRuns: (viewer: Viewer) => (ids: Fragment) =>
-      query(
-        'taskRuns.byRuns',
-        sql`SELECT ${taskColumns} FROM ${tasks.name} t
+    tasksByRuns:
+      (viewer: Viewer, texts = true) =>
+      (ids: Fragment) =>
+        query(
+          'taskRuns.byRuns',
+          sql`SELECT ${taskColumns(texts)} FROM ${tasks.name} t
          ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, 't'))}
          ORDER BY TEAM_EXEC_ID, TASK_ORDER`,
-        toTask,
-      ),
-    toolCallsByRuns: (viewer: Viewer) => (ids: Fragment) =>
-      query(
-        'toolCalls.byRuns',
-        sql`SELECT ${callColumns} FROM ${calls.name} tc
+          toTask,
+        ),
+    toolCallsByRuns:
+      (viewer: Viewer, texts = true) =>
+      (ids: Fragment) =>
+        query(
+          'toolCalls.byRuns',
+          sql`SELECT ${callColumns(texts)} FROM ${calls.name} tc
          ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, 'tc'))}
          ORDER BY TEAM_EXEC_ID, TASK_ORDER, START_DATE, INVOCATION_ID`,
-        toToolCall,
-      ),
+          toToolCall,
+        ),
     toolCallsByIds: (viewer: Viewer) => (ids: Fragment) =>
       query(
         'toolCalls.byIds',
-        sql`SELECT ${callColumns} FROM ${calls.name} tc
+        sql`SELECT ${callColumns(true)} FROM ${calls.name} tc
          ${sql.where(sql`INVOCATION_ID IN (${ids})`, runVisible(viewer, 'tc'))}`,
         toToolCall,
       ),
@@ -258,7 +268,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       paged(
         'toolCalls.page',
         {
-          select: callColumns,
+          select: callColumns(true),
           from: sql`${calls.name} tc ${sql.where(
             filter.toolName
               ? sql`TOOL_NAME = ${sql.bind('tool_name', filter.toolName)}`

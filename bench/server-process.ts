@@ -1,0 +1,46 @@
+/** A real agent-graph process on a free loopback port, for the benches that load it over HTTP. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** `cwd`: the checkout to run, this one by default. */
+export async function startServer(
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SIMULATE: 'false',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+    ...(cwd ? { cwd } : {}),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${url}/ready`)).ok) return { url, child };
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  child.kill();
+  throw new Error('the server did not become ready in 30 s');
+}
