@@ -9,6 +9,8 @@ export const ERROR_CODES = [
   'BAD_USER_INPUT',
   'UNAUTHENTICATED',
   'FORBIDDEN',
+  /** An action on something no longer in the state it needs (answering a run that no longer waits). */
+  'CONFLICT',
   'UPSTREAM_UNAVAILABLE',
   'TIMEOUT',
   'INTERNAL',
@@ -20,13 +22,17 @@ export const isErrorCode = (value: unknown): value is ErrorCode =>
   (ERROR_CODES as readonly unknown[]).includes(value);
 
 export class AppError extends Error {
+  /** Extra members of the GraphQL error's extensions (graphql-js copies them over). */
+  readonly extensions: Readonly<Record<string, unknown>> | undefined;
+
   constructor(
     readonly code: ErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; extensions?: Readonly<Record<string, unknown>> },
   ) {
     super(message, options);
     this.name = 'AppError';
+    this.extensions = options?.extensions;
   }
 }
 
@@ -42,5 +48,9 @@ export class StartupError extends Error {
 }
 
 export const notFound = (message: string) => new AppError('NOT_FOUND', message);
+
+/** CONFLICT, with the state the thing is in (extensions.state) when known. */
+export const conflict = (message: string, state?: string | null) =>
+  new AppError('CONFLICT', message, state === undefined ? {} : { extensions: { state } });
 
 export const badUserInput = (message: string) => new AppError('BAD_USER_INPUT', message);

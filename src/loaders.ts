@@ -1,6 +1,8 @@
 import DataLoader from 'dataloader';
 import type { Agent } from './model/agent.js';
 import type {
+  LlmPrompt,
+  TaskFailure,
   TaskRun,
   Team,
   TeamRun,
@@ -20,6 +22,7 @@ import type { Repositories } from './repositories/create.js';
 export function createLoaders(repositories: Repositories) {
   const { agents, teams, history } = repositories;
   const runPages = new Map<string, DataLoader<string, Page<TeamRun>>>();
+  const promptPages = new Map<string, DataLoader<string, Page<LlmPrompt>>>();
   return {
     agentByName: new DataLoader<string, Agent | null>((names) => agents.byNames(names)),
     /** Without DESCRIBE_AGENT, for selections that ask only for the agents view's columns. */
@@ -43,6 +46,17 @@ export function createLoaders(repositories: Repositories) {
       history.toolCallsOf(ids, false),
     ),
     toolCallById: new DataLoader<string, ToolCall | null>((ids) => history.toolCallsByIds(ids)),
+    failuresOfRun: new DataLoader<string, TaskFailure[]>((ids) => history.failuresOf(ids)),
+    /** One loader per window: every task asking for the same page batches together. */
+    promptsOfConversation(offset: number, limit: number): DataLoader<string, Page<LlmPrompt>> {
+      const key = `${offset}:${limit}`;
+      let loader = promptPages.get(key);
+      if (!loader) {
+        loader = new DataLoader((ids) => history.promptPagesOf(ids, offset, limit));
+        promptPages.set(key, loader);
+      }
+      return loader;
+    },
     /** One loader per distinct (filter, window): all teams asking for the same page batch together. */
     runsOfTeam(
       filter: TeamRunFilter,

@@ -58,6 +58,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly humanResponses = new Counter({
+    name: 'agentgraph_human_responses_total',
+    help: 'respondToHuman calls, by outcome: submitted, conflict, forbidden, not_found, bad_input, error.',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly errors = new Counter({
     name: 'agentgraph_graphql_errors_total',
     help: 'GraphQL errors returned to clients, by code.',

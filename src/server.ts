@@ -10,6 +10,7 @@ import { startA2A } from './a2a/start.js';
 import { authFailureRecorder } from './auth/failures.js';
 import { createAuthenticator } from './auth/jwt.js';
 import type { Config } from './config.js';
+import { createConsoleAssets } from './console/serve.js';
 import { dateColumnTypes, missingViews } from './db/catalog.js';
 import { discoverDatabase } from './db/discover.js';
 import { countStatements, type Driver } from './db/driver.js';
@@ -21,6 +22,7 @@ import { createLiveHub, type LiveHub } from './live/hub.js';
 import { withRedaction } from './logger.js';
 import { Metrics } from './metrics.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
+import type { ActionOptions } from './repositories/actions.js';
 import type { Repositories } from './repositories/create.js';
 import { createRepositories } from './repositories/create.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
@@ -109,12 +111,29 @@ export async function createServer(
     // The stand-in plays Oracle's A2A server, which publishes every team of the database.
     teams: new TeamRepository(driver, catalog, ANONYMOUS_ADMIN),
   });
+  const audit = logger.child({ component: 'audit' });
+  const actions: ActionOptions = {
+    authenticated: Boolean(config.auth.jwt),
+    audit: ({ viewer, outcome, ...entry }) => {
+      if (entry.action === 'respondToHuman') metrics.humanResponses.inc({ outcome });
+      audit.info(
+        {
+          ...entry,
+          outcome,
+          viewer: viewer.subject ?? viewer.owner ?? 'anonymous',
+          admin: viewer.admin,
+        },
+        `${entry.action} ${outcome}`,
+      );
+    },
+  };
   const repositoriesFor = (viewer: Viewer, usage?: { statements: number }) =>
     createRepositories(
       usage ? countStatements(driver, () => usage.statements++) : driver,
       catalog,
       viewer,
       a2a.cards,
+      actions,
     );
   // One poller per process reads every run; each subscription filters for its viewer.
   const live = createLiveHub({
@@ -146,6 +165,7 @@ export async function createServer(
       ? new Simulator(database.embedded.pg, { logger: logger.child({ component: 'simulator' }) })
       : undefined;
 
+  const consoleAssets = createConsoleAssets();
   const sockets = new Set<Socket>();
   const http = createHttpServer((req, res) => {
     void route(req, res);
@@ -203,6 +223,7 @@ export async function createServer(
     if (req.method === 'GET' && path === '/metrics') {
       return send(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
     }
+    if (consoleAssets.serve(req, res)) return;
     // One exact path for GraphQL: variants such as /graphql/ or //graphql are not it.
     if (path !== yoga.graphqlEndpoint) return send(res, 404, 'application/json', NOT_FOUND);
     return yoga(req, res);

@@ -35,7 +35,8 @@ test('each request logs one JSON line with its id, operation, duration, statemen
     outcome: 'ok',
   });
   expect(requests[0]?.durationMs).toBeTypeOf('number');
-  expect(requests[1]).toMatchObject({ operation: 'Missing', statements: 1, outcome: 'NOT_FOUND' });
+  // The team, then the visible names for the "did you mean" of the NOT_FOUND.
+  expect(requests[1]).toMatchObject({ operation: 'Missing', statements: 2, outcome: 'NOT_FOUND' });
   expect(requests[1]?.requestId).toMatch(/^[0-9a-f-]{36}$/);
 });
 

@@ -21,6 +21,10 @@ export interface Catalog {
   readonly teamHistory: ViewInfo;
   readonly taskHistory: ViewInfo;
   readonly toolHistory: ViewInfo;
+  /** Scheduler job runs: the error of a failed task (TaskRun.failure). */
+  readonly jobRunDetails: ViewInfo;
+  /** Select AI conversation prompts: what a task's LLM was asked (TaskRun.prompts). */
+  readonly conversationPrompts: ViewInfo;
   readonly columns: ColumnVariants;
 }
 
@@ -60,6 +64,8 @@ function viewNames(scope: ViewScope) {
     teamHistory: scoped(scope, 'AI_AGENT_TEAM_HISTORY'),
     taskHistory: scoped(scope, 'AI_AGENT_TASK_HISTORY'),
     toolHistory: scoped(scope, 'AI_AGENT_TOOL_HISTORY'),
+    jobRunDetails: scoped(scope, 'SCHEDULER_JOB_RUN_DETAILS'),
+    conversationPrompts: scoped(scope, 'CLOUD_AI_CONVERSATION_PROMPTS'),
   };
 }
 
@@ -68,6 +74,8 @@ export function grantFor(view: string): string {
   if (view.startsWith('V$') || view.startsWith('GV$'))
     return `SELECT ON ${view.replace('$', '_$')}`;
   if (view.startsWith('DBA_')) return `SELECT ON ${view} (or SELECT_CATALOG_ROLE)`;
+  if (view === 'USER_SCHEDULER_JOB_RUN_DETAILS') return 'none (a public dictionary view)';
+  if (view.startsWith('USER_CLOUD_AI_')) return 'EXECUTE ON DBMS_CLOUD_AI for the owning user';
   return `EXECUTE ON DBMS_CLOUD_AI_AGENT / DBMS_AI_AGENT for the owning user`;
 }
 
@@ -110,6 +118,8 @@ export async function discoverCatalog(
     teamHistory: info(names.teamHistory),
     taskHistory,
     toolHistory: info(names.toolHistory),
+    jobRunDetails: info(names.jobRunDetails),
+    conversationPrompts: info(names.conversationPrompts),
   };
 }
 

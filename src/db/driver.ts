@@ -21,6 +21,21 @@ export type Binds = Readonly<Record<string, BindValue>>;
 /** A row whose keys are camelCase, whichever case the database returned. */
 export type Row = Readonly<Record<string, unknown>>;
 
+/**
+ * A PL/SQL call with OUT binds that the embedded database emulates in PL/pgSQL: the two
+ * texts differ, so each driver runs its own. Oracle's block assigns the `outputs` as OUT
+ * binds; the embedded text returns one row with columns of those names.
+ */
+export interface Block {
+  readonly name: string;
+  readonly oracle: string;
+  readonly embedded: string;
+  /** Names of the OUT binds (Oracle) and of the result columns (embedded), lower case. */
+  readonly outputs: readonly string[];
+  /** The privileges the Oracle block needs, named in the FORBIDDEN error when one lacks. */
+  readonly privileges: string;
+}
+
 /** Connection pool state for /metrics; drivers without a pool have none. */
 export interface PoolStatistics {
   readonly connectionsOpen: number;
@@ -56,6 +71,8 @@ export interface Driver {
    * running its wrapper over one row; afterwards it reads without details when it cannot.
    */
   probeAgentDetails(): Promise<AgentDetailsProbe>;
+  /** Runs a block with IN binds; its OUT values by camelCase name, as a row. */
+  runBlock(block: Block, binds: Binds): Promise<Row>;
   /** Upper-case column names, with their data types, of each given view that is visible. */
   columnsOf(views: readonly string[]): Promise<Map<string, ViewColumns>>;
   ping(): Promise<void>;
@@ -91,6 +108,10 @@ export function countStatements(driver: Driver, count: (statementName: string) =
     probeAgentDetails() {
       count('agents.describeProbe');
       return driver.probeAgentDetails();
+    },
+    runBlock(block, binds) {
+      count(block.name);
+      return driver.runBlock(block, binds);
     },
     columnsOf(views) {
       count('dictionary.columns');

@@ -26,6 +26,8 @@ export interface TeamRunChange {
   readonly run: TeamRun;
   readonly previousState: TeamRunState | null;
   readonly state: TeamRunState;
+  /** When the poll cycle that saw the change started. */
+  readonly observedAt: Date;
 }
 
 export interface WaitingRun {
@@ -108,7 +110,7 @@ export class LiveHub {
     const channel = this.channel<TeamRunChange>({
       deliver: (message) => {
         for (const transition of message.transitions) {
-          if (matches(transition)) channel.push(this.changeOf(transition));
+          if (matches(transition)) channel.push(this.changeOf(transition, message.polledAt));
         }
       },
       restore: () => {},
@@ -138,13 +140,14 @@ export class LiveHub {
   }
 
   /** One event object per transition, shared (read-only) by every subscription it matches. */
-  private changeOf(transition: Transition): TeamRunChange {
+  private changeOf(transition: Transition, polledAt: string): TeamRunChange {
     let change = this.changes.get(transition);
     if (!change) {
       change = {
         run: fromWire(transition.run),
         previousState: transition.previousState,
         state: transition.run.state,
+        observedAt: new Date(polledAt),
       };
       this.changes.set(transition, change);
     }

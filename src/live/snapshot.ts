@@ -130,6 +130,7 @@ export function fromWire(run: WireRun): TeamRun {
     startDate: dateOf(run.startDate),
     endDate: dateOf(run.endDate),
     instanceId: run.instanceId,
+    waitingSince: dateOf(run.waitingSince),
   };
 }
 

@@ -45,6 +45,11 @@ export interface TeamRun {
   readonly startDate: Date | null;
   readonly endDate: Date | null;
   readonly instanceId: number | null;
+  /**
+   * When the live poller saw the run begin waiting for a human, where the history rows do
+   * not say (see PolledRun); absent on runs read by queries.
+   */
+  readonly waitingSince?: Date | null;
 }
 
 /** A run as the live poller reads it: the history row plus when it began waiting for a human. */
@@ -62,6 +67,8 @@ export interface TeamRunFilter {
   readonly startedAfter?: Date | null;
   readonly startedBefore?: Date | null;
   readonly owner?: string | null;
+  /** Runs whose task history records this conversation_id. */
+  readonly conversationId?: string | null;
 }
 
 export type TeamRunOrderField = 'START_DATE' | 'END_DATE' | 'TEAM_NAME' | 'STATE';
@@ -125,4 +132,23 @@ export interface TeamStats {
 /** Milliseconds between two instants, or null while the second is unknown. */
 export function durationMs(start: Date | null, end: Date | null): number | null {
   return start && end ? end.getTime() - start.getTime() : null;
+}
+
+/** The scheduler job run behind a failed task: the error the history views drop. */
+export interface TaskFailure {
+  readonly teamExecId: string;
+  readonly taskOrder: number;
+  readonly jobName: string;
+  readonly status: string | null;
+  readonly startDate: Date | null;
+  readonly logDate: Date | null;
+  readonly additionalInfo: string | null;
+}
+
+/** One LLM prompt and its response in a Select AI conversation. */
+export interface LlmPrompt {
+  readonly conversationId: string;
+  readonly prompt: string | null;
+  readonly response: string | null;
+  readonly created: Date | null;
 }

@@ -3,8 +3,10 @@ import type { Discovery } from '../db/discover.js';
 import type { Driver } from '../db/driver.js';
 import { agentSql } from '../db/sql/agents.js';
 import { execStatSql } from '../db/sql/exec-stats.js';
+import { runTeamJobName, runTeamSql } from '../db/sql/run-team.js';
 import { describeAgentProbe, sessionQuery, versionQuery } from '../db/sql/session.js';
 import { type Fragment, inList, type PagedQuery, type Query } from '../db/sql/statement.js';
+import { taskDetailsSql } from '../db/sql/task-details.js';
 import { teamHistorySql } from '../db/sql/team-history.js';
 import { teamSql } from '../db/sql/teams.js';
 import type { ExecStatFilter, ExecStatOrderField } from '../model/exec-stat.js';
@@ -26,8 +28,12 @@ import { ANONYMOUS_ADMIN, type Viewer } from '../model/viewer.js';
 export const ENUMERATED_MODULES = [
   'agents.ts',
   'exec-stats.ts',
+  // Not a query: its block creates a scheduler job, so only its NOT_WAITING path runs here
+  // (runTeamProbe, oracle:check); test/hitl/run-team-sql.test.ts checks its binds.
+  'run-team.ts',
   'session.ts',
   'statement.ts',
+  'task-details.ts',
   'teams.ts',
   'team-history.ts',
 ];
@@ -56,6 +62,7 @@ const VALUE = {
   toolName: 'SUMMARIZE_REPORT',
   agentName: 'SUMMARIZER',
   teamExecId: 'NO_SUCH_RUN',
+  conversationId: '6f1c2a1e-0d3b-4b8e-9a55-3c2f1e0b7d41',
 } as const;
 export const VALUES_GIVEN: readonly string[] = Object.values(VALUE);
 
@@ -107,6 +114,7 @@ function teamStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
   });
   return [
     ...filters.flatMap((filter) => both(sql.page(viewer, filter, window))),
+    sql.names(viewer),
     ...[sql.byNames, sql.toolsByTeams, sql.statsByTeams].flatMap((build) =>
       forLists(build(viewer), lists.teams),
     ),
@@ -136,6 +144,9 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
       ...orders.flatMap((order) => both(sql.runsPage(viewer, filter, order, window))),
       ...forLists(sql.runsByTeams(viewer, filter, window), lists.teams),
     ]),
+    ...orders.flatMap((order) =>
+      both(sql.runsPage(viewer, { conversationId: VALUE.conversationId }, order, window)),
+    ),
     ...forLists(sql.runsByIds(viewer), lists.runs),
     ...forLists(sql.waitingByTeams(viewer), lists.teams),
     sql.livePoll(new Date('2026-09-01T00:00:00Z')),
@@ -145,6 +156,16 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
     ]),
     ...forLists(sql.toolCallsByIds(viewer), lists.calls),
     ...callFilters.flatMap((filter) => both(sql.toolCallsPage(viewer, filter, window))),
+  ];
+}
+
+function taskDetailStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
+  const sql = taskDetailsSql(catalog);
+  return [
+    ...forLists(sql.failuresByRuns(viewer), lists.runs),
+    ...forLists(sql.promptsByConversations(viewer, window), [
+      inList('conversation', [VALUE.conversationId, 'ANOTHER']),
+    ]),
   ];
 }
 
@@ -184,6 +205,7 @@ export function registeredStatements(
         ...agentStatements(catalog, viewer),
         ...teamStatements(catalog, viewer),
         ...historyStatements(catalog, viewer),
+        ...taskDetailStatements(catalog, viewer),
       ]),
       ...execStatStatements(catalog, orderFields),
       ...sessionStatements(),
@@ -228,5 +250,30 @@ export const CAPABILITY_PROBES: CapabilityProbe[] = [
       available: discovery.agentDetails.callable,
       detail: discovery.agentDetails.reason,
     }),
+  },
+  {
+    name: 'RUN_TEAM hand-off (DBMS_SCHEDULER)',
+    needs:
+      'respondToHuman and runTeam (CREATE JOB, EXECUTE ON DBMS_CLOUD_AI_AGENT and DBMS_CLOUD_AI); see docs/oracle.md',
+    // The block for a run that is not in the history: compiled whole, it stops at the state
+    // check, before any job exists. RUN_TEAM itself is text in the job's action, not compiled.
+    probe: async (driver, discovery) => {
+      const sql = runTeamSql(discovery.catalog);
+      const outcome = sql.decode(
+        await driver.runBlock(
+          sql.block,
+          sql.binds({
+            jobName: runTeamJobName('ANSWER', 'AGENTGRAPH_CHECK', 'NO_SUCH_CALL'),
+            execId: 'AGENTGRAPH_CHECK_NO_SUCH_RUN',
+            teamName: 'AGENTGRAPH_CHECK_NO_SUCH_TEAM',
+            prompt: 'check',
+            conversationId: null,
+          }),
+        ),
+      );
+      return outcome.kind === 'not_waiting'
+        ? { available: true, detail: null }
+        : { available: false, detail: `unexpected outcome ${outcome.kind}` };
+    },
   },
 ];

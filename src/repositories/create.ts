@@ -2,6 +2,7 @@ import type { A2ACards } from '../a2a/client.js';
 import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
 import type { Viewer } from '../model/viewer.js';
+import { type ActionOptions, TeamActions } from './actions.js';
 import { AgentRepository } from './agents.js';
 import { ExecStatRepository } from './exec-stats.js';
 import { TeamHistoryRepository } from './team-history.js';
@@ -12,6 +13,8 @@ export interface Repositories {
   readonly execStats: ExecStatRepository;
   readonly teams: TeamRepository;
   readonly history: TeamHistoryRepository;
+  /** respondToHuman and runTeam. */
+  readonly actions: TeamActions;
   /** A2A agent list and cards, through the cross-request cache. */
   readonly a2a: A2ACards;
 }
@@ -22,12 +25,16 @@ export function createRepositories(
   catalog: Catalog,
   viewer: Viewer,
   a2a: A2ACards,
+  actions: ActionOptions,
 ): Repositories {
+  const teams = new TeamRepository(driver, catalog, viewer);
+  const history = new TeamHistoryRepository(driver, catalog, viewer);
   return {
     agents: new AgentRepository(driver, catalog, viewer),
     execStats: new ExecStatRepository(driver, catalog),
-    teams: new TeamRepository(driver, catalog, viewer),
-    history: new TeamHistoryRepository(driver, catalog, viewer),
+    teams,
+    history,
+    actions: new TeamActions(driver, catalog, viewer, history, teams, actions),
     a2a,
   };
 }

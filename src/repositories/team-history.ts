@@ -8,9 +8,12 @@ import {
   type Page,
   type Query,
 } from '../db/sql/statement.js';
+import { taskDetailsSql } from '../db/sql/task-details.js';
 import { teamHistorySql } from '../db/sql/team-history.js';
 import type {
+  LlmPrompt,
   PolledRun,
+  TaskFailure,
   TaskRun,
   TeamRun,
   TeamRunFilter,
@@ -24,6 +27,7 @@ import { requireView } from './views.js';
 /** Runs, tasks and tool calls from the history views; every batch is one IN-list statement. */
 export class TeamHistoryRepository {
   private readonly sql;
+  private readonly details;
 
   constructor(
     private readonly driver: Driver,
@@ -31,6 +35,44 @@ export class TeamHistoryRepository {
     private readonly viewer: Viewer,
   ) {
     this.sql = teamHistorySql(catalog);
+    this.details = taskDetailsSql(catalog);
+  }
+
+  /** False when the scheduler's job-run view is missing (failures then read as null). */
+  get failuresReadable(): boolean {
+    return this.catalog.jobRunDetails.columns !== null && this.catalog.taskHistory.columns !== null;
+  }
+
+  /** False when the conversation-prompts view is missing (prompts then read as null). */
+  get promptsReadable(): boolean {
+    return this.catalog.conversationPrompts.columns !== null;
+  }
+
+  /** The failed job runs of each run's failed tasks, latest first per task. */
+  async failuresOf(execIds: readonly string[]): Promise<TaskFailure[][]> {
+    if (!this.failuresReadable) return execIds.map(() => []);
+    return this.groupBy(execIds, 'exec', this.details.failuresByRuns, (f) => f.teamExecId);
+  }
+
+  /** A page of each conversation's prompts, in CREATED order (`offset`/`limit` per conversation). */
+  async promptPagesOf(
+    conversationIds: readonly string[],
+    offset: number,
+    limit: number,
+  ): Promise<Page<LlmPrompt>[]> {
+    const pages = new Map<string, { items: LlmPrompt[]; totalCount: number }>();
+    const windowed = this.details.promptsByConversations(this.viewer, { offset, limit });
+    for (const { prompt, rowNumber, totalCount } of await fetchForKeys(
+      this.driver,
+      conversationIds,
+      'conversation',
+      windowed,
+    )) {
+      const page = pages.get(prompt.conversationId) ?? { items: [], totalCount };
+      if (rowNumber > offset) page.items.push(prompt);
+      pages.set(prompt.conversationId, page);
+    }
+    return conversationIds.map((id) => pages.get(id) ?? { items: [], totalCount: 0 });
   }
 
   async page(

@@ -4,10 +4,12 @@ import {
   type Fragment,
   fetchForKeys,
   fetchPage,
+  fetchRows,
   type Page,
   type Query,
 } from '../db/sql/statement.js';
 import { emptyStats, teamSql } from '../db/sql/teams.js';
+import { nearestName } from '../model/names.js';
 import type { Team, TeamFilter, TeamStats, TeamTool } from '../model/team.js';
 import type { Viewer } from '../model/viewer.js';
 import { requireView } from './views.js';
@@ -37,6 +39,12 @@ export class TeamRepository {
       if (!found.has(team.name)) found.set(team.name, team);
     }
     return names.map((name) => found.get(name) ?? null);
+  }
+
+  /** The visible team name nearest to `name` (see model/names.ts), or null. */
+  async nearestName(name: string): Promise<string | null> {
+    requireView(this.catalog.teams);
+    return nearestName(name, await fetchRows(this.driver, this.sql.names(this.viewer)));
   }
 
   /** Every visible team with its tools: what the embedded A2A stand-in publishes. */

@@ -7,7 +7,9 @@ import './team.js';
 import './team-run.js';
 import './task-run.js';
 import './tool-call.js';
+import './human-wait.js';
 import './agent-card.js';
 import './subscription.js';
+import './team-actions.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

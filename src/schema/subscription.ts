@@ -1,8 +1,10 @@
 import { builder } from '../builder.js';
+import type { Context } from '../context.js';
 import type { TeamRunChange, WaitingRun } from '../live/hub.js';
 import { HISTORY } from './descriptions.js';
+import { HumanWaitRef, humanWaitOf } from './human-wait.js';
 import { MAX_PAGE_SIZE } from './pagination.js';
-import { TeamRunStateRef } from './team.js';
+import { TeamRunStateRef, unknownTeam } from './team.js';
 import { TeamRunRef } from './team-run.js';
 
 builder.subscriptionType({
@@ -10,7 +12,16 @@ builder.subscriptionType({
     'Live changes of team runs, polled from the team-history view once per POLL_INTERVAL_MS for all subscribers together. Over WebSocket (graphql-transport-ws) or SSE at /graphql.',
 });
 
-const TEAM_NAME_FILTER = 'Only runs of this team (TEAM_NAME, exact); every team when absent.';
+const TEAM_NAME_FILTER =
+  'Only runs of this team (TEAM_NAME, exact and case-sensitive); every team when absent. NOT_FOUND, naming the near miss, when no visible team has that name.';
+
+/** A filter naming a team nobody can see would match nothing forever: say so at once. */
+async function requireTeam(context: Context, teamName: string | null | undefined): Promise<void> {
+  if (!teamName) return;
+  if (!(await context.loaders.teamByName.load(teamName))) {
+    throw await unknownTeam(context, teamName);
+  }
+}
 
 const TeamRunChangeFilterRef = builder.inputType('TeamRunChangeFilter', {
   description:
@@ -45,6 +56,11 @@ const TeamRunChangeRef = builder.objectRef<TeamRunChange>('TeamRunChange').imple
       description: 'The state the poll observed (STATE of the team-history row).',
       resolve: (change) => change.state,
     }),
+    observedAt: t.expose('observedAt', {
+      type: 'DateTime',
+      description:
+        'When the poll cycle that observed the change started (the change happened between the previous cycle and this instant).',
+    }),
   }),
 });
 
@@ -70,6 +86,13 @@ const WaitingRunRef = builder.objectRef<WaitingRun>('WaitingRun').implement({
       description: 'The whole run, with its tasks and tool calls as of this event.',
       resolve: (waiting) => waiting.run,
     }),
+    waitingFor: t.field({
+      type: HumanWaitRef,
+      nullable: true,
+      description:
+        'What the run waits for (run.waitingFor): the question, the HUMAN tool call, its task and agent, the conversation id, as of this event.',
+      resolve: (waiting, _args, context) => humanWaitOf(waiting.run, context),
+    }),
   }),
 });
 
@@ -84,8 +107,9 @@ builder.subscriptionFields((t) => ({
         description: 'Which changes to receive; every visible run’s changes when not given.',
       }),
     },
-    subscribe: (_root, args, context) => {
+    subscribe: async (_root, args, context) => {
       context.repositories.history.requireRuns();
+      await requireTeam(context, args.filter?.teamName);
       return context.live.teamRunChanges({ ...args.filter, owner: context.viewer.owner });
     },
     resolve: (change) => change,
@@ -98,8 +122,9 @@ builder.subscriptionFields((t) => ({
     // Every event re-runs the selection for each waiting run, and the set has no page size:
     // it is priced as the largest page, so that the cost limit bounds one event's work.
     complexity: { field: 1, multiplier: MAX_PAGE_SIZE },
-    subscribe: (_root, args, context) => {
+    subscribe: async (_root, args, context) => {
       context.repositories.history.requireRuns();
+      await requireTeam(context, args.teamName);
       return context.live.waitingForHuman(args.teamName ?? null, context.viewer.owner);
     },
     resolve: (runs) => runs,

@@ -1,8 +1,9 @@
 import { builder } from '../builder.js';
-import { durationMs, type TaskRun } from '../model/team.js';
+import { durationMs, type LlmPrompt, type TaskFailure, type TaskRun } from '../model/team.js';
 import { AgentRef } from './agent.js';
 import { HISTORY } from './descriptions.js';
 import { nodesOrErrors } from './lookup.js';
+import { connectionComplexity, offsetConnection } from './pagination.js';
 import { selectsAny } from './selection.js';
 import { TeamRunStateRef } from './team.js';
 import { TeamRunRef } from './team-run.js';
@@ -116,5 +117,94 @@ builder.objectFields(TeamRunRef, (t) => ({
         ? context.loaders.tasksOfRun
         : context.loaders.tasksOfRunWithoutTexts
       ).load(run.execId),
+  }),
+}));
+
+const TaskFailureRef = builder.objectRef<TaskFailure>('TaskFailure').implement({
+  description:
+    'Why a task failed, as the scheduler recorded it (a row of USER_/DBA_SCHEDULER_JOB_RUN_DETAILS for the job that ran the task); the history views keep only the state.',
+  fields: (t) => ({
+    message: t.exposeString('additionalInfo', {
+      nullable: true,
+      description:
+        'ADDITIONAL_INFO: the error text the job run reported (ORA- codes and messages of the failed call); null when the scheduler recorded none.',
+    }),
+    jobName: t.exposeString('jobName', {
+      description:
+        'JOB_NAME of the job run (matched to the task by its name and start; see docs/oracle.md).',
+    }),
+    status: t.exposeString('status', {
+      nullable: true,
+      description: 'STATUS of the job run (FAILED).',
+    }),
+    startDate: t.expose('startDate', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'ACTUAL_START_DATE of the job run.',
+    }),
+    logDate: t.expose('logDate', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'LOG_DATE: when the scheduler logged the run’s end.',
+    }),
+  }),
+});
+
+const LlmPromptRef = builder.objectRef<LlmPrompt>('LlmPrompt').implement({
+  description:
+    'One prompt sent to the LLM in a Select AI conversation and its response (a row of USER_/DBA_CLOUD_AI_CONVERSATION_PROMPTS).',
+  fields: (t) => ({
+    conversationId: t.exposeString('conversationId', {
+      description: 'CONVERSATION_ID: the conversation (the task’s conversationId).',
+    }),
+    prompt: t.exposeString('prompt', {
+      nullable: true,
+      description: 'PROMPT (CLOB): what the model was asked.',
+    }),
+    response: t.exposeString('response', {
+      nullable: true,
+      description: 'PROMPT_RESPONSE (CLOB): what it answered; null when it gave no answer.',
+    }),
+    created: t.expose('created', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'CREATED: when the prompt was recorded.',
+    }),
+  }),
+});
+
+const LlmPromptConnectionRef = builder.connectionObject({
+  name: 'LlmPromptConnection',
+  type: LlmPromptRef,
+});
+
+builder.objectFields(TaskRunRef, (t) => ({
+  failure: t.field({
+    type: TaskFailureRef,
+    nullable: true,
+    description:
+      'For a FAILED task, the error the history views drop: the latest failed run of the scheduler job that ran it. Null for other states, when no job run matches, or when USER_/DBA_SCHEDULER_JOB_RUN_DETAILS is not readable (logged once at start-up). Batched: one statement for every task of the query level.',
+    resolve: async (task, _args, context) => {
+      if (task.state !== 'FAILED' || !context.repositories.history.failuresReadable) return null;
+      const failures = await context.loaders.failuresOfRun.load(task.teamExecId);
+      return failures.find((f) => f.taskOrder === task.taskOrder) ?? null;
+    },
+  }),
+  prompts: t.field({
+    type: LlmPromptConnectionRef,
+    nullable: true,
+    complexity: connectionComplexity,
+    description:
+      'The LLM prompt/response pairs of the task’s conversation (its conversationId), oldest first. Empty without a conversation id; null when USER_/DBA_CLOUD_AI_CONVERSATION_PROMPTS is not readable. Batched: one statement for every task of the query level.',
+    args: { ...t.arg.connectionArgs() },
+    resolve: (task, args, context) => {
+      if (!context.repositories.history.promptsReadable) return null;
+      const conversationId = task.conversationId;
+      return offsetConnection(args, async (offset, limit) =>
+        conversationId
+          ? context.loaders.promptsOfConversation(offset, limit).load(conversationId)
+          : { items: [], totalCount: 0 },
+      );
+    },
   }),
 }));

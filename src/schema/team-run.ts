@@ -105,6 +105,10 @@ const TeamRunFilterRef = builder.inputType('TeamRunFilter', {
     teamName: t.string({ description: 'Only runs of this team (TEAM_NAME, exact).' }),
     ...stateAndStartFields(t),
     owner: t.string({ description: `TEAM_OWNER. ${OWNER_FILTER}` }),
+    conversationId: t.string({
+      description:
+        'Runs whose task history records this conversation_id (what runTeam and respondToHuman return).',
+    }),
   }),
 });
 

@@ -1,4 +1,7 @@
 import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import { notFound } from '../errors.js';
+import { unknownTeamMessage } from '../model/names.js';
 import { TEAM_RUN_STATES, type Team, type TeamStats, type TeamTool } from '../model/team.js';
 import {
   NULL_WHEN_VIEW_NOT_GRANTED,
@@ -8,6 +11,12 @@ import {
 } from './descriptions.js';
 import { nodeByKey } from './lookup.js';
 import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
+
+/** NOT_FOUND for a team name no visible team has, naming the near miss. */
+export async function unknownTeam(context: Context, name: string): Promise<Error> {
+  const nearest = await context.repositories.teams.nearestName(name);
+  return notFound(unknownTeamMessage(name, nearest));
+}
 
 const teams = nodeByKey<Team>('Team', {
   id: (team) => team.name,
@@ -187,6 +196,10 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One team by name; NOT_FOUND when no visible team has that name.',
     args: { name: t.arg.string({ required: true, description: TEAM_NAME_ARG }) },
-    resolve: (_root, { name }, context) => teams.one(name, context),
+    resolve: async (_root, { name }, context) => {
+      const team = await context.loaders.teamByName.load(name);
+      if (!team) throw await unknownTeam(context, name);
+      return team;
+    },
   }),
 }));

@@ -1,53 +1,30 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import { setRunState } from '../../src/db/embedded/simulator.js';
 import { EXAMPLE_QUERY } from '../../src/yoga.js';
 import { embeddedPg, runsIn, settled } from '../live/support.js';
+import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // GraphiQL as a user meets it: Debian's chromium on a machine without internet access.
 // Every request that does not go to the server under test is failed, as it would be offline.
-const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = 'test-results/screenshots';
 
 let t: TestServer;
 let authenticated: TestServer;
 let browser: Browser;
 let context: BrowserContext;
-const offline: string[] = [];
+let offline: string[];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `The GraphiQL test needs Debian's chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does this)`,
-    );
-  }
   [t, authenticated, browser] = await Promise.all([
     startTestServer({ POLL_INTERVAL_MS: '200' }),
     startTestServer({ AUTH_JWT_SECRET: 'a-development-secret-of-at-least-32-characters' }),
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    }),
+    launchChromium(),
     mkdir(SCREENSHOTS, { recursive: true }),
   ]);
-  context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  await context.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if (url.hostname === '127.0.0.1') return route.continue();
-    offline.push(url.href);
-    return route.abort('internetdisconnected');
-  });
+  ({ context, offLoopback: offline } = await offlineContext(browser, { width: 1400, height: 900 }));
 });
 
 afterAll(async () => {

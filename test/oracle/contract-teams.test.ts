@@ -444,7 +444,9 @@ for (const target of TARGETS) {
           expect(tasks).toEqual(ALL_RUN_IDS.map((id) => tasksOfRun(visible(a).tasks, id)));
           expect(issued).toEqual(sql(a, 'taskRuns.byRuns'));
           for (const task of tasks.flat()) {
-            expect(task.conversationId).toMatch(/^[0-9a-f]{32}$/);
+            expect(task.conversationId).toMatch(
+              /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+            );
             expect(task.conversationId).toBe(
               (task.conversationParams as { conversation_id: string }).conversation_id,
             );

@@ -48,7 +48,9 @@ interface Call {
 }
 
 /** A pool whose connections answer each execute with the next scripted result or error. */
-function fakePool(script: (Record<string, unknown>[] | Error)[]) {
+function fakePool(
+  script: (Record<string, unknown>[] | Error | { outBinds: Record<string, unknown> })[],
+) {
   const calls: Call[] = [];
   const state = { released: 0, acquired: 0, closedWith: [] as number[] };
   let statistics: OraclePoolStatistics | null = null;
@@ -66,6 +68,7 @@ function fakePool(script: (Record<string, unknown>[] | Error)[]) {
           const next = script.shift();
           if (next === undefined) throw new Error('unscripted execute');
           if (next instanceof Error) throw next;
+          if (!Array.isArray(next)) return next as oracledb.Result<T>;
           return { rows: next } as oracledb.Result<T>;
         },
         async close() {
@@ -587,5 +590,48 @@ describe('against loopback ports (real node-oracledb connection attempts)', () =
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(750);
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('OracleDriver.runBlock (the RUN_TEAM hand-off)', () => {
+  const block = {
+    name: 'runTeam.submit',
+    oracle: 'BEGIN :outcome := :exec_id; :run_state := NULL; END;',
+    embedded: 'unused here',
+    outputs: ['outcome', 'run_state'],
+    privileges: 'CREATE JOB, EXECUTE ON DBMS_CLOUD_AI_AGENT and EXECUTE ON DBMS_CLOUD_AI',
+  };
+
+  test('binds the inputs, declares the outputs as OUT strings, and returns them as a row', async () => {
+    const fake = fakePool([{ outBinds: { outcome: 'NOT_WAITING', run_state: 'RESUMING' } }]);
+    const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000 });
+    const row = await driver.runBlock(block, { exec_id: 'E1' });
+    expect(row).toEqual({ outcome: 'NOT_WAITING', runState: 'RESUMING' });
+    expect(fake.calls[0]?.sql).toBe(block.oracle);
+    expect(fake.calls[0]?.binds).toEqual({
+      exec_id: 'E1',
+      outcome: { dir: oracledb.BIND_OUT, type: oracledb.STRING, maxSize: 4000 },
+      run_state: { dir: oracledb.BIND_OUT, type: oracledb.STRING, maxSize: 4000 },
+    });
+    expect(fake.state.released).toBe(1);
+  });
+
+  test('a scheduler or package refusal is FORBIDDEN, naming the privileges, without ORA- text', async () => {
+    for (const error of [
+      databaseError('ORA-27486: insufficient privileges', 0),
+      databaseError(
+        'ORA-06550: line 3, column 5:\nPLS-00201: identifier DBMS_CLOUD_AI must be declared',
+        3,
+      ),
+    ]) {
+      const fake = fakePool([error]);
+      const failure = await new OracleDriver(fake.pool, { callTimeoutMs: 1000 })
+        .runBlock(block, { exec_id: 'E1' })
+        .catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(AppError);
+      expect(failure).toMatchObject({ code: 'FORBIDDEN' });
+      expect((failure as Error).message).toContain('CREATE JOB');
+      expect((failure as Error).message).not.toContain('ORA-');
+    }
   });
 });

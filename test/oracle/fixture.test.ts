@@ -18,8 +18,8 @@ test('the loader splits fixture.sql into the statements SQL*Plus would run', asy
   const kinds = statements.map(
     (s) => /^(CREATE OR REPLACE PACKAGE|CREATE TABLE|CREATE VIEW|BEGIN|COMMIT)/.exec(s)?.[1],
   );
-  expect(kinds.filter((k) => k === 'CREATE TABLE')).toHaveLength(11);
-  expect(kinds.filter((k) => k === 'CREATE VIEW')).toHaveLength(12);
+  expect(kinds.filter((k) => k === 'CREATE TABLE')).toHaveLength(14);
+  expect(kinds.filter((k) => k === 'CREATE VIEW')).toHaveLength(14);
   expect(kinds.filter((k) => k === 'CREATE OR REPLACE PACKAGE')).toHaveLength(2);
   expect(kinds).not.toContain(undefined);
   for (const statement of statements) {

@@ -9,6 +9,7 @@ import type { EmbeddedDatabaseConfig } from '../../config.js';
 import {
   type AgentDetailsProbe,
   type Binds,
+  type Block,
   type Driver,
   outerOrder,
   type QueryOptions,
@@ -208,6 +209,12 @@ class EmbeddedDriver implements Driver {
       binds,
       options,
     );
+  }
+
+  async runBlock(block: Block, binds: Binds): Promise<Row> {
+    const [row] = await this.run(block.embedded, binds);
+    if (!row) throw new Error(`${block.name} returned no row`);
+    return row;
   }
 
   /** The same wrapper over one row; the emulation is always there to call. */

@@ -176,4 +176,25 @@ CREATE TABLE dba_ai_agent_tool_history (
 );
 CREATE INDEX emb_tool_history_exec ON dba_ai_agent_tool_history (team_exec_id, task_order);
 ${userView('user_ai_agent_tool_history', 'dba_ai_agent_tool_history', 'tool_owner', TOOL_HISTORY)}
+
+CREATE TABLE dba_scheduler_job_run_details (
+  log_id numeric PRIMARY KEY,
+  log_date timestamptz NOT NULL,
+  owner varchar(128) NOT NULL,
+  job_name varchar(261) NOT NULL,
+  status varchar(30),
+  actual_start_date timestamptz,
+  additional_info text
+);
+CREATE INDEX emb_job_run_details_job ON dba_scheduler_job_run_details (owner, job_name);
+${userView('user_scheduler_job_run_details', 'dba_scheduler_job_run_details', 'owner', ['log_id', 'log_date', 'job_name', 'status', 'actual_start_date', 'additional_info'])}
+CREATE TABLE dba_cloud_ai_conversation_prompts (
+  owner varchar(128) NOT NULL,
+  conversation_id varchar(128) NOT NULL,
+  prompt text,
+  prompt_response text,
+  created timestamptz NOT NULL
+);
+CREATE INDEX emb_conversation_prompts ON dba_cloud_ai_conversation_prompts (conversation_id, created);
+${userView('user_cloud_ai_conversation_prompts', 'dba_cloud_ai_conversation_prompts', 'owner', ['conversation_id', 'prompt', 'prompt_response', 'created'])}
 `;

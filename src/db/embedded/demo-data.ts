@@ -46,6 +46,10 @@ class Random {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** 32 hex digits as a bare (lower-case, unbraced) UUID, as Select AI conversation ids are. */
+export const asUuid = (hex: string) =>
+  hex.toLowerCase().replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
 const param = (title: string, type: string) => ({ title, type });
 
 interface AgentSpecDef {
@@ -292,6 +296,60 @@ const PROMPTS = [
   'Draft the weekly update for the sales team',
 ];
 
+/**
+ * What a HUMAN tool asks, as its call's INPUT: a summary to approve, a refund above the limit,
+ * a missing order id, a remediation to confirm. Derived from the tool and the run's request
+ * only, so the demo's random sequence stays as it was.
+ */
+export function humanQuestion(toolName: string, prompt: string): Record<string, unknown> {
+  const order = /order (\d+)/i.exec(prompt)?.[1];
+  if (toolName === 'REFUND_APPROVAL') {
+    return order
+      ? {
+          question: `Refund of 129.90 USD for order ${order} is above the 100 USD limit. Approve it?`,
+          order_id: order,
+          amount: 129.9,
+          currency: 'USD',
+          options: ['approve', 'reject'],
+        }
+      : {
+          question: 'Which order is this about? The request gives no order id.',
+          missing: ['order_id'],
+        };
+  }
+  if (toolName === 'HUMAN_REVIEW') {
+    return {
+      question: 'Approve this summary before it is sent?',
+      summary: `Draft answer to "${prompt}": revenue up 4% on Q2, margin flat, three open risks (supplier delay, FX, churn in EMEA).`,
+      options: ['approve', 'edit', 'reject'],
+    };
+  }
+  if (toolName === 'APPROVE_REMEDIATION') {
+    return {
+      question: 'Restart the ingest service on db-node-2 to clear the stuck queue?',
+      runbook: 'RB-112: queue backlog above 10k messages',
+      options: ['approve', 'reject'],
+    };
+  }
+  return { question: `Please confirm the result for: ${prompt}`, options: ['confirm', 'reject'] };
+}
+
+/** What the person answered, for the demo's answered HUMAN calls. */
+export function humanAnswer(toolName: string): Record<string, unknown> {
+  if (toolName === 'HUMAN_REVIEW') return { answer: 'approve', comment: 'Add the Q3 figures' };
+  if (toolName === 'REFUND_APPROVAL') return { answer: 'approve', approved_by: 'supervisor' };
+  return { answer: 'approve' };
+}
+
+/** Errors a failed task's scheduler job reports (ADDITIONAL_INFO); the history drops them. */
+const TASK_ERRORS = [
+  'ORA-20404: Tool ORDER_LOOKUP returned no rows for the given order id',
+  'ORA-29273: HTTP request failed\nORA-12535: TNS:operation timed out',
+  'ORA-20050: LLM call failed: 429 Too Many Requests from the AI provider',
+  'ORA-40441: JSON syntax error in the tool output at position 118',
+  'ORA-20001: The task exceeded its maximum of 10 tool calls without an answer',
+];
+
 export function demoData(): Tables {
   const random = new Random(20260901);
   const tables: Tables = {
@@ -313,6 +371,8 @@ export function demoData(): Tables {
     dba_ai_agent_team_history: [],
     dba_ai_agent_task_history: [],
     dba_ai_agent_tool_history: [],
+    dba_scheduler_job_run_details: [],
+    dba_cloud_ai_conversation_prompts: [],
     gv$agent_exec_stat: execStats(random),
   };
   const teams = [...HANDCRAFTED_TEAMS, ...generatedTeams(random)];
@@ -391,6 +451,10 @@ function runState(random: Random, index: number): TeamRunState {
   return 'RESUMING';
 }
 
+function callOutput(toolName: string, toolType: ToolType, rows: number): string {
+  return JSON.stringify(toolType === 'HUMAN' ? humanAnswer(toolName) : { rows });
+}
+
 function teamRuns(random: Random, team: TeamDef, tables: Tables): void {
   const runCount = random.int(11, 14);
   for (let r = 0; r < runCount; r++) {
@@ -401,7 +465,7 @@ function teamRuns(random: Random, team: TeamDef, tables: Tables): void {
       ? DEMO_EPOCH + random.int(0, 29 * 24 * 3600) * 1000
       : DEMO_EPOCH + 29 * 24 * 3600 * 1000 + random.int(0, 23 * 3600) * 1000;
     const teamExecId = random.guid();
-    const conversationId = random.guid().toLowerCase();
+    const conversationId = asUuid(random.guid());
     const prompt = random.pick(PROMPTS);
     const taskCount = random.int(1, 5);
     let clock = start;
@@ -434,12 +498,40 @@ function teamRuns(random: Random, team: TeamDef, tables: Tables): void {
         start_date: iso(taskStart),
         end_date: taskEnd === null ? null : iso(taskEnd),
       });
+      if (taskEnd !== null || taskState === 'WAITING_FOR_HUMAN') {
+        tables.dba_cloud_ai_conversation_prompts?.push({
+          owner: team.owner,
+          conversation_id: conversationId,
+          prompt: `${member.task}: ${order === 1 ? prompt : `Continue with the result of task ${order - 1}`}`,
+          prompt_response:
+            taskState === 'FAILED'
+              ? null
+              : `Plan: call ${member.tools.map(([name]) => name).join(', ')} and report back on "${prompt}".`,
+          created: iso(taskStart + 20),
+        });
+      }
+      if (taskState === 'FAILED' && taskEnd !== null) {
+        const runs = tables.dba_scheduler_job_run_details as Record<string, unknown>[];
+        runs.push({
+          log_id: 7001 + runs.length,
+          log_date: iso(taskEnd),
+          owner: team.owner,
+          job_name: `${team.name}$${member.task}`,
+          status: 'FAILED',
+          actual_start_date: iso(taskStart + 10),
+          additional_info: TASK_ERRORS[runs.length % TASK_ERRORS.length],
+        });
+      }
       const callCount = random.int(0, 4);
       let callClock = taskStart + 50;
       for (let c = 0; c < callCount; c++) {
-        const [toolName, toolType] = random.pick(member.tools);
+        const picked = random.pick(member.tools);
         const lastCall = c === callCount - 1;
         const waiting = state === 'WAITING_FOR_HUMAN' && last && lastCall;
+        // A run that waits for a person waits on the task's HUMAN tool when it has one.
+        const [toolName, toolType] = waiting
+          ? (member.tools.find(([, type]) => type === 'HUMAN') ?? picked)
+          : picked;
         const duration =
           toolType === 'HUMAN' ? random.int(60_000, 3_600_000) : random.int(40, 8_000);
         const callEnd = waiting || (last && !ended && lastCall) ? null : callClock + duration;
@@ -453,8 +545,10 @@ function teamRuns(random: Random, team: TeamDef, tables: Tables): void {
           task_name: member.task,
           start_date: iso(callClock),
           end_date: callEnd === null ? null : iso(callEnd),
-          input: JSON.stringify({ query: prompt, step: c + 1 }),
-          output: callEnd === null ? null : JSON.stringify({ rows: random.int(0, 25) }),
+          input: JSON.stringify(
+            toolType === 'HUMAN' ? humanQuestion(toolName, prompt) : { query: prompt, step: c + 1 },
+          ),
+          output: callEnd === null ? null : callOutput(toolName, toolType, random.int(0, 25)),
           tool_output:
             toolType === 'HUMAN'
               ? waiting

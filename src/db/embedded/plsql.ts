@@ -1,7 +1,8 @@
 /**
  * DBMS_AI_AGENT.LIST_AGENTS and DESCRIBE_AGENT emulated as PL/pgSQL functions over the
  * stored specs, producing seed 000's JSON member for member and in the same order. The
- * embedded session behaves as an administrator, so every stored agent is visible.
+ * embedded session behaves as an administrator, so every stored agent is visible. Also the
+ * RUN_TEAM hand-off of src/db/sql/run-team.ts (scheduler job and RUN_TEAM in one).
  */
 export const ORACLE_EMULATION_SCHEMA = 'emb_oracle';
 
@@ -65,6 +66,81 @@ BEGIN
   RETURN dbms_ai_agent.describe_agent(p_agent_name);
 EXCEPTION WHEN OTHERS THEN
   RETURN NULL;
+END
+$$;
+
+-- DBMS_SCHEDULER.CREATE_JOB's part of the RUN_TEAM hand-off (src/db/sql/run-team.ts): job
+-- names are unique, which is what makes a second answer to the same wait a duplicate.
+CREATE TABLE emb_scheduler_jobs (
+  job_name varchar(128) PRIMARY KEY,
+  owner varchar(128) NOT NULL,
+  team_exec_id varchar(128),
+  team_name varchar(128) NOT NULL,
+  user_prompt text NOT NULL,
+  conversation_id varchar(128),
+  created timestamptz NOT NULL
+);
+
+-- The block of run-team.ts and the RUN_TEAM call its job makes, at once: resuming closes the
+-- open tool call with the answer as its output and moves the run to RESUMING (the simulator
+-- carries it on); starting adds a RUNNING run with its first task and a new conversation.
+CREATE FUNCTION emb_run_team_submit(p_job_name text, p_exec_id text, p_team_name text,
+  p_prompt text, p_conversation_id text)
+RETURNS TABLE (outcome text, run_state text, conversation_out text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  l_run dba_ai_agent_team_history%ROWTYPE;
+  l_owner text;
+  l_now timestamptz := clock_timestamp();
+  l_member json;
+  l_exec text;
+  l_conversation text := p_conversation_id;
+BEGIN
+  IF p_exec_id IS NOT NULL THEN
+    SELECT * INTO l_run FROM dba_ai_agent_team_history h WHERE h.team_exec_id = p_exec_id FOR UPDATE;
+    IF NOT FOUND OR l_run.state <> 'WAITING_FOR_HUMAN' THEN
+      RETURN QUERY SELECT 'NOT_WAITING'::text, l_run.state::text, NULL::text;
+      RETURN;
+    END IF;
+    l_owner := l_run.team_owner;
+  ELSE
+    SELECT t.owner INTO l_owner FROM dba_ai_agent_teams t WHERE t.agent_team_name = p_team_name
+    ORDER BY (t.owner = current_setting('agentgraph.session_user', true)) DESC, t.owner LIMIT 1;
+    IF l_owner IS NULL THEN
+      RAISE EXCEPTION 'ORA-20050: team % does not exist', p_team_name;
+    END IF;
+    l_conversation := gen_random_uuid()::text;
+  END IF;
+  BEGIN
+    INSERT INTO emb_scheduler_jobs (job_name, owner, team_exec_id, team_name, user_prompt,
+      conversation_id, created)
+    VALUES (p_job_name, l_owner, p_exec_id, p_team_name, p_prompt, l_conversation, l_now);
+  EXCEPTION WHEN unique_violation THEN
+    RETURN QUERY SELECT 'DUPLICATE'::text, NULL::text, NULL::text;
+    RETURN;
+  END;
+  IF p_exec_id IS NOT NULL THEN
+    UPDATE dba_ai_agent_tool_history c SET end_date = l_now, output = p_prompt,
+      tool_output = 'answered through RUN_TEAM'
+    WHERE c.team_exec_id = p_exec_id AND c.end_date IS NULL;
+    UPDATE dba_ai_agent_task_history k SET state = 'RESUMING'
+    WHERE k.team_exec_id = p_exec_id AND k.state = 'WAITING_FOR_HUMAN';
+    UPDATE dba_ai_agent_team_history h SET state = 'RESUMING' WHERE h.team_exec_id = p_exec_id;
+    RETURN QUERY SELECT 'SUBMITTED'::text, 'RESUMING'::text, l_conversation;
+    RETURN;
+  END IF;
+  SELECT a.attribute_value::json -> 0 INTO l_member FROM dba_ai_agent_team_attributes a
+  WHERE a.owner = l_owner AND a.agent_team_name = p_team_name AND a.attribute_name = 'agents';
+  l_exec := upper(replace(gen_random_uuid()::text, '-', ''));
+  INSERT INTO dba_ai_agent_team_history (team_exec_id, team_name, team_owner, start_date,
+    end_date, state, team_instance_id)
+  VALUES (l_exec, p_team_name, l_owner, l_now, NULL, 'RUNNING', 1);
+  INSERT INTO dba_ai_agent_task_history (team_exec_id, team_name, task_owner, agent_name,
+    task_name, task_order, coversation_param, input, result, state, start_date, end_date)
+  VALUES (l_exec, p_team_name, l_owner, l_member->>'name', l_member->>'task', 1,
+    json_build_object('conversation_id', l_conversation, 'title', left(p_prompt, 40))::text,
+    p_prompt, NULL, 'RUNNING', l_now, NULL);
+  RETURN QUERY SELECT 'SUBMITTED'::text, 'RUNNING'::text, l_conversation;
 END
 $$;
 `;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
 import type { TeamRunState } from '../../model/team.js';
-import { mulberry32 } from './demo-data.js';
+import { asUuid, humanQuestion, mulberry32 } from './demo-data.js';
 
 /**
  * Moves team runs along in the embedded tables, the way DBMS_CLOUD_AI_AGENT.RUN_TEAM would
@@ -82,6 +82,14 @@ async function openCall(
     [run.team_exec_id],
   );
   const human = tool.type === 'HUMAN';
+  const request = human
+    ? (
+        await db.query<{ input: string | null }>(
+          `SELECT input FROM dba_ai_agent_task_history WHERE team_exec_id = $1 ORDER BY task_order LIMIT 1`,
+          [run.team_exec_id],
+        )
+      ).rows[0]?.input
+    : null;
   await db.query(
     `INSERT INTO dba_ai_agent_tool_history (invocation_id, team_exec_id, task_order, tool_owner,
        tool_name, agent_name, task_name, start_date, end_date, input, output, tool_output)
@@ -95,7 +103,7 @@ async function openCall(
       task.agent_name,
       task.task_name,
       at,
-      JSON.stringify(human ? { question: 'Please approve the result' } : { step: task.task_order }),
+      JSON.stringify(human ? humanQuestion(tool.name, request ?? '') : { step: task.task_order }),
       human ? 'waiting for a response from the reviewer' : `${tool.type ?? 'TOOL'} call started`,
     ],
   );
@@ -165,9 +173,17 @@ async function finishTask(
   state: 'SUCCEEDED' | 'FAILED',
   at: Date,
 ): Promise<void> {
-  await db.query(
+  const { rows } = await db.query<{
+    task_owner: string;
+    team_name: string;
+    task_name: string | null;
+    input: string | null;
+    coversation_param: string | null;
+    start_date: Date | null;
+  }>(
     `UPDATE dba_ai_agent_task_history SET state = $3, end_date = $4, result = $5
-     WHERE team_exec_id = $1 AND task_order = $2`,
+     WHERE team_exec_id = $1 AND task_order = $2
+     RETURNING task_owner, team_name, task_name, input, coversation_param, start_date`,
     [
       execId,
       order,
@@ -178,6 +194,36 @@ async function finishTask(
         : 'ORA-20404: tool returned no rows',
     ],
   );
+  const task = rows[0];
+  if (!task) return;
+  // What Select AI records beside the history: the task's LLM exchange, and for a failure
+  // its scheduler job's error.
+  await db.query(
+    `INSERT INTO dba_cloud_ai_conversation_prompts (owner, conversation_id, prompt, prompt_response, created)
+     SELECT $1, $2::json->>'conversation_id', $3, $4, $5 WHERE $2::json->>'conversation_id' IS NOT NULL`,
+    [
+      task.task_owner,
+      task.coversation_param,
+      `${task.task_name}: ${task.input ?? ''}`,
+      state === 'SUCCEEDED' ? 'Done: the tools answered and the result is ready.' : null,
+      task.start_date ?? at,
+    ],
+  );
+  if (state === 'FAILED') {
+    await db.query(
+      `INSERT INTO dba_scheduler_job_run_details (log_id, log_date, owner, job_name, status,
+         actual_start_date, additional_info)
+       SELECT COALESCE(MAX(log_id), 7000) + 1, $1, $2, $3, 'FAILED', $4, $5
+       FROM dba_scheduler_job_run_details`,
+      [
+        at,
+        task.task_owner,
+        `${task.team_name}$${task.task_name}`,
+        task.start_date ?? at,
+        'ORA-20404: Tool returned no rows for the request',
+      ],
+    );
+  }
 }
 
 async function setTaskState(db: Db, execId: string, order: number, state: TeamRunState) {
@@ -303,7 +349,7 @@ export async function startRun(
         run.owner,
         first.agent,
         first.task,
-        JSON.stringify({ conversation_id: run.execId.toLowerCase(), title: prompt.slice(0, 40) }),
+        JSON.stringify({ conversation_id: asUuid(run.execId), title: prompt.slice(0, 40) }),
         prompt,
         at,
       ],

@@ -1,9 +1,10 @@
 import oracledb from 'oracledb';
 import type { OracleDatabaseConfig } from '../../config.js';
-import { StartupError } from '../../errors.js';
+import { AppError, StartupError } from '../../errors.js';
 import {
   type AgentDetailsProbe,
   type Binds,
+  type Block,
   type Driver,
   outerOrder,
   type PoolStatistics,
@@ -219,6 +220,40 @@ export class OracleDriver implements Driver {
       }
     }
     return this.run(withoutAgentDetails(statement), binds, options);
+  }
+
+  async runBlock(block: Block, binds: Binds): Promise<Row> {
+    const out = Object.fromEntries(
+      block.outputs.map((name) => [
+        name,
+        { dir: oracledb.BIND_OUT, type: oracledb.STRING, maxSize: 4000 },
+      ]),
+    );
+    let connection: OracleConnection | undefined;
+    try {
+      connection = await this.pool.getConnection();
+      connection.callTimeout = this.options.callTimeoutMs;
+      const result = await connection.execute<Record<string, unknown>>(
+        block.oracle,
+        { ...wallClockBinds(binds), ...out } as oracledb.BindParameters,
+        EXECUTE_OPTIONS,
+      );
+      return normalizeRow((result.outBinds ?? {}) as Record<string, unknown>);
+    } catch (error) {
+      // ORA-27486: the scheduler refuses the job; a compile error: a package the block calls
+      // is missing or not executable (PLS-00201).
+      const code = errorCode(error);
+      if (code === 'ORA-27486' || code === 'ORA-01031' || isCompileError(error)) {
+        throw new AppError(
+          'FORBIDDEN',
+          `${block.name} cannot run as the agent-graph database user: it needs ${block.privileges}`,
+          { cause: error },
+        );
+      }
+      throw mapQueryError(error, block.oracle);
+    } finally {
+      await connection?.close().catch(() => undefined);
+    }
   }
 
   async probeAgentDetails(): Promise<AgentDetailsProbe> {

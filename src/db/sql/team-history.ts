@@ -56,6 +56,14 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     endDate: dateOrNull(row.endDate),
     instanceId: numOrNull(row.teamInstanceId),
   });
+  const tasks = catalog.taskHistory;
+  const conversation = catalog.columns.taskConversation;
+  /** Runs whose task history records the conversation (runTeam returns only that id). */
+  const conversationOf = (id: string) =>
+    conversation && tasks.columns
+      ? sql`EXISTS (SELECT 1 FROM ${tasks.name} ct WHERE ct.TEAM_EXEC_ID = h.TEAM_EXEC_ID
+          AND JSON_VALUE(ct.${conversation}, '$.conversation_id') = ${sql.bind('conversation_id', id)})`
+      : sql`1 = 0`;
   const viewerRuns = (viewer: Viewer) =>
     viewerOwns(catalog, runs, viewer, ['TEAM_OWNER'])('h.TEAM_OWNER');
 
@@ -77,6 +85,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
         ? sql`h.START_DATE < ${sql.bind('started_before', filter.startedBefore)}`
         : undefined,
       ownedBy(catalog, runs, ['TEAM_OWNER'], filter.owner, 'owner')('h.TEAM_OWNER'),
+      filter.conversationId ? conversationOf(filter.conversationId) : undefined,
       viewerRuns(viewer),
     ];
   };
@@ -84,8 +93,6 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
   // The large columns (CLOBs on Oracle: each one a LOB to fetch) are a column group of their
   // own, selected only when the operation asks for one of them (`texts`); rows read without
   // them carry null there, and no field that reads them is resolved on such a row.
-  const tasks = catalog.taskHistory;
-  const conversation = catalog.columns.taskConversation;
   const taskColumns = (
     texts: boolean,
   ) => `TEAM_EXEC_ID, TEAM_NAME, ${ownerColumn(tasks, ['TASK_OWNER']) ? 'TASK_OWNER' : 'NULL AS TASK_OWNER'},
@@ -156,6 +163,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       : (waitingSources[0] ?? 'CAST(NULL AS TIMESTAMP)');
 
   return {
+    runVisible,
     runsPage: (
       viewer: Viewer,
       filter: TeamRunFilter,

@@ -73,6 +73,14 @@ export const teamSql = perCatalog((catalog: Catalog) => {
         window,
         toTeam,
       ),
+    /** Every visible team name, for the "did you mean" of an unknown name (a rare path). */
+    names: (viewer: Viewer) =>
+      query(
+        'teams.names',
+        sql`SELECT DISTINCT ${name} AS TEAM_NAME FROM ${teams.name}
+         ${sql.where(mine(viewer)('OWNER'))} ORDER BY TEAM_NAME`,
+        (row) => str(row.teamName),
+      ),
     byNames: (viewer: Viewer) => (names: Fragment) =>
       query(
         'teams.byNames',

@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import type { Catalog } from '../catalog.js';
+import type { Binds, Block, Row } from '../driver.js';
+import { strOrNull } from '../rows.js';
+import { perCatalog } from './statement.js';
+
+/**
+ * How agent-graph hands a DBMS_CLOUD_AI_AGENT.RUN_TEAM call to the database: the one place
+ * that knows how Oracle addresses a paused run (docs/oracle.md, "Answering a run").
+ *
+ * RUN_TEAM blocks until the team finishes or pauses again (LLM calls: minutes), so the
+ * request does not call it: one round trip creates a one-off DBMS_SCHEDULER job (privilege
+ * CREATE JOB) whose action is the RUN_TEAM call, and returns. The job is committed with
+ * its creation (CREATE_JOB commits), so an answer accepted here survives this process
+ * stopping the next instant; the scheduler runs it within a second or two.
+ *
+ * Assumed, not confirmed against a live database:
+ * - a paused run resumes when RUN_TEAM is called again with the same team name, the
+ *   person's answer as user_prompt and params {"conversation_id": <the run's conversation
+ *   id, from the task history>};
+ * - a new run starts with a conversation made by DBMS_CLOUD_AI.CREATE_CONVERSATION();
+ * - RUN_TEAM resolves team_name in the job owner's schema (the connected user), so only
+ *   that user's runs can be answered through this connection.
+ *
+ * The job name is derived from the wait (the run and its open tool call): a second answer
+ * to the same wait collides with the first job (ORA-27477) while it exists, and after the
+ * job has run the state check finds the run no longer waiting. Values enter only as binds;
+ * the block quotes them into the job's action with DBMS_ASSERT.ENQUOTE_LITERAL.
+ */
+
+export interface RunTeamRequest {
+  readonly jobName: string;
+  /** The run to resume, or null to start a new run. */
+  readonly execId: string | null;
+  readonly teamName: string;
+  /** The person's answer (resume) or the request (start). */
+  readonly prompt: string;
+  /** The run's conversation (resume); null to start one. */
+  readonly conversationId: string | null;
+}
+
+export type RunTeamOutcome =
+  | { readonly kind: 'submitted'; readonly conversationId: string | null }
+  | { readonly kind: 'not_waiting'; readonly state: string | null }
+  | { readonly kind: 'duplicate' };
+
+/** The job action holds the prompt as a literal; CREATE_JOB's job_action is VARCHAR2(4000). */
+export const MAX_PROMPT_BYTES = 3000;
+
+/** Bytes the prompt takes inside the job action (quotes doubled). */
+export const promptBytes = (prompt: string) => Buffer.byteLength(prompt.replaceAll("'", "''"));
+
+/** A scheduler job name (≤ 128, an unquoted identifier), the same for the same wait. */
+export function runTeamJobName(kind: 'ANSWER' | 'START', ...parts: readonly string[]): string {
+  const digest = createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
+  return `AGENTGRAPH_${kind}_${digest.toUpperCase()}`;
+}
+
+const OUTPUTS = ['outcome', 'run_state', 'conversation_out'] as const;
+
+export const runTeamSql = perCatalog((catalog: Catalog) => {
+  const block: Block = {
+    name: 'runTeam.submit',
+    outputs: OUTPUTS,
+    privileges: 'CREATE JOB, EXECUTE ON DBMS_CLOUD_AI_AGENT and EXECUTE ON DBMS_CLOUD_AI',
+    oracle: `DECLARE
+  l_state VARCHAR2(30);
+  l_conversation VARCHAR2(128) := :conversation_id;
+  FUNCTION lit(p VARCHAR2) RETURN VARCHAR2 IS
+  BEGIN
+    RETURN DBMS_ASSERT.ENQUOTE_LITERAL(REPLACE(p, '''', ''''''));
+  END;
+BEGIN
+  :outcome := 'SUBMITTED';
+  IF :exec_id IS NOT NULL THEN
+    SELECT MAX(STATE) INTO l_state FROM ${catalog.teamHistory.name} WHERE TEAM_EXEC_ID = :exec_id;
+    :run_state := l_state;
+    IF l_state IS NULL OR l_state <> 'WAITING_FOR_HUMAN' THEN
+      :outcome := 'NOT_WAITING';
+      RETURN;
+    END IF;
+  ELSE
+    l_conversation := DBMS_CLOUD_AI.CREATE_CONVERSATION();
+  END IF;
+  DBMS_SCHEDULER.CREATE_JOB(
+    job_name => :job_name,
+    job_type => 'PLSQL_BLOCK',
+    job_action => 'DECLARE l_result CLOB; BEGIN l_result := DBMS_CLOUD_AI_AGENT.RUN_TEAM(team_name => '
+      || lit(:team_name) || ', user_prompt => ' || lit(:prompt) || ', params => '
+      || lit(JSON_OBJECT('conversation_id' VALUE l_conversation)) || '); END;',
+    enabled => TRUE,
+    auto_drop => TRUE,
+    comments => 'agent-graph: RUN_TEAM');
+  :conversation_out := l_conversation;
+EXCEPTION
+  WHEN OTHERS THEN
+    IF SQLCODE = -27477 THEN
+      :outcome := 'DUPLICATE';
+    ELSE
+      RAISE;
+    END IF;
+END;`,
+    embedded: `SELECT outcome, run_state, conversation_out
+      FROM emb_run_team_submit(:job_name, :exec_id, :team_name, :prompt, :conversation_id)`,
+  };
+  return {
+    block,
+    binds: (request: RunTeamRequest): Binds => ({
+      job_name: request.jobName,
+      exec_id: request.execId,
+      team_name: request.teamName,
+      prompt: request.prompt,
+      conversation_id: request.conversationId,
+    }),
+    decode: (row: Row): RunTeamOutcome => {
+      switch (row.outcome) {
+        case 'NOT_WAITING':
+          return { kind: 'not_waiting', state: strOrNull(row.runState) };
+        case 'DUPLICATE':
+          return { kind: 'duplicate' };
+        default:
+          return { kind: 'submitted', conversationId: strOrNull(row.conversationOut) };
+      }
+    },
+  };
+});

@@ -1,0 +1,289 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import type { PGlite } from '@electric-sql/pglite';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { mintToken } from '../../src/auth/token.js';
+import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
+import { embeddedPg, runsIn, settled } from '../live/support.js';
+import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+// The operator console as a person meets it: Debian's chromium, no internet access (every
+// request that does not go to the server under test is failed and recorded).
+const REPORT = 'REPORT_SUMMARY_AGENT_TEAM';
+const SECRET = 'a-console-test-secret-that-is-long-enough!';
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+let t: TestServer;
+let secured: TestServer;
+let pg: PGlite;
+let browser: Browser;
+let context: BrowserContext;
+let offLoopback: string[];
+
+beforeAll(async () => {
+  [t, secured, browser] = await Promise.all([
+    startTestServer({ POLL_INTERVAL_MS: '200' }),
+    startTestServer({ POLL_INTERVAL_MS: '200', AUTH_JWT_SECRET: SECRET }),
+    launchChromium(),
+    mkdir(SCREENSHOTS, { recursive: true }),
+  ]);
+  pg = embeddedPg(t.server);
+  ({ context, offLoopback } = await offlineContext(browser, DESKTOP));
+  // A step that does not happen fails with its own locator, before the test's timeout.
+  context.setDefaultTimeout(10_000);
+});
+
+// A page left open by a failed test would keep its subscriptions and upset the next count.
+afterEach(async () => {
+  await Promise.all(context.pages().map((page) => page.close()));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([t?.stop(), secured?.stop()]);
+});
+
+/** A run of the report team paused on its HUMAN_REVIEW call. */
+async function waitingRun(db: PGlite = pg): Promise<string> {
+  const execId = randomUUID().replaceAll('-', '').toUpperCase();
+  await startRun(db, { owner: 'APP_USER', teamName: REPORT, execId });
+  await setRunState(db, execId, 'RUNNING');
+  await setRunState(db, execId, 'WAITING_FOR_HUMAN');
+  return execId;
+}
+
+/** Opens the console and records every request and WebSocket it makes. */
+async function open(url: string): Promise<{ page: Page; requested: string[] }> {
+  const page = await context.newPage();
+  const requested: string[] = [];
+  page.on('request', (request) => requested.push(request.url()));
+  page.on('websocket', (socket) => requested.push(socket.url()));
+  await page.goto(url);
+  return { page, requested };
+}
+
+const waitingItem = (page: Page, execId: string) => page.locator(`li[data-exec-id="${execId}"]`);
+
+async function answer(page: Page, execId: string, text: string): Promise<void> {
+  const item = waitingItem(page, execId);
+  // By keyboard, as a person without a mouse would: the labelled box, then the button.
+  await item.getByLabel(/Your answer to/).focus();
+  await page.keyboard.insertText(text);
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Enter');
+}
+
+describe('the console at /console', () => {
+  test('is one page with a CSP and cache headers, its client served from node_modules', async () => {
+    const response = await fetch(`${t.url}/console`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toMatch(/script-src 'self' 'sha256-[\w+/=]+'(;|$)/);
+    expect(csp).toContain("connect-src 'self'");
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    const etag = response.headers.get('etag') ?? '';
+    const again = await fetch(`${t.url}/console`, { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    const html = await response.text();
+    const client = html.match(/"(\/console\/vendor\/graphql-ws@[\d.]+\/client\.js)"/)?.[1];
+    if (!client) throw new Error(`no graphql-ws import in the page: ${html}`);
+    const vendor = await fetch(`${t.url}${client}`);
+    expect(vendor.status).toBe(200);
+    expect(vendor.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(await vendor.text()).toContain('createClient');
+    expect((await fetch(`${t.url}/console/missing.js`)).status).toBe(404);
+  });
+
+  test('a waiting run appears live with its question; answering it takes it off the list', async () => {
+    const execId = await waitingRun();
+    const { page, requested } = await open(`${t.url}/console`);
+    const item = waitingItem(page, execId);
+    await item.waitFor();
+    const firstOnScreenMs = await page.evaluate(
+      () => performance.getEntriesByName('console:first-waiting-run')[0]?.startTime ?? null,
+    );
+    const weight = await page.evaluate(() =>
+      [
+        ...performance.getEntriesByType('navigation'),
+        ...performance.getEntriesByType('resource'),
+      ].reduce((sum, entry) => sum + (entry as PerformanceResourceTiming).transferSize, 0),
+    );
+    console.log(
+      `console: first waiting run on screen ${Math.round(firstOnScreenMs ?? -1)} ms after navigation start; page weight ${weight} bytes transferred`,
+    );
+    expect(firstOnScreenMs).toBeGreaterThan(0);
+    expect(weight).toBeGreaterThan(0);
+
+    await expect.poll(() => item.locator('h3').textContent()).toBe(REPORT);
+    expect(await item.locator('.question').textContent()).not.toBe('(no question recorded)');
+    // The wait time ticks: the shown text changes without any new event from the server.
+    const ticking = item.locator('.ticking');
+    const shown = await ticking.textContent();
+    await expect.poll(() => ticking.textContent(), { timeout: 5_000 }).not.toBe(shown);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-waiting-1280.png` });
+    await page.setViewportSize(PHONE);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-waiting-phone.png` });
+    await page.setViewportSize(DESKTOP);
+
+    // The filter hides what does not match and keeps what does.
+    const filter = page.getByLabel('Filter');
+    await filter.fill('no such team');
+    await expect.poll(() => item.isHidden()).toBe(true);
+    await filter.fill(`${REPORT.toLowerCase()} reviewer`);
+    await expect.poll(() => item.isVisible()).toBe(true);
+    // A suggested answer from the question's options fills the box, then the person adds to it.
+    await item
+      .getByRole('group', { name: 'Suggested answers' })
+      .getByRole('button', { name: 'approve' })
+      .press('Enter');
+    await answer(page, execId, ': publish the summary');
+    await item.waitFor({ state: 'detached' });
+    expect((await runsIn(pg, 'WAITING_FOR_HUMAN')).map((run) => run.execId)).not.toContain(execId);
+    const { rows } = await pg.query<{ output: string }>(
+      `SELECT output FROM dba_ai_agent_tool_history WHERE team_exec_id = $1 AND tool_name = 'HUMAN_REVIEW'`,
+      [execId],
+    );
+    expect(rows.map((row) => row.output)).toContain('approve: publish the summary');
+
+    expect(requested.length).toBeGreaterThan(3);
+    expect(requested.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
+    expect(offLoopback).toEqual([]);
+    await page.close();
+  });
+
+  test('an answer to a wait that was already answered shows CONFLICT plainly', async () => {
+    const execId = await waitingRun();
+    const { page } = await open(`${t.url}/console`);
+    await waitingItem(page, execId).waitFor();
+    // Someone else answers first, and (as on Oracle before the scheduler starts the job) the
+    // run still reads as waiting on the same open call.
+    const first = await t.post(
+      'mutation($execId: ID!) { respondToHuman(execId: $execId, response: "first") { execId } }',
+      { execId },
+    );
+    expect(first.errors).toBeUndefined();
+    await pg.query(
+      `UPDATE dba_ai_agent_team_history SET state = 'WAITING_FOR_HUMAN' WHERE team_exec_id = $1`,
+      [execId],
+    );
+    await pg.query(
+      `UPDATE dba_ai_agent_tool_history SET end_date = NULL, output = NULL
+       WHERE team_exec_id = $1 AND tool_name = 'HUMAN_REVIEW'`,
+      [execId],
+    );
+    await waitingItem(page, execId).waitFor();
+    await answer(page, execId, 'second');
+    const refusal = waitingItem(page, execId).locator('.outcome.error');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toMatch(/^Not sent: .*already been answered.*\(CONFLICT/);
+    expect(await refusal.getAttribute('role')).toBe('alert');
+    await page.screenshot({ path: `${SCREENSHOTS}/console-conflict.png` });
+    await page.close();
+  });
+
+  test('a run page shows tasks, tool calls and collapsed prompts; a team page its stats and card', async () => {
+    const execId = await waitingRun();
+    const { page, requested } = await open(`${t.url}/console#/run/${execId}`);
+    const task = page.locator('section.task').first();
+    await task.waitFor();
+    expect(await page.locator('h2').textContent()).toBe(`Run ${execId}`);
+    // The call the run waits on is still open.
+    const humanCallTook = page
+      .locator('section.task tr', { hasText: 'HUMAN_REVIEW' })
+      .locator('td')
+      .nth(2);
+    expect(await humanCallTook.textContent()).toBe('open');
+    const prompts = task.locator('details.prompts');
+    expect(await prompts.getAttribute('open')).toBeNull();
+    await page.screenshot({ path: `${SCREENSHOTS}/console-run.png`, fullPage: true });
+
+    // Answered elsewhere: the page says so, and loads the new state when asked.
+    await settled(t.server, 1);
+    const answered = await t.post(
+      'mutation($execId: ID!) { respondToHuman(execId: $execId, response: "done") { execId } }',
+      { execId },
+    );
+    expect(answered.errors).toBeUndefined();
+    const changed = page.locator('.changed');
+    await changed.getByText('RESUMING').waitFor();
+    await changed.getByRole('button', { name: 'Show the latest' }).click();
+    await expect.poll(() => humanCallTook.textContent()).toMatch(/^\d+ ms$|^\d+s$/);
+
+    await page.getByRole('link', { name: REPORT }).first().click();
+    await page.getByRole('heading', { name: 'Drift from the catalog' }).waitFor();
+    expect(await page.locator('h2').textContent()).toBe(`Team ${REPORT}`);
+    expect(await page.locator('.card .big').first().textContent()).toMatch(/^\d/);
+    expect(await page.locator('figure svg[role="img"]').getAttribute('aria-label')).toContain(
+      'WAITING_FOR_HUMAN',
+    );
+    expect(await page.locator('main').textContent()).toContain('A2A card');
+    await page.screenshot({ path: `${SCREENSHOTS}/console-team.png`, fullPage: true });
+    expect(requested.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
+    await page.close();
+  });
+
+  test('the run-changes feed shows a change live; the statistics page draws its charts; teams list', async () => {
+    const { page, requested } = await open(`${t.url}/console#/changes`);
+    await page.getByRole('heading', { name: 'Latest runs' }).waitFor();
+    await settled(t.server, 1);
+    const execId = await waitingRun();
+    const change = page.locator('ul.feed li', { hasText: execId }).first();
+    await change.waitFor();
+    expect(await change.textContent()).toMatch(/(new|RUNNING) → (RUNNING|WAITING_FOR_HUMAN)/);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-changes.png` });
+
+    await page.getByRole('link', { name: 'Statistics' }).click();
+    const charts = page.locator('figure svg[role="img"]');
+    await charts.nth(2).waitFor();
+    expect(await charts.nth(0).getAttribute('aria-label')).toMatch(
+      /^Execution time: average .*p95 .*max /,
+    );
+    expect(await charts.nth(1).getAttribute('aria-label')).toMatch(
+      /^Tokens: input [\d,]+, output [\d,]+$/,
+    );
+    expect(await charts.nth(2).getAttribute('aria-label')).toMatch(
+      /^Where the time went: LLM .*tools .*other /,
+    );
+    await page.screenshot({ path: `${SCREENSHOTS}/console-stats-1280.png`, fullPage: true });
+    await page.setViewportSize(PHONE);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-stats-phone.png`, fullPage: true });
+    await page.setViewportSize(DESKTOP);
+
+    await page.getByRole('link', { name: 'Teams' }).click();
+    const report = page.locator('article.card', { hasText: REPORT });
+    await report.waitFor();
+    expect(await report.textContent()).toMatch(/\d+ runs · [\d.]+% succeeded/);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-teams.png` });
+    expect(requested.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
+    await page.close();
+  });
+
+  test('with AUTH_JWT_SECRET, anonymous is refused plainly; a token entered once opens the list', async () => {
+    const execId = await waitingRun(embeddedPg(secured.server));
+    const { page } = await open(`${secured.url}/console`);
+    await page
+      .getByText(/UNAUTHENTICATED/)
+      .first()
+      .waitFor();
+    const token = await mintToken(secured.server.config.auth, {
+      user: 'APP_USER',
+      roles: [],
+      expiresIn: '10m',
+    });
+    await page.getByLabel('Access token').fill(token);
+    await page.getByRole('button', { name: 'Use token' }).click();
+    await waitingItem(page, execId).waitFor();
+    expect(await page.evaluate(() => Object.keys(sessionStorage))).toEqual([
+      'agent-graph.console.token',
+    ]);
+    // Kept for the tab: a reload still sees the list.
+    await page.reload();
+    await waitingItem(page, execId).waitFor();
+    await page.close();
+  });
+});
