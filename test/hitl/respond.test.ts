@@ -1,25 +1,22 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { Client } from 'graphql-ws';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { asUuid } from '../../src/db/embedded/demo-data.js';
 import { setRunState } from '../../src/db/embedded/simulator.js';
 import { actionForbidden } from '../../src/repositories/actions.js';
 import { embeddedPg, metric, settled, subscribeWs } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { INTERVAL, REPORT, startHitlServer, waitingRun } from './support.js';
+import { INTERVAL, REPORT, waitingRun, withHitlServer } from './support.js';
 
 const SECRET = 'a-hitl-test-secret-that-is-long-enough!!';
 
 let t: TestServer;
 let pg: PGlite;
 let ws: Client;
-let stop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ t, pg, ws, stop } = await startHitlServer());
+withHitlServer((server) => {
+  ({ t, pg, ws } = server);
 });
-afterAll(() => stop());
 
 const RESPOND = `mutation($execId: ID!, $response: String!) {
   respondToHuman(execId: $execId, response: $response) {

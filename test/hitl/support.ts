@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Client } from 'graphql-ws';
+import { afterAll, beforeAll } from 'vitest';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { embeddedPg, wsClient } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -12,22 +13,23 @@ export interface HitlServer {
   t: TestServer;
   pg: PGlite;
   ws: Client;
-  stop(): Promise<void>;
 }
 
-/** A server polling every INTERVAL ms, with its embedded database and a WebSocket client. */
-export async function startHitlServer(): Promise<HitlServer> {
-  const t = await startTestServer({ POLL_INTERVAL_MS: String(INTERVAL) });
-  const ws = wsClient(t.url);
-  return {
-    t,
-    pg: embeddedPg(t.server),
-    ws,
-    async stop() {
-      await ws.dispose();
-      await t.stop();
-    },
-  };
+/**
+ * Starts, before the file's tests, a server polling every INTERVAL ms with its embedded
+ * database and a WebSocket client, handing them to `use`; stops them after the tests.
+ */
+export function withHitlServer(use: (server: HitlServer) => void): void {
+  let server: HitlServer | undefined;
+  beforeAll(async () => {
+    const t = await startTestServer({ POLL_INTERVAL_MS: String(INTERVAL) });
+    server = { t, pg: embeddedPg(t.server), ws: wsClient(t.url) };
+    use(server);
+  });
+  afterAll(async () => {
+    await server?.ws.dispose();
+    await server?.t.stop();
+  });
 }
 
 /** A run of the report team paused on its HUMAN_REVIEW call. */

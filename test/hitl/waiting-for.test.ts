@@ -1,22 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { asUuid } from '../../src/db/embedded/demo-data.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { settled, subscribeSse, subscribeWs, until } from '../live/support.js';
 import type { TestServer } from '../support/server.js';
-import { INTERVAL, REPORT, startHitlServer, waitingRun } from './support.js';
+import { INTERVAL, REPORT, waitingRun, withHitlServer } from './support.js';
 
 let t: TestServer;
 let pg: PGlite;
 let ws: Client;
-let stop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ t, pg, ws, stop } = await startHitlServer());
+withHitlServer((server) => {
+  ({ t, pg, ws } = server);
 });
-afterAll(() => stop());
 
 const WAIT = `waitingFor {
   since conversationId toolName agentName question questionJson
