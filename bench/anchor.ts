@@ -139,7 +139,7 @@ const queries: Record<Server, Record<string, string>> = {
 };
 const agentGraph = await startServer({});
 const anchor = await startPostGraphile();
-const baseline = BASELINE ? await startServer({}, BASELINE) : null;
+const baseline = BASELINE ? await startServer({}, { cwd: BASELINE }) : null;
 const children = [agentGraph.child, anchor.child, ...(baseline ? [baseline.child] : [])];
 const urls: Partial<Record<Server, string>> = {
   'agent-graph': `${agentGraph.url}/graphql`,

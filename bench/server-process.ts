@@ -14,10 +14,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** `cwd`: the checkout to run, this one by default. */
+export interface ServerOptions {
+  /** The checkout to run, this one by default. */
+  readonly cwd?: string;
+  /** Receives the server's log output; without it, stdout is discarded. */
+  readonly onStdout?: (text: string) => void;
+  /** How long the server may take to answer /ready (default 30). */
+  readonly readySeconds?: number;
+}
+
 export async function startServer(
   env: Record<string, string>,
-  cwd?: string,
+  { cwd, onStdout, readySeconds = 30 }: ServerOptions = {},
 ): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -29,11 +37,12 @@ export async function startServer(
       LOG_LEVEL: 'warn',
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', onStdout ? 'pipe' : 'ignore', 'inherit'],
     ...(cwd ? { cwd } : {}),
   });
+  if (onStdout) child.stdout?.setEncoding('utf8').on('data', onStdout);
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < readySeconds * 10; i++) {
     try {
       if ((await fetch(`${url}/ready`)).ok) return { url, child };
     } catch {
@@ -42,5 +51,5 @@ export async function startServer(
     await sleep(100);
   }
   child.kill();
-  throw new Error('the server did not become ready in 30 s');
+  throw new Error(`the server did not become ready in ${readySeconds} s`);
 }

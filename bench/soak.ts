@@ -16,10 +16,11 @@
  *   npm run soak                      # 10 minutes
  *   SOAK_MINUTES=1 npm run soak       # a quick look
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { connect, createServer, type Socket } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { startServer } from './server-process.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const SAMPLE_MS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 30) * 1000;
@@ -63,50 +64,21 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 const logCounts = { warn: 0, error: 0 };
 
-async function startServer(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      SIMULATE: 'true',
-      POLL_INTERVAL_MS: '1000',
-      LOG_LEVEL: 'warn',
-      REQUEST_TIMEOUT_MS: '10000',
+function startSoakServer(): Promise<{ url: string; child: ChildProcess }> {
+  return startServer(
+    { SIMULATE: 'true', POLL_INTERVAL_MS: '1000', REQUEST_TIMEOUT_MS: '10000' },
+    {
+      onStdout: (text) => {
+        for (const line of text.split('\n')) {
+          if (line.includes('"level":40')) logCounts.warn++;
+          if (/"level":(50|60)/.test(line)) logCounts.error++;
+        }
+      },
+      readySeconds: 60,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  child.stdout?.setEncoding('utf8').on('data', (text: string) => {
-    for (const line of text.split('\n')) {
-      if (line.includes('"level":40')) logCounts.warn++;
-      if (/"level":(50|60)/.test(line)) logCounts.error++;
-    }
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${url}/ready`)).ok) return { url, child };
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  child.kill();
-  throw new Error('the server did not become ready in 60 s');
+  );
 }
 
 interface Sample {
@@ -350,7 +322,7 @@ function slope(points: readonly [number, number][]): number {
 const fixed = (value: number, digits = 1) => value.toFixed(digits).padStart(7);
 
 async function main(): Promise<void> {
-  const { url, child } = await startServer();
+  const { url, child } = await startSoakServer();
   const baseline = await sample(url, Date.now());
   console.log(
     `soak: ${MINUTES} min against ${url} (embedded, simulator on); ${QUERY_CLIENTS} query clients, ${WS_SUBSCRIBERS} WebSocket + ${SSE_SUBSCRIBERS} SSE subscribers, one misbehaving client`,

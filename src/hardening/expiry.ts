@@ -1,6 +1,7 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
+import { asyncIteratorOf } from '../live/iterables.js';
 
 /** setTimeout's delay is a signed 32-bit number of milliseconds (about 24.8 days). */
 const MAX_DELAY_MS = 2 ** 31 - 1;
@@ -53,33 +54,19 @@ function endAt(
   const expired = new Promise<'expired'>((resolve) => {
     cancel = runAt(at, () => resolve('expired'));
   });
-  const finish = async (): Promise<IteratorResult<ExecutionResult, void>> => {
+  const finish = async () => {
     ended = true;
     cancel();
     await iterator.return?.();
-    return { done: true, value: undefined };
   };
-  return {
-    async next() {
-      if (ended) return { done: true, value: undefined };
-      const step = await Promise.race([iterator.next(), expired]);
-      if (step === 'expired') {
-        await finish();
-        return { done: false, value: { errors: [expiredError()] } };
-      }
-      if (step.done) await finish();
-      return step;
-    },
-    return: finish,
-    async throw(error) {
+  return asyncIteratorOf(async () => {
+    if (ended) return { done: true, value: undefined };
+    const step = await Promise.race([iterator.next(), expired]);
+    if (step === 'expired') {
       await finish();
-      throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    async [Symbol.asyncDispose]() {
-      await finish();
-    },
-  };
+      return { done: false, value: { errors: [expiredError()] } };
+    }
+    if (step.done) await finish();
+    return step;
+  }, finish);
 }

@@ -2,6 +2,7 @@ import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { LimitsConfig } from '../config.js';
 import type { Context } from '../context.js';
+import { asyncIteratorOf } from '../live/iterables.js';
 import type { Viewer } from '../model/viewer.js';
 
 /** Who a per-identity limit counts against: the token subject, else its owner or role. */
@@ -82,13 +83,8 @@ function onceEnded<T>(source: AsyncIterable<T>, ended: () => void): AsyncGenerat
     done = true;
     ended();
   };
-  const stop = async (): Promise<IteratorResult<T, void>> => {
-    end();
-    await iterator.return?.();
-    return { done: true, value: undefined };
-  };
-  return {
-    async next() {
+  return asyncIteratorOf(
+    async () => {
       try {
         const step = await iterator.next();
         if (step.done) end();
@@ -98,16 +94,9 @@ function onceEnded<T>(source: AsyncIterable<T>, ended: () => void): AsyncGenerat
         throw error;
       }
     },
-    return: stop,
-    async throw(error?: unknown) {
-      await stop();
-      throw error;
+    async () => {
+      end();
+      await iterator.return?.();
     },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    async [Symbol.asyncDispose]() {
-      await stop();
-    },
-  };
+  );
 }

@@ -1,40 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Client } from 'graphql-ws';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { asUuid } from '../../src/db/embedded/demo-data.js';
-import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
+import { setRunState } from '../../src/db/embedded/simulator.js';
 import { actionForbidden } from '../../src/repositories/actions.js';
-import { embeddedPg, metric, settled, subscribeWs, wsClient } from '../live/support.js';
+import { embeddedPg, metric, settled, subscribeWs } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { INTERVAL, REPORT, waitingRun, withHitlServer } from './support.js';
 
-const INTERVAL = 150;
-const REPORT = 'REPORT_SUMMARY_AGENT_TEAM';
 const SECRET = 'a-hitl-test-secret-that-is-long-enough!!';
 
 let t: TestServer;
 let pg: PGlite;
 let ws: Client;
-
-beforeAll(async () => {
-  t = await startTestServer({ POLL_INTERVAL_MS: String(INTERVAL) });
-  pg = embeddedPg(t.server);
-  ws = wsClient(t.url);
+withHitlServer((server) => {
+  ({ t, pg, ws } = server);
 });
-afterAll(async () => {
-  await ws.dispose();
-  await t.stop();
-});
-
-/** A run of the report team paused on its HUMAN_REVIEW call. */
-async function waitingRun(db: PGlite = pg): Promise<string> {
-  const execId = randomUUID().replaceAll('-', '').toUpperCase();
-  await startRun(db, { owner: 'APP_USER', teamName: REPORT, execId });
-  await setRunState(db, execId, 'RUNNING');
-  await setRunState(db, execId, 'WAITING_FOR_HUMAN');
-  return execId;
-}
 
 const RESPOND = `mutation($execId: ID!, $response: String!) {
   respondToHuman(execId: $execId, response: $response) {
@@ -55,7 +37,7 @@ const responses = (outcome: string) =>
 
 describe('respondToHuman', () => {
   test('the answer closes the HUMAN call, resumes the run, and subscribers see each step', async () => {
-    const execId = await waitingRun();
+    const execId = await waitingRun(pg);
     const changes = subscribeWs<{
       teamRunChanged: {
         previousState: string;
@@ -140,7 +122,7 @@ describe('respondToHuman', () => {
   });
 
   test('answering a run that does not wait is CONFLICT with its state, and calls nothing', async () => {
-    const execId = await waitingRun();
+    const execId = await waitingRun(pg);
     await setRunState(pg, execId, 'RESUMING');
     const conflicts = await responses('conflict');
     const calls = () =>
@@ -154,7 +136,7 @@ describe('respondToHuman', () => {
   });
 
   test('two answers to the same wait: one is accepted, the other is CONFLICT; one job', async () => {
-    const execId = await waitingRun();
+    const execId = await waitingRun(pg);
     const results = await Promise.all([
       t.post<{ respondToHuman: Submission }>(RESPOND, { execId, response: 'first' }),
       t.post<{ respondToHuman: Submission }>(RESPOND, { execId, response: 'second' }),
@@ -171,7 +153,7 @@ describe('respondToHuman', () => {
   });
 
   test('a second answer while the first job has not moved the run yet collides on the job name', async () => {
-    const execId = await waitingRun();
+    const execId = await waitingRun(pg);
     const first = await t.post(RESPOND, { execId, response: 'approve' });
     expect(first.errors).toBeUndefined();
     // As on Oracle before the scheduler starts the job: the run still reads as waiting, on
@@ -193,7 +175,7 @@ describe('respondToHuman', () => {
   test('unknown run, empty or oversized answer', async () => {
     const missing = await t.post(RESPOND, { execId: 'NO_SUCH_RUN', response: 'yes' });
     expect(missing.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
-    const execId = await waitingRun();
+    const execId = await waitingRun(pg);
     const empty = await t.post(RESPOND, { execId, response: '  ' });
     expect(empty.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     const long = await t.post(RESPOND, { execId, response: 'é'.repeat(1501) });

@@ -1,44 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { asUuid } from '../../src/db/embedded/demo-data.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
-import {
-  embeddedPg,
-  settled,
-  subscribeSse,
-  subscribeWs,
-  until,
-  wsClient,
-} from '../live/support.js';
-import { startTestServer, type TestServer } from '../support/server.js';
-
-const INTERVAL = 150;
-const REPORT = 'REPORT_SUMMARY_AGENT_TEAM';
+import { settled, subscribeSse, subscribeWs, until } from '../live/support.js';
+import type { TestServer } from '../support/server.js';
+import { INTERVAL, REPORT, waitingRun, withHitlServer } from './support.js';
 
 let t: TestServer;
 let pg: PGlite;
 let ws: Client;
-
-beforeAll(async () => {
-  t = await startTestServer({ POLL_INTERVAL_MS: String(INTERVAL) });
-  pg = embeddedPg(t.server);
-  ws = wsClient(t.url);
+withHitlServer((server) => {
+  ({ t, pg, ws } = server);
 });
-afterAll(async () => {
-  await ws.dispose();
-  await t.stop();
-});
-
-/** A run of the report team paused on its HUMAN_REVIEW call. */
-async function waitingRun(): Promise<string> {
-  const execId = randomUUID().replaceAll('-', '').toUpperCase();
-  await startRun(pg, { owner: 'APP_USER', teamName: REPORT, execId });
-  await setRunState(pg, execId, 'RUNNING');
-  await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
-  return execId;
-}
 
 const WAIT = `waitingFor {
   since conversationId toolName agentName question questionJson
@@ -59,7 +34,7 @@ interface Wait {
 
 describe('TeamRun.waitingFor', () => {
   test('names the open HUMAN call, its question, task, agent, since when and the conversation', async () => {
-    const execId = await waitingRun();
+    const execId = await waitingRun(pg);
     const { data, errors } = await t.gql<{ teamRun: { state: string; waitingFor: Wait } }>(
       `query($id: ID!) { teamRun(execId: $id) { state ${WAIT} } }`,
       { id: execId },

@@ -8,28 +8,48 @@ export interface GqlEvent<T> {
   readonly errors?: { message: string; extensions?: { code?: string } }[];
 }
 
+/** Lets a test helper wait for its next event without polling, or for a deadline. */
+export class Wakeup {
+  private readonly waiters: (() => void)[] = [];
+
+  /** Resolves at the next `wake()`, or after `ms` if none comes. */
+  next(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  wake(): void {
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+}
+
 /** The events of one subscription as they arrive, over either transport. */
 export class Recorder<T> {
   readonly events: (GqlEvent<T> & { at: number })[] = [];
   readonly errors: unknown[] = [];
   completed = false;
-  private waiters: (() => void)[] = [];
+  private readonly wakeup = new Wakeup();
 
   constructor(readonly close: () => void) {}
 
   push(event: GqlEvent<T>): void {
     this.events.push({ ...event, at: Date.now() });
-    this.wake();
+    this.wakeup.wake();
   }
 
   fail(error: unknown): void {
     this.errors.push(error);
-    this.wake();
+    this.wakeup.wake();
   }
 
   complete(): void {
     this.completed = true;
-    this.wake();
+    this.wakeup.wake();
   }
 
   get data(): T[] {
@@ -51,18 +71,8 @@ export class Recorder<T> {
           `timed out waiting for ${what}; got ${JSON.stringify(this.events)} ${String(this.errors)}`,
         );
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      await this.wakeup.next(left);
     }
-  }
-
-  private wake(): void {
-    for (const wake of this.waiters.splice(0)) wake();
   }
 }
 

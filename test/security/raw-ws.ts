@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { Wakeup } from '../live/support.js';
 
 export interface RawMessage {
   readonly type: string;
@@ -13,18 +14,18 @@ export interface RawMessage {
 export class RawSocket {
   readonly messages: RawMessage[] = [];
   closed: { code: number; reason: string } | undefined;
-  private waiters: (() => void)[] = [];
+  private readonly wakeup = new Wakeup();
 
   private constructor(readonly socket: WebSocket) {
     socket.on('message', (data) => {
       this.messages.push(JSON.parse(String(data)) as RawMessage);
-      this.wake();
+      this.wakeup.wake();
     });
     socket.on('close', (code, reason) => {
       this.closed = { code, reason: String(reason) };
-      this.wake();
+      this.wakeup.wake();
     });
-    socket.on('error', () => this.wake());
+    socket.on('error', () => this.wakeup.wake());
   }
 
   /** Opens the socket (rejecting when the upgrade is refused) without sending anything. */
@@ -85,17 +86,7 @@ export class RawSocket {
       if (left <= 0) {
         throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(this.messages)}`);
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      await this.wakeup.next(left);
     }
-  }
-
-  private wake(): void {
-    for (const wake of this.waiters.splice(0)) wake();
   }
 }
