@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { runSubscribers, type SubscriberRow } from './subscribers.js';
+import { runSubscribers, subscriberTable } from './subscribers.js';
 
 const { values } = parseArgs({
   options: {
@@ -69,36 +69,7 @@ await writeFile(
   `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`,
 );
 
-const header = [
-  'subscribers',
-  'processes',
-  'p50 ms',
-  'p99 ms',
-  'max ms',
-  'polls/cycle',
-  'stmts/cycle',
-  'RSS MiB',
-  'KiB/subscriber (bench process)',
-  'heap KiB/subscriber',
-  'fan-out ms',
-  'µs/subscriber',
-];
-const cells = (r: SubscriberRow) => [
-  String(r.subscribers),
-  String(r.processes),
-  r.medianMs.toFixed(0),
-  r.p99Ms.toFixed(0),
-  r.maxMs.toFixed(0),
-  r.pollStatementsPerCycle.toFixed(2),
-  r.statementsPerCycle.toFixed(2),
-  r.rssMiB.toFixed(0),
-  r.rssKiBPerSubscriber.toFixed(1),
-  r.heapKiBPerSubscriber.toFixed(1),
-  r.fanOutMs.toFixed(0),
-  r.fanOutUsPerSubscriber.toFixed(1),
-];
-const line = (row: string[]) => `| ${row.join(' | ')} |`;
 process.stdout.write(
-  `${[line(header), line(header.map(() => '---')), ...rows.map((r) => line(cells(r)))].join('\n')}\n` +
+  `${subscriberTable(rows)}\n` +
     `(interval ${intervalMs} ms; ${Math.round((Date.now() - started) / 1000)} s; written to bench/results-live.json)\n`,
 );

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { startServer } from './server-process.js';
 import { runStop } from './stop.js';
-import { runSubscribers, type SubscriberRow } from './subscribers.js';
+import { runSubscribers, subscriberTable } from './subscribers.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = 32;
@@ -200,35 +200,6 @@ function httpTable(rows: Row[]): string {
       (r.responseBytes / 1024).toFixed(1),
       r.ratioToFloor === null ? '' : `${(100 * r.ratioToFloor).toFixed(2)} %`,
       String(r.errors),
-    ]),
-  );
-}
-
-function subscriberTable(rows: SubscriberRow[]): string {
-  return table(
-    [
-      'subscribers',
-      'interval',
-      'deliveries',
-      'p50 ms',
-      'p99 ms',
-      'max ms',
-      'polls/cycle',
-      'stmts/cycle',
-      'RSS MiB',
-      'KiB/subscriber',
-    ],
-    rows.map((r) => [
-      String(r.subscribers),
-      `${r.pollIntervalMs} ms`,
-      String(r.deliveries),
-      r.medianMs.toFixed(0),
-      r.p99Ms.toFixed(0),
-      r.maxMs.toFixed(0),
-      r.pollStatementsPerCycle.toFixed(2),
-      r.statementsPerCycle.toFixed(2),
-      r.rssMiB.toFixed(0),
-      r.rssKiBPerSubscriber.toFixed(1),
     ]),
   );
 }

@@ -48,6 +48,46 @@ export interface SubscriberRow {
   readonly fanOutUsPerSubscriber: number;
 }
 
+/** The subscriber rows as a Markdown table, as `npm run bench` and `npm run bench:live` print them. */
+export function subscriberTable(rows: readonly SubscriberRow[]): string {
+  const header = [
+    'subscribers',
+    'processes',
+    'interval',
+    'deliveries',
+    'p50 ms',
+    'p99 ms',
+    'max ms',
+    'polls/cycle',
+    'stmts/cycle',
+    'RSS MiB',
+    'KiB/subscriber',
+    'heap KiB/subscriber',
+    'fan-out ms',
+    'µs/subscriber',
+  ];
+  const cells = (r: SubscriberRow) => [
+    String(r.subscribers),
+    String(r.processes),
+    `${r.pollIntervalMs} ms`,
+    String(r.deliveries),
+    r.medianMs.toFixed(0),
+    r.p99Ms.toFixed(0),
+    r.maxMs.toFixed(0),
+    r.pollStatementsPerCycle.toFixed(2),
+    r.statementsPerCycle.toFixed(2),
+    r.rssMiB.toFixed(0),
+    r.rssKiBPerSubscriber.toFixed(1),
+    r.heapKiBPerSubscriber.toFixed(1),
+    r.fanOutMs.toFixed(0),
+    r.fanOutUsPerSubscriber.toFixed(1),
+  ];
+  const line = (row: string[]) => `| ${row.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map((r) => line(cells(r)))].join(
+    '\n',
+  );
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const now = () => performance.timeOrigin + performance.now();
 const percentile = (sorted: readonly number[], p: number) =>
