@@ -17,6 +17,8 @@ export interface EmbeddedDatabaseConfig {
   readonly latencyMs: number;
   /** Where the seeded data-directory snapshot is cached between starts. */
   readonly cacheDir: string;
+  /** Runs PGlite in a worker thread, off the thread that serves requests. */
+  readonly worker: boolean;
 }
 
 export interface OracleDatabaseConfig {
@@ -260,6 +262,7 @@ function readDatabase(env: EnvReader): DatabaseConfig {
       viewScope: env.oneOf('ORACLE_VIEW_SCOPE', viewScopes, 'dba'),
       latencyMs: env.integer('EMBEDDED_LATENCY_MS', 0, 0, 10_000),
       cacheDir: env.string('EMBEDDED_CACHE_DIR') ?? 'node_modules/.cache/agent-graph',
+      worker: env.boolean('EMBEDDED_WORKER', true),
     };
   }
   const why = 'when ORACLE_CONNECT_STRING is set';

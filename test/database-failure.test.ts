@@ -1,5 +1,5 @@
-import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { EmbeddedPg } from '../src/db/embedded/database.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from './support/server.js';
  * is replaced.
  */
 let t: TestServer;
-let pg: PGlite;
+let pg: EmbeddedPg;
 beforeAll(async () => {
   t = await startTestServer();
   const embedded = t.server.database.embedded;

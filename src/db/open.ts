@@ -24,7 +24,9 @@ export async function openDatabase(
   options: OpenOptions = {},
 ): Promise<OpenDatabase> {
   if (config.kind === 'embedded') {
-    const { openEmbeddedDatabase } = await import('./embedded/database.js');
+    const { openEmbeddedDatabase } = config.worker
+      ? { openEmbeddedDatabase: (await import('./embedded/worker.js')).openEmbeddedWorker }
+      : await import('./embedded/database.js');
     const embedded = await openEmbeddedDatabase(config, options.warn, options.info);
     return { driver: embedded.driver, embedded };
   }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import type { PGlite } from '@electric-sql/pglite';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
+import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { embeddedPg, runsIn, settled } from '../live/support.js';
 import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
@@ -18,7 +18,7 @@ const PHONE = { width: 390, height: 844 };
 
 let t: TestServer;
 let secured: TestServer;
-let pg: PGlite;
+let pg: EmbeddedPg;
 let browser: Browser;
 let context: BrowserContext;
 let offLoopback: string[];
@@ -47,7 +47,7 @@ afterAll(async () => {
 });
 
 /** A run of the report team paused on its HUMAN_REVIEW call. */
-async function waitingRun(db: PGlite = pg): Promise<string> {
+async function waitingRun(db: EmbeddedPg = pg): Promise<string> {
   const execId = randomUUID().replaceAll('-', '').toUpperCase();
   await startRun(db, { owner: 'APP_USER', teamName: REPORT, execId });
   await setRunState(db, execId, 'RUNNING');

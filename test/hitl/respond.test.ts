@@ -1,7 +1,7 @@
-import type { PGlite } from '@electric-sql/pglite';
 import type { Client } from 'graphql-ws';
 import { SignJWT } from 'jose';
 import { describe, expect, test } from 'vitest';
+import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { asUuid } from '../../src/db/embedded/demo-data.js';
 import { setRunState } from '../../src/db/embedded/simulator.js';
 import { actionForbidden } from '../../src/repositories/actions.js';
@@ -12,7 +12,7 @@ import { INTERVAL, REPORT, waitingRun, withHitlServer } from './support.js';
 const SECRET = 'a-hitl-test-secret-that-is-long-enough!!';
 
 let t: TestServer;
-let pg: PGlite;
+let pg: EmbeddedPg;
 let ws: Client;
 withHitlServer((server) => {
   ({ t, pg, ws } = server);

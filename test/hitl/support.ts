@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { PGlite } from '@electric-sql/pglite';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll } from 'vitest';
+import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { embeddedPg, wsClient } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -11,7 +11,7 @@ export const REPORT = 'REPORT_SUMMARY_AGENT_TEAM';
 
 export interface HitlServer {
   t: TestServer;
-  pg: PGlite;
+  pg: EmbeddedPg;
   ws: Client;
 }
 
@@ -33,7 +33,7 @@ export function withHitlServer(use: (server: HitlServer) => void): void {
 }
 
 /** A run of the report team paused on its HUMAN_REVIEW call. */
-export async function waitingRun(db: PGlite): Promise<string> {
+export async function waitingRun(db: EmbeddedPg): Promise<string> {
   const execId = randomUUID().replaceAll('-', '').toUpperCase();
   await startRun(db, { owner: 'APP_USER', teamName: REPORT, execId });
   await setRunState(db, execId, 'RUNNING');

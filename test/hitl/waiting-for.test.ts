@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { PGlite } from '@electric-sql/pglite';
 import type { Client } from 'graphql-ws';
 import { describe, expect, test } from 'vitest';
+import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { asUuid } from '../../src/db/embedded/demo-data.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { settled, subscribeSse, subscribeWs, until } from '../live/support.js';
@@ -9,7 +9,7 @@ import type { TestServer } from '../support/server.js';
 import { INTERVAL, REPORT, waitingRun, withHitlServer } from './support.js';
 
 let t: TestServer;
-let pg: PGlite;
+let pg: EmbeddedPg;
 let ws: Client;
 withHitlServer((server) => {
   ({ t, pg, ws } = server);

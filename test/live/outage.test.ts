@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import {
@@ -19,7 +19,7 @@ const INTERVAL = 100;
 const OVERLAP = 300;
 
 let t: TestServer;
-let pg: PGlite;
+let pg: EmbeddedPg;
 
 // USER_ scope: the poller reads the USER_AI_AGENT_TEAM_HISTORY view, which the test can take
 // away and give back while runs keep changing in the DBA_ table underneath.

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import type { PGlite } from '@electric-sql/pglite';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { redisUrl } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -86,7 +86,10 @@ interface Change {
 const CHANGES = 'subscription { teamRunChanged { previousState state run { execId } } }';
 
 /** The same change, at the same instant, in each instance's database. */
-async function everywhere(pgs: PGlite[], change: (pg: PGlite) => Promise<void>): Promise<void> {
+async function everywhere(
+  pgs: EmbeddedPg[],
+  change: (pg: EmbeddedPg) => Promise<void>,
+): Promise<void> {
   for (const pg of pgs) await change(pg);
 }
 
@@ -105,7 +108,7 @@ describe('several instances through Redis', () => {
     // B joined late: its first waiting set comes from the snapshot A keeps in Redis.
     const [initial] = await waitingOnB.take(1);
     expect(initial?.teamsWaitingForHuman.map((run) => run.execId).sort()).toEqual(
-      (await runsIn(pgs[1] as PGlite, 'WAITING_FOR_HUMAN')).map((run) => run.execId),
+      (await runsIn(pgs[1] as EmbeddedPg, 'WAITING_FOR_HUMAN')).map((run) => run.execId),
     );
 
     const aPolls = await pollStatements(a.server);
@@ -141,7 +144,7 @@ describe('several instances through Redis', () => {
     // A stops: it lets go of the lock and B carries on from A's snapshot.
     await a.stop();
     await until(() => b.server.live.polling, INTERVAL * 2, 'B to take over');
-    await setRunState(pgs[1] as PGlite, execId, 'RESUMING');
+    await setRunState(pgs[1] as EmbeddedPg, execId, 'RESUMING');
     const [, , resumed] = await onB.take(3);
     expect(resumed?.teamRunChanged).toEqual({
       previousState: 'WAITING_FOR_HUMAN',

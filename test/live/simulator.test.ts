@@ -1,7 +1,10 @@
-import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { type EmbeddedDatabase, openEmbeddedDatabase } from '../../src/db/embedded/database.js';
+import {
+  type EmbeddedDatabase,
+  type EmbeddedPg,
+  openEmbeddedDatabase,
+} from '../../src/db/embedded/database.js';
 import { Simulator, setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { until } from './support.js';
 
@@ -20,7 +23,7 @@ afterAll(async () => {
   await Promise.all([one.driver.close(), two.driver.close()]);
 });
 
-async function run(pg: PGlite, execId: string) {
+async function run(pg: EmbeddedPg, execId: string) {
   const [history] = (
     await pg.query<{ state: string; end_date: Date | null }>(
       'SELECT state, end_date FROM dba_ai_agent_team_history WHERE team_exec_id = $1',
@@ -102,7 +105,7 @@ describe('Simulator', () => {
     }
     expect(moves).toBeGreaterThan(8);
     // Everything but the run the previous test added to the first database.
-    const tables = async (pg: PGlite) =>
+    const tables = async (pg: EmbeddedPg) =>
       Promise.all(
         [
           ['team', 'team_exec_id'],

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { PGlite } from '@electric-sql/pglite';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
+import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { CONNECTION_INIT_WAIT_TIMEOUT_MS } from '../../src/transport/websocket.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -28,7 +28,7 @@ const REPORT = 'REPORT_SUMMARY_AGENT_TEAM';
 const ORDER = 'ORDER_SUPPORT_TEAM';
 
 let t: TestServer;
-let pg: PGlite;
+let pg: EmbeddedPg;
 const clients: Client[] = [];
 /** A socket that never sends connection_init, opened first so its timeout runs meanwhile. */
 let silent: { openedAt: number; closed: Promise<{ code: number; at: number }> };

@@ -1,6 +1,6 @@
-import type { PGlite } from '@electric-sql/pglite';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import type { AgentGraphServer } from '../../src/server.js';
 
 export interface GqlEvent<T> {
@@ -217,7 +217,7 @@ export async function settled(server: AgentGraphServer, subscriptions: number): 
   await until(async () => (await goodCycles(server)) > cycles, 5_000, 'a poll cycle');
 }
 
-export function embeddedPg(server: AgentGraphServer): PGlite {
+export function embeddedPg(server: AgentGraphServer): EmbeddedPg {
   const pg = server.database.embedded?.pg;
   if (!pg) throw new Error('the test server is not embedded');
   return pg;
@@ -225,7 +225,7 @@ export function embeddedPg(server: AgentGraphServer): PGlite {
 
 /** Runs of a team in a state, oldest TEAM_EXEC_ID first, straight from the embedded tables. */
 export async function runsIn(
-  pg: PGlite,
+  pg: EmbeddedPg,
   state: string,
   teamName?: string,
   owner?: string,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import {
   activeSubscriptions,
@@ -19,7 +19,7 @@ const WAITING = 'subscription { teamsWaitingForHuman { execId } }';
 
 let t: TestServer;
 let capped: TestServer;
-let pg: PGlite;
+let pg: EmbeddedPg;
 const sockets: RawSocket[] = [];
 beforeAll(async () => {
   [t, capped] = await Promise.all([

@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { EmbeddedDatabaseConfig } from '../../config.js';
 import {
   type AgentDetailsProbe,
   type Binds,
+  type BindValue,
   type Block,
   type Driver,
   outerOrder,
@@ -23,10 +24,20 @@ import { DDL } from './ddl.js';
 import { demoData } from './demo-data.js';
 import { ORACLE_EMULATION_SCHEMA, PLSQL_EMULATION } from './plsql.js';
 
-export interface EmbeddedDatabase {
+/** What the simulator and the tests run through PGlite, inside a transaction or not. */
+export type EmbeddedStatements = Pick<Transaction, 'query' | 'exec'>;
+
+/** PGlite, or its stand-in on the serving thread when PGlite runs in a worker thread. */
+export interface EmbeddedPg extends EmbeddedStatements {
+  readonly closed: boolean;
+  transaction<T>(callback: (tx: EmbeddedStatements) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface EmbeddedDatabase<Pg extends EmbeddedPg = EmbeddedPg> {
   readonly driver: Driver;
-  /** The PGlite instance, for the simulator that writes below GraphQL. */
-  readonly pg: PGlite;
+  /** For the simulator that writes below GraphQL. */
+  readonly pg: Pg;
   /** True when the data directory came from the cached snapshot. */
   readonly fromSnapshot: boolean;
 }
@@ -46,7 +57,23 @@ export async function openEmbeddedDatabase(
   config: EmbeddedDatabaseConfig,
   warn: (message: string) => void = () => {},
   log: StartupLog = () => {},
-): Promise<EmbeddedDatabase> {
+): Promise<EmbeddedDatabase<PGlite>> {
+  const { pg, fromSnapshot } = await openPGlite(config, warn, log);
+  const statements: StatementRunner = {
+    rows: (text, params, maxRows) => arrayRows(pg, text, params, maxRows),
+    close: async () => {
+      if (!pg.closed) await pg.close();
+    },
+  };
+  return { driver: new EmbeddedDriver(statements, config.latencyMs), pg, fromSnapshot };
+}
+
+/** PGlite with the schema, the demo data and the session settings, on the calling thread. */
+export async function openPGlite(
+  config: EmbeddedDatabaseConfig,
+  warn: (message: string) => void,
+  log: StartupLog,
+): Promise<{ pg: PGlite; fromSnapshot: boolean }> {
   const started = performance.now();
   const elapsedMs = () => Math.round(performance.now() - started);
   const data = demoData();
@@ -77,7 +104,7 @@ export async function openEmbeddedDatabase(
   await pg.exec(`SET TIME ZONE 'UTC'`);
   // DUAL, SYS_CONTEXT and PRODUCT_COMPONENT_VERSION, behind the public schema (plsql.ts).
   await pg.exec(`SET search_path TO public, ${ORACLE_EMULATION_SCHEMA}`);
-  return { driver: new EmbeddedDriver(pg, config.latencyMs), pg, fromSnapshot };
+  return { pg, fromSnapshot };
 }
 
 /** Where the snapshot of this version's schema and demo data is cached. */
@@ -187,11 +214,38 @@ export function rewriteBinds(sql: string): { text: string; names: string[] } {
   return result;
 }
 
-class EmbeddedDriver implements Driver {
+/** A statement's rows as PGlite returns them with `rowMode: 'array'`, and its column names. */
+export interface ArrayRows {
+  readonly columns: string[];
+  readonly rows: unknown[][];
+}
+
+/** Where the driver's statements run: PGlite on this thread, or in a worker thread. */
+export interface StatementRunner {
+  rows(text: string, params: BindValue[], maxRows: number | undefined): Promise<ArrayRows>;
+  close(): Promise<void>;
+}
+
+export async function arrayRows(
+  pg: EmbeddedStatements,
+  text: string,
+  params: BindValue[],
+  maxRows: number | undefined,
+): Promise<ArrayRows> {
+  // Rows as arrays, keyed once per statement by normalizeRows: PGlite would otherwise build an
+  // object per row only for normalizeRow to copy it (GC was 15 % of a dashboard's CPU).
+  const result = await pg.query<unknown[]>(text, params, { rowMode: 'array' });
+  return {
+    columns: result.fields.map((field) => field.name),
+    rows: maxRows === undefined ? result.rows : result.rows.slice(0, maxRows),
+  };
+}
+
+export class EmbeddedDriver implements Driver {
   readonly kind = 'embedded' as const;
 
   constructor(
-    private readonly pg: PGlite,
+    private readonly statements: StatementRunner,
     private readonly latencyMs: number,
   ) {}
 
@@ -245,8 +299,8 @@ class EmbeddedDriver implements Driver {
     await this.run('SELECT 1 AS ok', {});
   }
 
-  async close(): Promise<void> {
-    if (!this.pg.closed) await this.pg.close();
+  close(): Promise<void> {
+    return this.statements.close();
   }
 
   private async run(sql: string, binds: Binds, options: QueryOptions = {}): Promise<Row[]> {
@@ -254,20 +308,13 @@ class EmbeddedDriver implements Driver {
     const { text, names } = rewriteBinds(sql);
     const params = names.map((name) => {
       if (!(name in binds)) throw new Error(`missing bind :${name}`);
-      return binds[name];
+      return binds[name] ?? null;
     });
     // Oracle rejects a bind the text does not use (NJS-098); failing here too keeps a
     // statement that only PostgreSQL would accept out of the tests.
     const unused = Object.keys(binds).filter((name) => !names.includes(name));
     if (unused.length > 0) throw new Error(`unused bind :${unused.join(', :')}`);
-    // Rows as arrays, keyed here once per statement: PGlite would otherwise build an object per
-    // row only for normalizeRow to copy it (GC was 15 % of a dashboard's CPU).
-    const result = await this.pg.query<unknown[]>(text, params, { rowMode: 'array' });
-    const rows =
-      options.maxRows === undefined ? result.rows : result.rows.slice(0, options.maxRows);
-    return normalizeRows(
-      result.fields.map((field) => field.name),
-      rows,
-    );
+    const { columns, rows } = await this.statements.rows(text, params, options.maxRows);
+    return normalizeRows(columns, rows);
   }
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
 import type { TeamRunState } from '../../model/team.js';
+import type { EmbeddedPg, EmbeddedStatements } from './database.js';
 import { asUuid, humanQuestion, mulberry32 } from './demo-data.js';
 
 /**
@@ -12,7 +12,7 @@ import { asUuid, humanQuestion, mulberry32 } from './demo-data.js';
  * same functions directly instead of waiting for random moves.
  */
 
-type Db = PGlite | Transaction;
+type Db = EmbeddedStatements;
 
 interface Tool {
   readonly name: string;
@@ -244,7 +244,7 @@ async function startWork(db: Db, run: RunRow, member: Member | undefined, task: 
  * that has ended cannot move again.
  */
 export async function setRunState(
-  pg: PGlite,
+  pg: EmbeddedPg,
   execId: string,
   state: TeamRunState,
   at: Date = new Date(),
@@ -318,7 +318,7 @@ export async function setRunState(
 
 /** Starts a run of a team in RUNNING, with its first member's task and tool call under way. */
 export async function startRun(
-  pg: PGlite,
+  pg: EmbeddedPg,
   run: { owner: string; teamName: string; execId: string; prompt?: string },
   at: Date = new Date(),
 ): Promise<void> {
@@ -407,7 +407,7 @@ export class Simulator {
   private running = false;
 
   constructor(
-    private readonly pg: PGlite,
+    private readonly pg: EmbeddedPg,
     private readonly options: SimulatorOptions = {},
   ) {
     this.random = mulberry32(options.seed ?? 20261130);
