@@ -3,6 +3,7 @@ import oracledb from 'oracledb';
 import { loadConfig } from '../../src/config.js';
 import type { Driver } from '../../src/db/driver.js';
 import { openEmbeddedDatabase } from '../../src/db/embedded/database.js';
+import { openEmbeddedWorker } from '../../src/db/embedded/worker.js';
 import { openOracleDriver } from '../../src/db/oracle/driver.js';
 import { poolAttributes } from '../../src/db/oracle/options.js';
 import { FIXTURE_SESSION_USER, runFixture } from './fixture.js';
@@ -18,17 +19,21 @@ export interface Target {
   open(): Promise<{ driver: Driver; close(): Promise<void> }>;
 }
 
-const embedded: Target = {
-  name: 'embedded',
+const embeddedTarget = (name: string, open: typeof openEmbeddedWorker): Target => ({
+  name,
   skipReason: undefined,
   sessionUser: FIXTURE_SESSION_USER,
   async open() {
     const config = loadConfig({ EMBEDDED_SESSION_USER: FIXTURE_SESSION_USER });
     if (config.database.kind !== 'embedded') throw new Error('expected the embedded config');
-    const database = await openEmbeddedDatabase(config.database);
+    const database = await open(config.database);
     return { driver: database.driver, close: () => database.driver.close() };
   },
-};
+});
+
+/** PGlite on the test's own thread, and in a worker thread (EMBEDDED_WORKER, the default). */
+const embedded = embeddedTarget('embedded', openEmbeddedDatabase);
+const embeddedWorker = embeddedTarget('embedded in a worker thread', openEmbeddedWorker);
 
 const env = process.env;
 
@@ -60,7 +65,7 @@ const oracle: Target = {
   },
 };
 
-export const TARGETS: readonly Target[] = [embedded, oracle];
+export const TARGETS: readonly Target[] = [embedded, embeddedWorker, oracle];
 
 /** One connection for the whole script, so that its final COMMIT covers every insert. */
 async function loadFixture(attributes: oracledb.PoolAttributes): Promise<void> {

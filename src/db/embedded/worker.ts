@@ -168,8 +168,9 @@ function startThread(workerData: ThreadData): Worker {
 
 /** The error as the thread raised it: a PostgreSQL error keeps its class, code and fields. */
 function revive({ database, name, message, stack, fields }: ThreadError): Error {
-  const error = database
+  const error: Error = database
     ? new messages.DatabaseError(message, Number(fields.length ?? 0), name as messages.MessageName)
-    : Object.assign(new Error(message), { name });
+    : new Error(message);
+  if (error.name !== name) error.name = name;
   return Object.assign(error, fields, { stack });
 }
