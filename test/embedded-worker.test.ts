@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { messages, PGlite } from '@electric-sql/pglite';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import type { Driver } from '../src/db/driver.js';
 import { openEmbeddedWorker } from '../src/db/embedded/worker.js';
@@ -156,11 +156,16 @@ describe('closing the worker thread', () => {
       const database = await openEmbeddedWorker(loadConfig({}).database);
       const [row] = await database.driver.query({ name: 'one', text: 'SELECT 1 AS ONE' });
       console.log(JSON.stringify(row));`;
-    const { stdout } = await promisify(execFile)(
+    const child = promisify(execFile)(
       process.execPath,
       ['--import', 'tsx', '--input-type=module', '-e', script],
       { cwd: new URL('..', import.meta.url) },
     );
+    // A process that hangs fails the test by its timeout; it must not outlive it.
+    onTestFinished(() => {
+      child.child.kill();
+    });
+    const { stdout } = await child;
     expect(stdout).toBe('{"one":1}\n');
   });
 });
