@@ -140,8 +140,14 @@ export class RedisCoordinator implements Coordinator {
       commandTimeout: Math.max(1_000, options.intervalMs),
       maxRetriesPerRequest: 1,
     });
-    // The subscriber's commands wait for Redis to come back rather than fail.
-    this.subscriber = new Redis(options.url, { ...auth, maxRetriesPerRequest: null });
+    // The subscriber's commands wait for Redis to come back rather than fail. No ready check:
+    // its INFO, sent after a SUBSCRIBE issued while connecting, is refused in subscriber mode
+    // and the subscription is lost (ioredis 5.8.2+, redis/ioredis#2037).
+    this.subscriber = new Redis(options.url, {
+      ...auth,
+      maxRetriesPerRequest: null,
+      enableReadyCheck: false,
+    });
     this.listenTimeoutMs = Math.max(1_000, options.intervalMs);
     for (const client of [this.commands, this.subscriber]) {
       client.on('error', (error: Error) =>
