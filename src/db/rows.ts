@@ -79,8 +79,7 @@ const ZONELESS = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/;
 export function dateOrNull(value: unknown): Date | null {
   if (value === null || value === undefined) return null;
   const text = String(value);
-  const date =
-    value instanceof Date ? value : new Date(ZONELESS.test(text) ? `${text}Z` : text);
+  const date = value instanceof Date ? value : new Date(ZONELESS.test(text) ? `${text}Z` : text);
   return Number.isNaN(date.getTime()) ? null : date;
 }
 

@@ -22,7 +22,7 @@
  */
 import { type Catalog, ownerColumn, type ViewInfo } from '../catalog.js';
 import type { Binds, BindValue, Driver, Row, Statement } from '../driver.js';
-import { camelCase, num } from '../rows.js';
+import { camelCase, jsonOrNull, num } from '../rows.js';
 
 /** SQL text with the binds its placeholders name. */
 export interface Fragment {
@@ -219,30 +219,28 @@ export interface JsonArrayParts {
  * decodes one text value instead of every field of thousands of rows, and Oracle sends one
  * CLOB instead of a fetch per 100 rows. Each object's keys are the camelCase output names,
  * the keys `decode` already reads. The same SQL:2016 text runs on both: CLOB is Oracle's
- * type, a domain over text in the embedded database (plsql.ts). No rows aggregate to NULL,
- * which reads as no rows. Dates arrive as ISO text, which dateOrNull reads.
+ * type (beyond 4,000 bytes), a domain over json in the embedded database (plsql.ts), whose
+ * driver may hand the array over parsed. No rows aggregate to NULL, which reads as no rows.
+ * Dates arrive as ISO text, which dateOrNull reads.
  */
 export function jsonArrayQuery<T>(
   name: string,
   parts: JsonArrayParts,
   decode: (row: Row) => T,
 ): Query<T> {
-  const members = parts.select.map(outputName).map((column) => `'${camelCase(column)}' VALUE q.${column}`);
+  const members = parts.select
+    .map(outputName)
+    .map((column) => `'${camelCase(column)}' VALUE q.${column}`);
   const object = `JSON_OBJECT(${members.join(', ')}${parts.clob ? ' RETURNING CLOB' : ''})`;
   const order = parts.orderBy.map((column) => `q.${column}`).join(', ');
   return {
     ...query(
       name,
-      sql`SELECT JSON_ARRAYAGG(${object} FORMAT JSON ORDER BY ${order} RETURNING CLOB) AS ROWS_JSON
+      sql`SELECT JSON_ARRAYAGG(${object} ORDER BY ${order} RETURNING CLOB) AS ROWS_JSON
         FROM (SELECT ${parts.select.join(', ')} FROM ${parts.from}) q`,
       decode,
     ),
-    rowsOf: (rows) =>
-      rows.flatMap((row) =>
-        row.rowsJson === null || row.rowsJson === undefined
-          ? []
-          : (JSON.parse(String(row.rowsJson)) as Row[]),
-      ),
+    rowsOf: (rows) => rows.flatMap((row) => jsonOrNull(row.rowsJson) ?? []) as Row[],
   };
 }
 

@@ -123,9 +123,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     'STATE',
     'START_DATE',
     'END_DATE',
-    ...(texts
-      ? [`${conversation ?? 'NULL'} AS CONVERSATION_PARAMS`, 'INPUT', 'RESULT']
-      : []),
+    ...(texts ? [`${conversation ?? 'NULL'} AS CONVERSATION_PARAMS`, 'INPUT', 'RESULT'] : []),
   ];
   const toTask = (row: Row): TaskRun => ({
     teamExecId: str(row.teamExecId),
