@@ -1,6 +1,7 @@
 import { builder } from '../builder.js';
 import { badUserInput } from '../errors.js';
 import { durationMs, type TeamRun, type TeamRunFilter } from '../model/team.js';
+import { runOrderKeys } from '../repositories/team-history.js';
 import {
   HISTORY,
   NULL_WHEN_VIEW_NOT_GRANTED,
@@ -12,6 +13,7 @@ import { OrderDirectionRef } from './exec-stat.js';
 import { nodeByKey } from './lookup.js';
 import {
   connectionComplexity,
+  keysetConnection,
   offsetConnection,
   rootList,
   type SchemaTypesOf,
@@ -184,15 +186,15 @@ builder.queryFields((t) => ({
         description: 'The order of the runs; START_DATE DESC when not given.',
       }),
     },
-    resolve: (_root, args, context) =>
-      offsetConnection(args, (offset, limit) =>
-        context.repositories.history.page(
-          checkDates(args.filter),
-          args.orderBy ?? { field: 'START_DATE', direction: 'DESC' },
-          offset,
-          limit,
-        ),
-      ),
+    resolve: (_root, args, context) => {
+      const filter = checkDates(args.filter);
+      const order = args.orderBy ?? { field: 'START_DATE', direction: 'DESC' };
+      return keysetConnection(
+        args,
+        { name: `teamRuns:${order.field}:${order.direction}`, keys: runOrderKeys(order) },
+        (window) => context.repositories.history.page(filter, order, window),
+      );
+    },
   }),
   teamRun: t.field({
     type: TeamRunRef,

@@ -1,8 +1,9 @@
 import { builder } from '../builder.js';
 import { durationMs, type ToolCall } from '../model/team.js';
+import { TOOL_CALL_ORDER_KEYS } from '../repositories/team-history.js';
 import { HISTORY, NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
 import { nodeByKey } from './lookup.js';
-import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
+import { connectionComplexity, keysetConnection, rootList } from './pagination.js';
 import { selectsAny } from './selection.js';
 import { TaskRunRef } from './task-run.js';
 import { TeamRunRef } from './team-run.js';
@@ -147,8 +148,8 @@ builder.queryFields((t) => ({
             teamExecId: args.filter.teamExecId == null ? null : String(args.filter.teamExecId),
           }
         : {};
-      return offsetConnection(args, (offset, limit) =>
-        context.repositories.history.toolCallPage(filter, offset, limit),
+      return keysetConnection(args, { name: 'toolCalls', keys: TOOL_CALL_ORDER_KEYS }, (window) =>
+        context.repositories.history.toolCallPage(filter, window),
       );
     },
   }),
