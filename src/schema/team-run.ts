@@ -117,8 +117,11 @@ const TeamRunFilterRef = builder.inputType('TeamRunFilter', {
 const TeamRunOrderFieldRef = builder.enumType('TeamRunOrderField', {
   description: 'The team-history column that orders teamRuns.',
   values: {
-    START_DATE: { description: 'Order by START_DATE.' },
-    END_DATE: { description: 'Order by END_DATE.' },
+    START_DATE: { description: 'Order by START_DATE; runs without one come last.' },
+    END_DATE: {
+      description:
+        'Order by END_DATE; runs still going (no end date yet) come last, in either direction.',
+    },
     TEAM_NAME: { description: 'Order by TEAM_NAME.' },
     STATE: { description: 'Order by STATE, alphabetically.' },
   } as const,
@@ -176,7 +179,7 @@ builder.queryFields((t) => ({
     ...rootList,
     authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
     type: TeamRunConnectionRef,
-    description: `Team runs across teams (USER_/DBA_AI_AGENT_TEAM_HISTORY), newest first unless ordered otherwise. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
+    description: `Team runs across teams (USER_/DBA_AI_AGENT_TEAM_HISTORY), newest first unless ordered otherwise, ties by execId. A cursor holds its run's place in the order, so runs that start while pages are read shift no page; it serves only the order it came from. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
     complexity: connectionComplexity,
     args: {
       ...t.arg.connectionArgs(),

@@ -132,7 +132,7 @@ builder.queryFields((t) => ({
   toolCalls: t.field({
     ...rootList,
     type: ToolCallConnectionRef,
-    description: `Tool calls across runs (USER_/DBA_AI_AGENT_TOOL_HISTORY), newest first. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
+    description: `Tool calls across runs (USER_/DBA_AI_AGENT_TOOL_HISTORY), newest first (calls without a start last), ties by invocationId. A cursor holds its call's place in that order, so calls made while pages are read shift no page. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
     complexity: connectionComplexity,
     args: {
       ...t.arg.connectionArgs(),

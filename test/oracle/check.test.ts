@@ -88,7 +88,7 @@ test('a broken view is reported with its error code and fails the check; a missi
       /^ {2}USER_AI_AGENT_TOOL_HISTORY +MISSING \(grant EXECUTE ON DBMS_CLOUD_AI_AGENT/m,
     );
     // 192 variants; the planner answers 24 before the view raises: 8 filter on a conversation,
-    // 16 start after a null TEAM_NAME or STATE (NOT NULL columns here).
+    // the others page past a null in a NOT NULL column, which no row can follow.
     expect(report).toMatch(/^ {2}teamRuns\.page +192 +168 failed: SQLSTATE 55000 +\d+$/m);
     expect(report).toMatch(/^ {2}RUN_TEAM hand-off \(DBMS_SCHEDULER\) yes /m);
     expect(report).toMatch(/^ {2}agents\.page +\d+ +ok +\d+$/m);

@@ -351,11 +351,12 @@ function beyond(
     const value = place[i] ?? null;
     const name = `${prefix}${i}`;
     const op = (key.direction === 'ASC') === later ? '>' : '<';
+    // The last key is unique, hence never null.
+    if (i === keys.length - 1) return compare(key, op, value ?? '', name);
     let past: Fragment | undefined;
     if (value === null) past = later ? undefined : sql`${key.column} IS NOT NULL`;
     else if (later) past = sql`(${compare(key, op, value, name)} OR ${key.column} IS NULL)`;
     else past = compare(key, op, value, name);
-    if (i === keys.length - 1) return past ?? sql`1 = 0`;
     const same = value === null ? sql`${key.column} IS NULL` : compare(key, '=', value, name);
     const rest = sql`${same} AND ${level(i + 1)}`;
     return past ? sql`(${past} OR (${rest}))` : sql`(${rest})`;
@@ -411,11 +412,11 @@ export function keysetPaged<T>(
     `${key.column} AS KEY${i}`,
     ...(key.date ? [`${secondsOf(key.column)} AS KEY${i}_SECONDS`] : []),
   ]);
-  const orderBy = keys.map(({ column, direction }) =>
-    window.backward
-      ? `${column} ${direction === 'ASC' ? 'DESC' : 'ASC'} NULLS FIRST`
-      : `${column} ${direction} NULLS LAST`,
-  );
+  const orderBy = keys.map(({ column, direction }, i) => {
+    const nulls = i === keys.length - 1 ? '' : window.backward ? ' NULLS FIRST' : ' NULLS LAST';
+    const reversed = direction === 'ASC' ? 'DESC' : 'ASC';
+    return `${column} ${window.backward ? reversed : direction}${nulls}`;
+  });
   const filtered = sql`${from} ${sql.where(...filter)}`;
   return {
     page: query(
