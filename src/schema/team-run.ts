@@ -162,6 +162,9 @@ builder.objectFields(TeamRef, (t) => ({
       ...t.arg.connectionArgs(),
       filter: t.arg({ type: TeamRunsOfTeamFilterRef, description: RUN_FILTER_ARG }),
     },
+    // Offsets here, not keysets: one windowed statement serves every team of the batch with
+    // the same arguments, and a cursor names a row of one team only; it reads each team's
+    // whole history either way, so a keyset would not make it cheaper.
     resolve: (team, args, context) =>
       offsetConnection(args, (offset, limit) =>
         context.loaders.runsOfTeam(checkDates(args.filter), offset, limit).load(team.name),
