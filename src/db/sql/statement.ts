@@ -13,6 +13,7 @@
  *   to one owner's rows. Where the view cannot hold that owner's rows, the condition is one
  *   no row meets: the query holding it is never sent and reads as no rows.
  * - query(name, text, decode) makes the value; fetchRows(driver, query) runs it and decodes.
+ * - jsonArrayQuery(...) is a list whose rows the database returns as one JSON array.
  * - paged(...) / fetchPage(...) is a page (OFFSET/FETCH plus the total over all pages) and
  *   the count sent only when the page lies past the last row; keysetPaged(...) is the same
  *   for a page that starts after (or ends before) a row's values of the order keys.
@@ -22,7 +23,7 @@
  */
 import { type Catalog, ownerColumn, type ViewInfo } from '../catalog.js';
 import type { Binds, BindValue, Driver, Row, Statement } from '../driver.js';
-import { dateOrNull, num, strOrNull } from '../rows.js';
+import { camelCase, dateOrNull, jsonOrNull, num, strOrNull } from '../rows.js';
 
 /** SQL text with the binds its placeholders name. */
 export interface Fragment {
@@ -37,6 +38,11 @@ export interface Query<T> {
   readonly statement: Statement;
   readonly binds: Binds;
   readonly decode: (row: Row) => T;
+  /**
+   * The rows `decode` reads, out of what the driver returned: those rows themselves, or the
+   * objects of the one JSON array a jsonArrayQuery statement returns.
+   */
+  readonly rowsOf: (rows: readonly Row[]) => readonly Row[];
   /** Sent through queryWithAgentDetails, which adds each row's DESCRIBE_AGENT JSON. */
   readonly agentDetails: boolean;
   /** Never sent: a condition can match no row. */
@@ -185,8 +191,57 @@ export function query<T>(
     statement: options.orderedBy ? { name, text, orderedBy: options.orderedBy } : { name, text },
     binds: body.binds,
     decode,
+    rowsOf: (rows) => rows,
     agentDetails: options.agentDetails ?? false,
     noRows: body.noRows === true,
+  };
+}
+
+/** The output name of a select-list item: its alias, or the column it names (`h.TEAM_NAME`). */
+export function outputName(item: string): string {
+  const name = /(\w+)\s*$/.exec(item)?.[1];
+  if (name === undefined) throw new Error(`select item without an output name: ${item}`);
+  return name;
+}
+
+export interface JsonArrayParts {
+  /** Select-list items, each ending with its output name (`NULL AS TASK_OWNER`, `h.STATE`). */
+  readonly select: readonly string[];
+  /** `FROM` onwards, without ORDER BY. */
+  readonly from: Fragment;
+  /** Output names (with ASC/DESC where needed) that order the array. */
+  readonly orderBy: readonly string[];
+  /** Some item can exceed 4,000 bytes (a CLOB): Oracle's JSON_OBJECT must return a CLOB too. */
+  readonly clob?: boolean;
+}
+
+/**
+ * A list returned as one row holding one JSON array, built by the database: PGlite then
+ * decodes one text value instead of every field of thousands of rows, and Oracle sends one
+ * CLOB instead of a fetch per 100 rows. Each object's keys are the camelCase output names,
+ * the keys `decode` already reads. The same SQL:2016 text runs on both: CLOB is Oracle's
+ * type (beyond 4,000 bytes), a domain over json in the embedded database (plsql.ts), whose
+ * driver may hand the array over parsed. No rows aggregate to NULL, which reads as no rows.
+ * Dates arrive as ISO text, which dateOrNull reads.
+ */
+export function jsonArrayQuery<T>(
+  name: string,
+  parts: JsonArrayParts,
+  decode: (row: Row) => T,
+): Query<T> {
+  const members = parts.select
+    .map(outputName)
+    .map((column) => `'${camelCase(column)}' VALUE q.${column}`);
+  const object = `JSON_OBJECT(${members.join(', ')}${parts.clob ? ' RETURNING CLOB' : ''})`;
+  const order = parts.orderBy.map((column) => `q.${column}`).join(', ');
+  return {
+    ...query(
+      name,
+      sql`SELECT JSON_ARRAYAGG(${object} ORDER BY ${order} RETURNING CLOB) AS ROWS_JSON
+        FROM (SELECT ${parts.select.join(', ')} FROM ${parts.from}) q`,
+      decode,
+    ),
+    rowsOf: (rows) => rows.flatMap((row) => jsonOrNull(row.rowsJson) ?? []) as Row[],
   };
 }
 
@@ -195,7 +250,7 @@ export async function fetchRows<T>(driver: Driver, q: Query<T>): Promise<T[]> {
   const rows = q.agentDetails
     ? await driver.queryWithAgentDetails(q.statement, q.binds)
     : await driver.query(q.statement, q.binds);
-  return rows.map(q.decode);
+  return q.rowsOf(rows).map(q.decode);
 }
 
 /** The decoded rows for many keys: one IN-list statement per 1,000 distinct keys. */
