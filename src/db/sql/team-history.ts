@@ -13,12 +13,19 @@ import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull } from '../rows.js';
-import type { Fragment, PagedQuery, PageWindow } from './statement.js';
+import type {
+  Fragment,
+  KeysetWindow,
+  PagedQuery,
+  PageWindow,
+  Positioned,
+  SortKey,
+} from './statement.js';
 import {
   jsonArrayQuery,
+  keysetPaged,
   outputName,
   ownedBy,
-  paged,
   perCatalog,
   query,
   sql,
@@ -41,6 +48,24 @@ const ORDER_COLUMNS: Record<TeamRunOrderField, string> = {
   TEAM_NAME: 'h.TEAM_NAME',
   STATE: 'h.STATE',
 };
+
+/** The keys of teamRuns in an order: its column, then TEAM_EXEC_ID to tell ties apart. */
+export function runOrderKeys(order: TeamRunOrder): SortKey[] {
+  return [
+    {
+      column: ORDER_COLUMNS[order.field],
+      direction: order.direction,
+      date: order.field === 'START_DATE' || order.field === 'END_DATE',
+    },
+    { column: 'h.TEAM_EXEC_ID', direction: 'ASC' },
+  ];
+}
+
+/** The keys of root toolCalls: newest first, INVOCATION_ID to tell ties apart. */
+export const TOOL_CALL_ORDER_KEYS: readonly SortKey[] = [
+  { column: 'START_DATE', direction: 'DESC', date: true },
+  { column: 'INVOCATION_ID', direction: 'ASC' },
+];
 
 /** A run in the newest-first window of its team (see runsByTeams). */
 export interface WindowedRun {
@@ -204,14 +229,15 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       viewer: Viewer,
       filter: TeamRunFilter,
       order: TeamRunOrder,
-      window: PageWindow,
-    ): PagedQuery<TeamRun> =>
-      paged(
+      window: KeysetWindow,
+    ): PagedQuery<Positioned<TeamRun>> =>
+      keysetPaged(
         'teamRuns.page',
         {
           select: runColumns,
-          from: sql`${runs.name} h ${sql.where(...runFilter(viewer, filter))}`,
-          orderBy: `${ORDER_COLUMNS[order.field]} ${order.direction} NULLS LAST, h.TEAM_EXEC_ID`,
+          from: `${runs.name} h`,
+          filter: runFilter(viewer, filter),
+          keys: runOrderKeys(order),
           count: 'teamRuns.count',
         },
         window,
@@ -310,13 +336,14 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     toolCallsPage: (
       viewer: Viewer,
       filter: ToolCallFilter,
-      window: PageWindow,
-    ): PagedQuery<ToolCall> =>
-      paged(
+      window: KeysetWindow,
+    ): PagedQuery<Positioned<ToolCall>> =>
+      keysetPaged(
         'toolCalls.page',
         {
           select: callColumns(true),
-          from: sql`${calls.name} tc ${sql.where(
+          from: `${calls.name} tc`,
+          filter: [
             filter.toolName
               ? sql`TOOL_NAME = ${sql.bind('tool_name', filter.toolName)}`
               : undefined,
@@ -327,8 +354,8 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
               ? sql`TEAM_EXEC_ID = ${sql.bind('team_exec_id', filter.teamExecId)}`
               : undefined,
             runVisible(viewer, 'tc'),
-          )}`,
-          orderBy: 'START_DATE DESC NULLS LAST, INVOCATION_ID',
+          ],
+          keys: TOOL_CALL_ORDER_KEYS,
           count: 'toolCalls.count',
         },
         window,
