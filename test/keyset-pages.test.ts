@@ -1,5 +1,5 @@
-import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import type { EmbeddedPg } from '../src/db/embedded/database.js';
 import { type GqlResult, startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -8,7 +8,7 @@ import { type GqlResult, startTestServer, type TestServer } from './support/serv
  * Rows are inserted into the embedded database's tables, as the simulator writes them.
  */
 let t: TestServer;
-let pg: PGlite;
+let pg: EmbeddedPg;
 beforeAll(async () => {
   t = await startTestServer();
   const embedded = t.server.database.embedded?.pg;
