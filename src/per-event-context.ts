@@ -13,6 +13,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from './context.js';
+import { Channel } from './live/channel.js';
 import { mapAsyncIterable } from './live/iterables.js';
 import { createLoaders } from './loaders.js';
 import { type SubscriptionShape, subscriptionShape } from './subscription-shape.js';
@@ -61,7 +62,11 @@ const shared = new WeakMap<object, EventShare>();
 /** What a viewer may see depends on its owner and role only. */
 const scopeOf = (context: Context) => JSON.stringify([context.viewer.owner, context.viewer.admin]);
 
-function executeShared(args: ExecutionArgs, payload: unknown): Result {
+/**
+ * One event's result for one subscription: the same object (or promise) as every identical
+ * subscription gets for that event, and as its own event stream yields.
+ */
+export function executeShared(args: ExecutionArgs, payload: unknown): Result {
   const base = args.contextValue as Context;
   const freshContext = (): Context => ({ ...base, loaders: createLoaders(base.repositories) });
   const run = (contextValue: Context) => execute({ ...args, rootValue: payload, contextValue });
@@ -202,10 +207,21 @@ function printOperation(document: DocumentNode, operationName: string | null | u
   });
 }
 
+const channels = new WeakMap<ExecutionArgs, Channel<unknown>>();
+
+/**
+ * The live channel a subscription's events come from (a subscription of src/live), by the
+ * args it was subscribed with, for a transport that delivers events past the iterator chain
+ * (src/transport/websocket.ts).
+ */
+export const eventChannelOf = (args: ExecutionArgs): Channel<unknown> | undefined =>
+  channels.get(args);
+
 export async function subscribeWithContextPerEvent(
   args: ExecutionArgs,
 ): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
   const stream = await createSourceEventStream(args);
   if (!(Symbol.asyncIterator in stream)) return stream;
+  if (stream instanceof Channel) channels.set(args, stream);
   return mapAsyncIterable(stream, (payload) => executeShared(args, payload));
 }
