@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { CONNECTION_INIT_WAIT_TIMEOUT_MS } from '../../src/transport/websocket.js';
+import { type RawMessage, RawSocket } from '../security/raw-ws.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import {
   activeSubscriptions,
@@ -398,6 +399,72 @@ describe('cost and clean-up', () => {
     const cycles = await goodCycles(t.server);
     await until(() => timers() <= baseline, 2_000, 'timers to be cleared');
     expect(await goodCycles(t.server)).toBe(cycles);
+  });
+});
+
+describe('events written to many sockets in one loop', () => {
+  /** The runs' changes that reached subscription `id` of `raw`, in order. */
+  const changesOf = (raw: RawSocket, id: string, execId: string) =>
+    raw.messages
+      .filter((m: RawMessage) => m.type === 'next' && m.id === id)
+      .map((m) => (m.payload as { data: Change }).data.teamRunChanged)
+      .filter((change) => change.run.execId === execId)
+      .map((change) => [change.previousState, change.state]);
+
+  test('two identical subscriptions on one socket each get every event under their own id', async () => {
+    const variables = { filter: { teamName: REPORT } };
+    const raw = await RawSocket.connect(wsUrl(t.url));
+    const before = await activeSubscriptions(t.server);
+    raw.subscribe('first', CHANGES, variables);
+    raw.subscribe('second', CHANGES, variables);
+    try {
+      await settled(t.server, before + 2);
+      const execId = await newRun(REPORT);
+      const both = (count: number) => () =>
+        ['first', 'second'].every((id) => changesOf(raw, id, execId).length >= count);
+      // Each change waits for the previous one's event: one poll would see both as one.
+      await raw.next(both(1), 10_000);
+      await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
+      await raw.next(both(2), 10_000);
+      const expected = [
+        [null, 'RUNNING'],
+        ['RUNNING', 'WAITING_FOR_HUMAN'],
+      ];
+      expect(changesOf(raw, 'first', execId)).toEqual(expected);
+      expect(changesOf(raw, 'second', execId)).toEqual(expected);
+    } finally {
+      raw.terminate();
+      await until(async () => (await activeSubscriptions(t.server)) === before);
+    }
+  });
+
+  test('a subscription completed on an open socket gets nothing more; its neighbour does', async () => {
+    const variables = { filter: { teamName: REPORT } };
+    const raw = await RawSocket.connect(wsUrl(t.url));
+    const before = await activeSubscriptions(t.server);
+    raw.subscribe('leaves', CHANGES, variables);
+    raw.subscribe('stays', CHANGES, variables);
+    try {
+      await settled(t.server, before + 2);
+      const execId = await newRun(REPORT);
+      const stays = (count: number) => () => changesOf(raw, 'stays', execId).length === count;
+      await raw.next(stays(1), 10_000);
+      expect(changesOf(raw, 'leaves', execId)).toHaveLength(1);
+      raw.send({ type: 'complete', id: 'leaves' });
+      // Until the server has read the complete message, events may still go out to it.
+      await until(async () => (await activeSubscriptions(t.server)) === before + 1);
+      await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
+      await raw.next(stays(2), 10_000);
+      await setRunState(pg, execId, 'RUNNING');
+      await raw.next(stays(3), 10_000);
+      // Messages on one socket arrive in the order they were sent, and the two share each
+      // event: a late message to the completed one would have come before the neighbour's.
+      expect(changesOf(raw, 'leaves', execId)).toEqual([[null, 'RUNNING']]);
+      expect(raw.messages.filter((m) => m.id === 'leaves' && m.type !== 'next')).toEqual([]);
+    } finally {
+      raw.terminate();
+      await until(async () => (await activeSubscriptions(t.server)) === before);
+    }
   });
 });
 
