@@ -46,6 +46,11 @@ export interface SubscriberRow {
   readonly fanOutMs: number;
   /** fanOutMs per subscriber of this process: one event's cost for one subscriber. */
   readonly fanOutUsPerSubscriber: number;
+  /**
+   * This process's CPU time (user + system) over the bursts, per fanned-out message and
+   * subscriber: unlike fanOutMs, it does not grow with time spent waiting for a busy CPU.
+   */
+  readonly cpuUsPerSubscriberEvent: number;
 }
 
 /** The subscriber rows as a Markdown table, as `npm run bench` and `npm run bench:live` print them. */
@@ -65,6 +70,7 @@ export function subscriberTable(rows: readonly SubscriberRow[]): string {
     'heap KiB/subscriber',
     'fan-out ms',
     'µs/subscriber',
+    'CPU µs/subscriber/event',
   ];
   const cells = (r: SubscriberRow) => [
     String(r.subscribers),
@@ -81,6 +87,7 @@ export function subscriberTable(rows: readonly SubscriberRow[]): string {
     r.heapKiBPerSubscriber.toFixed(1),
     r.fanOutMs.toFixed(0),
     r.fanOutUsPerSubscriber.toFixed(1),
+    r.cpuUsPerSubscriberEvent.toFixed(1),
   ];
   const line = (row: string[]) => `| ${row.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map((r) => line(cells(r)))].join(
@@ -326,15 +333,17 @@ export async function runSubscribers(
       };
       const delays: number[] = [];
       const fanOut = await fanOutTotals(server);
+      const cpu = process.cpuUsage();
       for (const { state, phase } of BURSTS) {
         // One push per delay: a spread of 200,000 arguments overflows the stack.
         for (const delay of await burst(server, pg, clients, runs, state, phase)) {
           delays.push(delay);
         }
       }
+      const cpuUsed = process.cpuUsage(cpu);
       const fanOutAfter = await fanOutTotals(server);
-      const fanOutMs =
-        (1000 * (fanOutAfter.sum - fanOut.sum)) / Math.max(1, fanOutAfter.count - fanOut.count);
+      const fanOuts = Math.max(1, fanOutAfter.count - fanOut.count);
+      const fanOutMs = (1000 * (fanOutAfter.sum - fanOut.sum)) / fanOuts;
       delays.sort((a, b) => a - b);
       const cycles = (await goodCycles(server)) - before.cycles;
       const statements = (await server.metrics.statementCount()) - before.statements;
@@ -354,6 +363,7 @@ export async function runSubscribers(
         heapKiBPerSubscriber: (heap - baseHeap) / 1024 / (count - 1),
         fanOutMs,
         fanOutUsPerSubscriber: (1000 * fanOutMs) / count,
+        cpuUsPerSubscriberEvent: (cpuUsed.user + cpuUsed.system) / fanOuts / count,
       });
       log(`  subscribers (${subscribers}): p99 delivery ${percentile(delays, 99).toFixed(0)} ms\n`);
     }

@@ -15,8 +15,9 @@ export class Channel<T> implements AsyncIterableIterator<T> {
   private readonly pulls: ((result: IteratorResult<T>) => void)[] = [];
   private closed = false;
   private bypass: Bypass<T> | null = null;
-  /** The value the bypass holds, until it settles; values pushed meanwhile wait behind it. */
-  private bypassed: { readonly value: T } | null = null;
+  /** Whether the bypass holds a value (`held`), until it settles; values pushed meanwhile wait. */
+  private bypassing = false;
+  private held: T | undefined;
 
   constructor(private readonly onClose: () => void) {}
 
@@ -36,15 +37,16 @@ export class Channel<T> implements AsyncIterableIterator<T> {
    * after all. Values pushed meanwhile follow it.
    */
   settle(taken: boolean): void {
-    const held = this.bypassed;
-    if (!held) return;
-    this.bypassed = null;
+    if (!this.bypassing) return;
+    const held = this.held as T;
+    this.bypassing = false;
+    this.held = undefined;
     if (this.closed) return;
     // The bypass took the value only while a pull waited, and only close() ends pulls.
     if (!taken) {
       const pull = this.pulls.shift();
-      if (pull) pull({ value: held.value, done: false });
-      else this.queue.unshift(held.value);
+      if (pull) pull({ value: held, done: false });
+      else this.queue.unshift(held);
       return;
     }
     if (this.queue.length > 0) this.push(this.queue.shift() as T);
@@ -53,12 +55,13 @@ export class Channel<T> implements AsyncIterableIterator<T> {
   /** Returns what the bypass returned when it took the value. */
   push(value: T): PromiseLike<unknown> | undefined {
     if (this.closed) return undefined;
-    if (this.bypassed) {
+    if (this.bypassing) {
       this.queue.push(value);
       return undefined;
     }
     if (this.bypass && this.queue.length === 0 && this.pulls.length > 0) {
-      this.bypassed = { value };
+      this.bypassing = true;
+      this.held = value;
       return this.bypass(value);
     }
     const pull = this.pulls.shift();
@@ -78,14 +81,15 @@ export class Channel<T> implements AsyncIterableIterator<T> {
     if (this.closed) return;
     this.closed = true;
     this.bypass = null;
-    this.bypassed = null;
+    this.bypassing = false;
+    this.held = undefined;
     this.queue.length = 0;
     for (const pull of this.pulls.splice(0)) pull({ value: undefined, done: true });
     this.onClose();
   }
 
   next(): Promise<IteratorResult<T>> {
-    if (this.queue.length > 0 && !this.bypassed) {
+    if (this.queue.length > 0 && !this.bypassing) {
       return Promise.resolve({ value: this.queue.shift() as T, done: false });
     }
     if (this.closed) return Promise.resolve({ value: undefined, done: true });

@@ -272,7 +272,7 @@ export class LiveHub {
       if (this.listeners.has(listener)) listener.deliver(message, written);
     }
     // setImmediate: after the sends that the last batch's microtasks make.
-    Promise.all(written).then(() =>
+    Promise.allSettled(written).then(() =>
       setImmediate(() =>
         this.options.metrics.liveFanOutDuration.observe((performance.now() - started) / 1000),
       ),

@@ -5,7 +5,7 @@ import type { Channel } from '../live/channel.js';
 import { FAN_OUT_BATCH, nextTurn } from '../live/hub.js';
 import { executeShared } from '../per-event-context.js';
 
-/** One graphql-ws subscription, as a `next` message is written to it. */
+/** One graphql-ws subscription, as its `next` messages are written. */
 export interface SocketSubscription {
   readonly socket: WebSocket;
   /** graphql-ws's per-socket state: a completed subscription's id is no longer in it. */
@@ -13,19 +13,19 @@ export interface SocketSubscription {
   readonly id: string;
   /** When the token it was opened with expires (epoch ms). */
   readonly expiresAt: number | undefined;
+  readonly args: ExecutionArgs;
+  /** The live channel its events come from, which deliverPastChain bypasses. */
+  readonly channel: Channel<unknown> | undefined;
   /** `{"id":…,"type":"next","payload":`, the part of each message that is this subscription's. */
   readonly prefix: string;
   readonly prefixBytes: number;
 }
 
 export function socketSubscription(
-  socket: WebSocket,
-  context: SocketSubscription['context'],
-  id: string,
-  expiresAt: number | undefined,
+  fields: Omit<SocketSubscription, 'prefix' | 'prefixBytes'>,
 ): SocketSubscription {
-  const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-  return { socket, context, id, expiresAt, prefix, prefixBytes: Buffer.byteLength(prefix) };
+  const prefix = `{"id":${JSON.stringify(fields.id)},"type":"next","payload":`;
+  return { ...fields, prefix, prefixBytes: Buffer.byteLength(prefix) };
 }
 
 const payloads = new WeakMap<ExecutionResult, Buffer>();
@@ -58,11 +58,12 @@ export function sendNext(subscription: SocketSubscription, result: ExecutionResu
 
 const CLOSING_BRACE = 0x7d;
 
-/** A subscription whose live channel's events this module writes past the iterator chain. */
-export interface BypassedSubscription extends SocketSubscription {
-  readonly channel: Channel<unknown>;
-  readonly args: ExecutionArgs;
-}
+/** A subscription whose live channel's events deliverPastChain can write past the iterator chain. */
+export type BypassedSubscription = SocketSubscription & { readonly channel: Channel<unknown> };
+
+export const bypassable = (
+  subscription: SocketSubscription,
+): subscription is BypassedSubscription => subscription.channel !== undefined;
 
 /** One event's result, and the subscriptions that wait for it to be written. */
 interface Delivery {
@@ -135,7 +136,12 @@ function startDelivery(
 }
 
 function write(subscription: BypassedSubscription, result: ExecutionResult | null): void {
-  subscription.channel.settle(written(subscription, result));
+  let taken = false;
+  try {
+    taken = written(subscription, result);
+  } finally {
+    subscription.channel.settle(taken);
+  }
 }
 
 /** False: the event goes through the iterator chain after all. */

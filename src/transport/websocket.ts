@@ -14,6 +14,7 @@ import type { Viewer } from '../model/viewer.js';
 import { eventChannelOf } from '../per-event-context.js';
 import { type AgentGraphYoga, copyError, type MaskError } from '../yoga.js';
 import {
+  bypassable,
   deliverPastChain,
   type SocketSubscription,
   sendNext,
@@ -142,17 +143,17 @@ export function attachGraphqlWs(options: {
       onOperation: (ctx, id, _payload, args, result) => {
         if (!isAsyncIterable(result)) return undefined;
         const { socket } = ctx.extra;
-        const subscription = socketSubscription(
+        const subscription = socketSubscription({
           socket,
-          ctx,
+          context: ctx,
           id,
-          connectionViewers.get(socket)?.expiresAt,
-        );
-        const channel = eventChannelOf(args);
-        if (channel) {
-          const bypassed = { ...subscription, channel, args };
-          channel.bypassWith((event) =>
-            deliverPastChain(bypassed, event, options.maxResponseBytes),
+          expiresAt: connectionViewers.get(socket)?.expiresAt,
+          args,
+          channel: eventChannelOf(args),
+        });
+        if (bypassable(subscription)) {
+          subscription.channel.bypassWith((event) =>
+            deliverPastChain(subscription, event, options.maxResponseBytes),
           );
         }
         return sendingShared(result, subscription);
