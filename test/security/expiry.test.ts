@@ -56,7 +56,7 @@ describe('a token that expires during a session', () => {
   });
 
   test('WebSocket: events reach the subscription until exp, then the socket closes with 4401', async () => {
-    const { token, expiresAt } = await shortLivedToken(4);
+    const { token, expiresAt } = await shortLivedToken(5);
     const raw = await RawSocket.connect(wsUrl(t.url), { authorization: `Bearer ${token}` });
     const before = await activeSubscriptions(t.server);
     raw.subscribe('changes', 'subscription { teamRunChanged { state run { execId } } }');
