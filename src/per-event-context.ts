@@ -83,7 +83,7 @@ export function executeShared(args: ExecutionArgs, payload: unknown): Result {
     share.contexts.set(scope, context);
   }
   const key = resultKeyOf(args, scope);
-  const shape = shapeOf(args);
+  const { shape } = planOf(args);
   if (shape) {
     const projected = share.projections.get(key);
     if (projected) return projected;
@@ -117,38 +117,58 @@ export function executeShared(args: ExecutionArgs, payload: unknown): Result {
   return result;
 }
 
-const resultKeys = new WeakMap<ExecutionArgs, string>();
+/**
+ * What identical subscriptions (same document, operation and variables) have in common,
+ * worked out at the first event of the first of them and then shared: with thousands of
+ * them, one shape (a canonical document) and one result key each was kilobytes apiece.
+ */
+interface Plan {
+  readonly shape: SubscriptionShape | undefined;
+  /** The result key for each viewer scope. */
+  readonly resultKeys: Map<string, string>;
+}
+
+const plans = new WeakMap<DocumentNode, Map<string, Plan>>();
+/** A subscription's args stay the same: its plan is looked up once. */
+const plansOfArgs = new WeakMap<ExecutionArgs, Plan>();
+
+function planOf(args: ExecutionArgs): Plan {
+  let plan = plansOfArgs.get(args);
+  if (plan) return plan;
+  let byOperation = plans.get(args.document);
+  if (!byOperation) {
+    byOperation = new Map();
+    plans.set(args.document, byOperation);
+  }
+  const operation = JSON.stringify([args.operationName ?? null, args.variableValues ?? null]);
+  plan = byOperation.get(operation);
+  if (!plan) {
+    plan = {
+      shape: subscriptionShape(args.schema, args.document, args.operationName, args.variableValues),
+      resultKeys: new Map(),
+    };
+    byOperation.set(operation, plan);
+  }
+  plansOfArgs.set(args, plan);
+  return plan;
+}
 
 /**
  * Identical subscriptions (normalised document, variables, viewer scope) get identical
- * results; worked out at the first event, as a subscription's args stay the same.
- * Request ids are added to errors per subscription, after this.
+ * results. Request ids are added to errors per subscription, after this.
  */
 function resultKeyOf(args: ExecutionArgs, scope: string): string {
-  let key = resultKeys.get(args);
+  const { resultKeys } = planOf(args);
+  let key = resultKeys.get(scope);
   if (key === undefined) {
     key = JSON.stringify([
       normalisedDocument(args.document, args.operationName),
       args.variableValues ?? null,
       scope,
     ]);
-    resultKeys.set(args, key);
+    resultKeys.set(scope, key);
   }
   return key;
-}
-
-const shapes = new WeakMap<ExecutionArgs, SubscriptionShape | null>();
-
-/** One subscription's shape, worked out at its first event (its args stay the same). */
-function shapeOf(args: ExecutionArgs): SubscriptionShape | undefined {
-  let shape = shapes.get(args);
-  if (shape === undefined) {
-    shape =
-      subscriptionShape(args.schema, args.document, args.operationName, args.variableValues) ??
-      null;
-    shapes.set(args, shape);
-  }
-  return shape ?? undefined;
 }
 
 const then = (result: Result, map: (result: ExecutionResult) => Result): Result =>
