@@ -411,14 +411,25 @@ describe('events written to many sockets in one loop', () => {
       .filter((change) => change.run.execId === execId)
       .map((change) => [change.previousState, change.state]);
 
-  test('two identical subscriptions on one socket each get every event under their own id', async () => {
-    const variables = { filter: { teamName: REPORT } };
+  /**
+   * Runs `test` with one socket holding two identical subscriptions under these ids, then
+   * closes it and waits for the server to count them no more.
+   */
+  async function onOneSocket(ids: [string, string], test: (raw: RawSocket) => Promise<void>) {
     const raw = await RawSocket.connect(wsUrl(t.url));
     const before = await activeSubscriptions(t.server);
-    raw.subscribe('first', CHANGES, variables);
-    raw.subscribe('second', CHANGES, variables);
+    for (const id of ids) raw.subscribe(id, CHANGES, { filter: { teamName: REPORT } });
     try {
       await settled(t.server, before + 2);
+      await test(raw);
+    } finally {
+      raw.terminate();
+      await until(async () => (await activeSubscriptions(t.server)) === before);
+    }
+  }
+
+  test('two identical subscriptions on one socket each get every event under their own id', () =>
+    onOneSocket(['first', 'second'], async (raw) => {
       const execId = await newRun(REPORT);
       const both = (count: number) => () =>
         ['first', 'second'].every((id) => changesOf(raw, id, execId).length >= count);
@@ -432,27 +443,18 @@ describe('events written to many sockets in one loop', () => {
       ];
       expect(changesOf(raw, 'first', execId)).toEqual(expected);
       expect(changesOf(raw, 'second', execId)).toEqual(expected);
-    } finally {
-      raw.terminate();
-      await until(async () => (await activeSubscriptions(t.server)) === before);
-    }
-  });
+    }));
 
-  test('a subscription completed on an open socket gets nothing more; its neighbour does', async () => {
-    const variables = { filter: { teamName: REPORT } };
-    const raw = await RawSocket.connect(wsUrl(t.url));
-    const before = await activeSubscriptions(t.server);
-    raw.subscribe('leaves', CHANGES, variables);
-    raw.subscribe('stays', CHANGES, variables);
-    try {
-      await settled(t.server, before + 2);
+  test('a subscription completed on an open socket gets nothing more; its neighbour does', () =>
+    onOneSocket(['leaves', 'stays'], async (raw) => {
+      const before = await activeSubscriptions(t.server);
       const execId = await newRun(REPORT);
       const stays = (count: number) => () => changesOf(raw, 'stays', execId).length === count;
       await raw.next(stays(1), 10_000);
       expect(changesOf(raw, 'leaves', execId)).toHaveLength(1);
       raw.send({ type: 'complete', id: 'leaves' });
       // Until the server has read the complete message, events may still go out to it.
-      await until(async () => (await activeSubscriptions(t.server)) === before + 1);
+      await until(async () => (await activeSubscriptions(t.server)) === before - 1);
       await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
       await raw.next(stays(2), 10_000);
       await setRunState(pg, execId, 'RUNNING');
@@ -461,11 +463,7 @@ describe('events written to many sockets in one loop', () => {
       // event: a late message to the completed one would have come before the neighbour's.
       expect(changesOf(raw, 'leaves', execId)).toEqual([[null, 'RUNNING']]);
       expect(raw.messages.filter((m) => m.id === 'leaves' && m.type !== 'next')).toEqual([]);
-    } finally {
-      raw.terminate();
-      await until(async () => (await activeSubscriptions(t.server)) === before);
-    }
-  });
+    }));
 });
 
 describe('graphql-ws transport', () => {
