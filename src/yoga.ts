@@ -269,7 +269,8 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     graphiql: { title: 'agent-graph', defaultQuery: EXAMPLE_QUERY },
     renderGraphiQL: graphiqlPage,
     cors: corsOptions(options.http.corsOrigins),
-    maxRequestBodySize: options.limits.maxBodyBytes,
+    // hardening/request-body.ts limits the body in the same pass as its UTF-8 check.
+    maxRequestBodySize: false,
     context: ({ request }): Context => {
       const viewer = viewers.get(request);
       if (!viewer) throw new AppError('UNAUTHENTICATED', 'request was not authenticated');

@@ -9,7 +9,7 @@ import { documentLimits } from './document-limits.js';
 import { endSubscriptionsAtExpiry } from './expiry.js';
 import { rejectNulInStrings } from './input-values.js';
 import { rateLimit } from './rate-limit.js';
-import { strictUtf8Body } from './request-body.js';
+import { requestBodyLimit } from './request-body.js';
 import { requestTimeout } from './request-timeout.js';
 import { responseSizeLimit } from './response-size.js';
 import { subscriptionCaps } from './subscriptions.js';
@@ -30,7 +30,7 @@ export function hardeningPlugins(options: HardeningOptions): Plugin[] {
   return [
     csrfPrevention(),
     unlistedOrigins(http.corsOrigins),
-    strictUtf8Body(),
+    requestBodyLimit(limits.maxBodyBytes),
     ...(http.introspection ? [] : hideSchema()),
     ...documentLimits(limits),
     rejectNulInStrings(),

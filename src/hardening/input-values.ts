@@ -26,13 +26,19 @@ export function rejectNulInStrings(): Plugin {
   };
 }
 
+/** Yoga's parser cache hands out the same DocumentNode for a repeated text: visit it once. */
+const literalVerdicts = new WeakMap<DocumentNode, boolean>();
+
 function hasNulLiteral(document: DocumentNode): boolean {
+  const known = literalVerdicts.get(document);
+  if (known !== undefined) return known;
   let found = false;
   visit(document, {
     [Kind.STRING]: (node) => {
       if (node.value.includes('\u0000')) found = true;
     },
   });
+  literalVerdicts.set(document, found);
   return found;
 }
 

@@ -33,10 +33,15 @@ export function browserGuard(config: Config): BrowserGuard {
   };
 }
 
+/** The last Host header found to be loopback: clients repeat theirs on every request. */
+let loopbackHost: string | undefined;
+
 function isLoopbackHost(host: string): boolean {
-  return (
-    URL.canParse(`http://${host}`) && isLoopback(unbracket(new URL(`http://${host}`).hostname))
-  );
+  if (host === loopbackHost) return true;
+  const loopback =
+    URL.canParse(`http://${host}`) && isLoopback(unbracket(new URL(`http://${host}`).hostname));
+  if (loopback) loopbackHost = host;
+  return loopback;
 }
 
 const unbracket = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1');

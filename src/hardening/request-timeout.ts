@@ -1,3 +1,4 @@
+import { createCustomAbortControllerSignal } from '@whatwg-node/server';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -12,7 +13,12 @@ export function requestTimeout(timeoutMs: number, logger: Logger): Plugin {
   return {
     onExecute({ executeFn, setExecuteFn }) {
       setExecuteFn((args) => {
-        const controller = new AbortController();
+        // whatwg-node's controller (the one yoga gives each request): a native AbortController
+        // with AbortSignal.any cost a fifth of a `{ __typename }` request's CPU.
+        const controller = createCustomAbortControllerSignal();
+        const upstream = (args as { signal?: AbortSignal }).signal;
+        const forward = () => controller.abort(upstream?.reason);
+        upstream?.addEventListener('abort', forward, { once: true });
         let timer: NodeJS.Timeout | undefined;
         const timedOut = new Promise<ExecutionResult>((resolve) => {
           timer = setTimeout(() => {
@@ -33,13 +39,12 @@ export function requestTimeout(timeoutMs: number, logger: Logger): Plugin {
         });
         // graphql-tools' executor (yoga's) stops scheduling resolvers once `signal` aborts;
         // graphql-js's ExecutionArgs type does not know the field.
-        const upstream = (args as { signal?: AbortSignal }).signal;
-        const signal = upstream
-          ? AbortSignal.any([upstream, controller.signal])
-          : controller.signal;
-        const execution = Promise.resolve(executeFn({ ...args, signal } as typeof args)).finally(
-          () => clearTimeout(timer),
-        );
+        const execution = Promise.resolve(
+          executeFn({ ...args, signal: controller.signal } as typeof args),
+        ).finally(() => {
+          clearTimeout(timer);
+          upstream?.removeEventListener('abort', forward);
+        });
         return Promise.race([execution, timedOut]);
       });
     },
