@@ -44,6 +44,17 @@ const README_SUBSCRIPTION = `subscription {
 const DASHBOARD =
   '{ teams(first: 20) { edges { node { name tools { name } runs(first: 10) { edges { node { state tasks { taskName agent { name } toolCalls { toolName } } } } } } } } }';
 
+/** A keyset cursor as the server writes it: the list's order, then the row's key values. */
+const cursor = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString('base64url');
+
+const HISTORY_PAGES = `{
+  teamRuns(first: 3, after: "${cursor(['teamRuns:END_DATE:DESC', ['2026-09-20T10:00:00.123Z', '456'], 'X'])}",
+           orderBy: { field: END_DATE, direction: DESC }, filter: { states: [SUCCEEDED, FAILED] }) {
+    totalCount nodes { execId } pageInfo { hasNextPage endCursor }
+  }
+  toolCalls(last: 3, before: "${cursor(['toolCalls', null, 'X'])}") { totalCount nodes { invocationId } }
+}`;
+
 interface Sent {
   readonly statement: Statement;
   readonly agentDetails: boolean;
@@ -115,6 +126,7 @@ test.each([
   ['readme-curl', README_CURL, 'admin'],
   ['dashboard', DASHBOARD, 'admin'],
   ['dashboard-non-admin', DASHBOARD, 'analyst'],
+  ['history-pages', HISTORY_PAGES, 'admin'],
 ] as const)('%s sends the SQL pinned in test/sql/', async (name, query, viewer) => {
   const statements = await during(async () => {
     const { data, errors } = await t.post(query, undefined, {

@@ -69,9 +69,17 @@ export function strOrNull(value: unknown): string | null {
   return value === null || value === undefined ? null : String(value);
 }
 
+/** An ISO date and time without a zone: Oracle's JSON text of a DATE or TIMESTAMP. */
+const ZONELESS = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/;
+
+/**
+ * A Date, or the ISO text of one (JSON has no dates). Zone-less text is a UTC wall clock, the
+ * catalog views' convention (see wallClockAsUtc), not the Node process's local time.
+ */
 export function dateOrNull(value: unknown): Date | null {
   if (value === null || value === undefined) return null;
-  const date = value instanceof Date ? value : new Date(String(value));
+  const text = String(value);
+  const date = value instanceof Date ? value : new Date(ZONELESS.test(text) ? `${text}Z` : text);
   return Number.isNaN(date.getTime()) ? null : date;
 }
 

@@ -5,9 +5,17 @@ import { agentSql } from '../db/sql/agents.js';
 import { execStatSql } from '../db/sql/exec-stats.js';
 import { runTeamJobName, runTeamSql } from '../db/sql/run-team.js';
 import { describeAgentProbe, sessionQuery, versionQuery } from '../db/sql/session.js';
-import { type Fragment, inList, type PagedQuery, type Query } from '../db/sql/statement.js';
+import {
+  type Fragment,
+  inList,
+  type KeysetWindow,
+  type PagedQuery,
+  type Position,
+  type Query,
+  type SortKey,
+} from '../db/sql/statement.js';
 import { taskDetailsSql } from '../db/sql/task-details.js';
-import { teamHistorySql } from '../db/sql/team-history.js';
+import { runOrderKeys, TOOL_CALL_ORDER_KEYS, teamHistorySql } from '../db/sql/team-history.js';
 import { teamSql } from '../db/sql/teams.js';
 import type { ExecStatFilter, ExecStatOrderField } from '../model/exec-stat.js';
 import type { TeamRunFilter, TeamRunOrderField, ToolCallFilter } from '../model/team.js';
@@ -71,6 +79,30 @@ const VIEWERS: readonly Viewer[] = [
   ANONYMOUS_ADMIN,
   { owner: VALUE.owner, admin: false, subject: VALUE.owner },
 ];
+
+/**
+ * The windows of a keyset order: the first and the last page, after a row, before it (read
+ * backwards), between two rows, each place with its values or with nulls where a key may
+ * hold one (the statement text differs: the comparison is written for the null).
+ */
+function keysetWindows(keys: readonly SortKey[]): KeysetWindow[] {
+  const place = (nulls: boolean): Position =>
+    keys.map((key, i) => {
+      if (nulls && i < keys.length - 1) return null;
+      return key.date
+        ? { at: new Date('2026-09-15T08:30:00.123Z'), belowMs: '456' }
+        : VALUE.teamExecId;
+    });
+  return [
+    { backward: false, limit: 5 },
+    { backward: true, limit: 5 },
+    ...[false, true].flatMap((nulls): KeysetWindow[] => [
+      { after: place(nulls), backward: false, limit: 5 },
+      { before: place(nulls), backward: true, limit: 5 },
+      { after: place(nulls), before: place(!nulls), backward: false, limit: 5 },
+    ]),
+  ];
+}
 
 const both = <T>(paging: PagedQuery<T>): Query<unknown>[] => [paging.page, paging.count];
 
@@ -139,14 +171,18 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
     agentName: [null, VALUE.agentName],
     teamExecId: [null, VALUE.teamExecId],
   });
+  const firstPage = { backward: false, limit: 5 };
   return [
     ...runFilters.flatMap((filter) => [
-      ...orders.flatMap((order) => both(sql.runsPage(viewer, filter, order, window))),
+      ...orders.flatMap((order) => both(sql.runsPage(viewer, filter, order, firstPage))),
       ...forLists(sql.runsByTeams(viewer, filter, window), lists.teams),
     ]),
-    ...orders.flatMap((order) =>
-      both(sql.runsPage(viewer, { conversationId: VALUE.conversationId }, order, window)),
-    ),
+    ...orders.flatMap((order) => [
+      ...both(sql.runsPage(viewer, { conversationId: VALUE.conversationId }, order, firstPage)),
+      ...keysetWindows(runOrderKeys(order)).flatMap((page) =>
+        both(sql.runsPage(viewer, {}, order, page)),
+      ),
+    ]),
     ...forLists(sql.runsByIds(viewer), lists.runs),
     ...forLists(sql.waitingByTeams(viewer), lists.teams),
     sql.livePoll(new Date('2026-09-01T00:00:00Z')),
@@ -155,7 +191,10 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
       ...forLists(sql.toolCallsByRuns(viewer, texts), lists.runs),
     ]),
     ...forLists(sql.toolCallsByIds(viewer), lists.calls),
-    ...callFilters.flatMap((filter) => both(sql.toolCallsPage(viewer, filter, window))),
+    ...callFilters.flatMap((filter) => both(sql.toolCallsPage(viewer, filter, firstPage))),
+    ...keysetWindows(TOOL_CALL_ORDER_KEYS).flatMap((page) =>
+      both(sql.toolCallsPage(viewer, {}, page)),
+    ),
   ];
 }
 

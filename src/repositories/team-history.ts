@@ -5,7 +5,9 @@ import {
   fetchForKeys,
   fetchPage,
   fetchRows,
+  type KeysetWindow,
   type Page,
+  type Positioned,
   type Query,
 } from '../db/sql/statement.js';
 import { taskDetailsSql } from '../db/sql/task-details.js';
@@ -23,6 +25,9 @@ import type {
 } from '../model/team.js';
 import type { Viewer } from '../model/viewer.js';
 import { requireView } from './views.js';
+
+/** The keys the pages of runs and of tool calls are ordered by: what their cursors hold. */
+export { runOrderKeys, TOOL_CALL_ORDER_KEYS } from '../db/sql/team-history.js';
 
 /** Runs, tasks and tool calls from the history views; every batch is one IN-list statement. */
 export class TeamHistoryRepository {
@@ -78,11 +83,10 @@ export class TeamHistoryRepository {
   async page(
     filter: TeamRunFilter,
     order: TeamRunOrder,
-    offset: number,
-    limit: number,
-  ): Promise<Page<TeamRun>> {
+    window: KeysetWindow,
+  ): Promise<Page<Positioned<TeamRun>>> {
     requireView(this.catalog.teamHistory);
-    return fetchPage(this.driver, this.sql.runsPage(this.viewer, filter, order, { offset, limit }));
+    return fetchPage(this.driver, this.sql.runsPage(this.viewer, filter, order, window));
   }
 
   /** The newest runs of each team (`offset`/`limit` apply per team), in the teams' order. */
@@ -167,11 +171,10 @@ export class TeamHistoryRepository {
 
   async toolCallPage(
     filter: ToolCallFilter,
-    offset: number,
-    limit: number,
-  ): Promise<Page<ToolCall>> {
+    window: KeysetWindow,
+  ): Promise<Page<Positioned<ToolCall>>> {
     requireView(this.catalog.toolHistory);
-    return fetchPage(this.driver, this.sql.toolCallsPage(this.viewer, filter, { offset, limit }));
+    return fetchPage(this.driver, this.sql.toolCallsPage(this.viewer, filter, window));
   }
 
   private forKeys<T>(

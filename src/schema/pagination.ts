@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import type { KeysetWindow, KeyValue, Position, Positioned, SortKey } from '../db/sql/statement.js';
 import { badUserInput } from '../errors.js';
 
 export type SchemaTypesOf =
@@ -121,6 +122,100 @@ export async function offsetConnection<T>(
 ): Promise<ConnectionResult<T>> {
   const window = pageWindow(args);
   return toConnection(window, await fetch(window.offset, window.limit));
+}
+
+/** Longest text a cursor may carry (bound as VARCHAR2 on Oracle). */
+const MAX_CURSOR_TEXT = 512;
+
+/** A keyset order: its name (cursors of another order are refused) and its keys. */
+export interface KeysetOrder {
+  readonly name: string;
+  readonly keys: readonly SortKey[];
+}
+
+function positionToCursor(order: KeysetOrder, position: Position): string {
+  const values = position.map((value) =>
+    value !== null && typeof value === 'object' ? [value.at.toISOString(), value.belowMs] : value,
+  );
+  return Buffer.from(JSON.stringify([order.name, ...values])).toString('base64url');
+}
+
+const isText = (value: unknown): value is string =>
+  typeof value === 'string' && value.length <= MAX_CURSOR_TEXT;
+
+function keyValue(key: SortKey, value: unknown, last: boolean): KeyValue | undefined {
+  if (value === null) return last ? undefined : null;
+  if (!key.date) return isText(value) ? value : undefined;
+  if (!Array.isArray(value) || value.length !== 2) return undefined;
+  const [iso, belowMs] = value as unknown[];
+  if (typeof iso !== 'string' || typeof belowMs !== 'string' || !/^\d{0,6}$/.test(belowMs)) {
+    return undefined;
+  }
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) || at.toISOString() !== iso ? undefined : { at, belowMs };
+}
+
+/** The place a keyset cursor names; BAD_USER_INPUT for anything not made by this order. */
+function cursorToPosition(order: KeysetOrder, cursor: string, argument: string): Position {
+  const invalid = () =>
+    badUserInput(
+      `Argument "${argument}" is not a cursor of this list in this order: ${JSON.stringify(cursor)}`,
+    );
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!Array.isArray(decoded) || decoded.length !== order.keys.length + 1) throw invalid();
+  const [name, ...values] = decoded as unknown[];
+  if (name !== order.name) throw invalid();
+  return order.keys.map((key, i) => {
+    const value = keyValue(key, values[i], i === order.keys.length - 1);
+    if (value === undefined) throw invalid();
+    return value;
+  });
+}
+
+/**
+ * The resolver of a connection over a growing list: cursors hold the row's values of the
+ * order keys, so rows inserted or removed before a page do not shift it (as offsets would).
+ * `first`/`after` read forward; `last` (with or without `before`) reads from the end. With
+ * `after`, hasPreviousPage is true (the cursor's row came before); with `before`,
+ * hasNextPage is: Relay lets a server answer so when it does not count them.
+ */
+export async function keysetConnection<T>(
+  args: PageArgs,
+  order: KeysetOrder,
+  fetch: (window: KeysetWindow) => Promise<Page<Positioned<T>>>,
+): Promise<ConnectionResult<T>> {
+  checkSize(args.first, 'first');
+  checkSize(args.last, 'last');
+  const after = args.after ? cursorToPosition(order, args.after, 'after') : undefined;
+  const before = args.before ? cursorToPosition(order, args.before, 'before') : undefined;
+  const backward = args.first == null && args.last != null;
+  const size = (backward ? args.last : args.first) ?? DEFAULT_PAGE_SIZE;
+  const page = await fetch({ after, before, backward, limit: size + 1 });
+  const more = page.items.length > size;
+  let rows = page.items.slice(0, size);
+  if (backward) rows.reverse();
+  // first and last together: the last `last` of the first `first`.
+  const cut = !backward && args.last != null && rows.length > args.last;
+  if (cut) rows = rows.slice(rows.length - (args.last ?? 0));
+  const edges = rows.map((row) => ({
+    cursor: positionToCursor(order, row.position),
+    node: row.node,
+  }));
+  return {
+    totalCount: page.totalCount,
+    edges,
+    pageInfo: {
+      hasNextPage: backward ? before !== undefined : more,
+      hasPreviousPage: backward ? more : after !== undefined || cut,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
 }
 
 builder.globalConnectionField('totalCount', (t) =>

@@ -1,6 +1,7 @@
 import { builder } from '../builder.js';
 import { badUserInput } from '../errors.js';
 import { durationMs, type TeamRun, type TeamRunFilter } from '../model/team.js';
+import { runOrderKeys } from '../repositories/team-history.js';
 import {
   HISTORY,
   NULL_WHEN_VIEW_NOT_GRANTED,
@@ -12,6 +13,7 @@ import { OrderDirectionRef } from './exec-stat.js';
 import { nodeByKey } from './lookup.js';
 import {
   connectionComplexity,
+  keysetConnection,
   offsetConnection,
   rootList,
   type SchemaTypesOf,
@@ -115,8 +117,11 @@ const TeamRunFilterRef = builder.inputType('TeamRunFilter', {
 const TeamRunOrderFieldRef = builder.enumType('TeamRunOrderField', {
   description: 'The team-history column that orders teamRuns.',
   values: {
-    START_DATE: { description: 'Order by START_DATE.' },
-    END_DATE: { description: 'Order by END_DATE.' },
+    START_DATE: { description: 'Order by START_DATE; runs without one come last.' },
+    END_DATE: {
+      description:
+        'Order by END_DATE; runs still going (no end date yet) come last, in either direction.',
+    },
     TEAM_NAME: { description: 'Order by TEAM_NAME.' },
     STATE: { description: 'Order by STATE, alphabetically.' },
   } as const,
@@ -157,6 +162,9 @@ builder.objectFields(TeamRef, (t) => ({
       ...t.arg.connectionArgs(),
       filter: t.arg({ type: TeamRunsOfTeamFilterRef, description: RUN_FILTER_ARG }),
     },
+    // Offsets here, not keysets: one windowed statement serves every team of the batch with
+    // the same arguments, and a cursor names a row of one team only; it reads each team's
+    // whole history either way, so a keyset would not make it cheaper.
     resolve: (team, args, context) =>
       offsetConnection(args, (offset, limit) =>
         context.loaders.runsOfTeam(checkDates(args.filter), offset, limit).load(team.name),
@@ -174,7 +182,7 @@ builder.queryFields((t) => ({
     ...rootList,
     authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
     type: TeamRunConnectionRef,
-    description: `Team runs across teams (USER_/DBA_AI_AGENT_TEAM_HISTORY), newest first unless ordered otherwise. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
+    description: `Team runs across teams (USER_/DBA_AI_AGENT_TEAM_HISTORY), newest first unless ordered otherwise, ties by execId. A cursor holds its run's place in the order, so runs that start while pages are read shift no page; it serves only the order it came from. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
     complexity: connectionComplexity,
     args: {
       ...t.arg.connectionArgs(),
@@ -184,15 +192,15 @@ builder.queryFields((t) => ({
         description: 'The order of the runs; START_DATE DESC when not given.',
       }),
     },
-    resolve: (_root, args, context) =>
-      offsetConnection(args, (offset, limit) =>
-        context.repositories.history.page(
-          checkDates(args.filter),
-          args.orderBy ?? { field: 'START_DATE', direction: 'DESC' },
-          offset,
-          limit,
-        ),
-      ),
+    resolve: (_root, args, context) => {
+      const filter = checkDates(args.filter);
+      const order = args.orderBy ?? { field: 'START_DATE', direction: 'DESC' };
+      return keysetConnection(
+        args,
+        { name: `teamRuns:${order.field}:${order.direction}`, keys: runOrderKeys(order) },
+        (window) => context.repositories.history.page(filter, order, window),
+      );
+    },
   }),
   teamRun: t.field({
     type: TeamRunRef,

@@ -1,8 +1,9 @@
 import { builder } from '../builder.js';
 import { durationMs, type ToolCall } from '../model/team.js';
+import { TOOL_CALL_ORDER_KEYS } from '../repositories/team-history.js';
 import { HISTORY, NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
 import { nodeByKey } from './lookup.js';
-import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
+import { connectionComplexity, keysetConnection, rootList } from './pagination.js';
 import { selectsAny } from './selection.js';
 import { TaskRunRef } from './task-run.js';
 import { TeamRunRef } from './team-run.js';
@@ -131,7 +132,7 @@ builder.queryFields((t) => ({
   toolCalls: t.field({
     ...rootList,
     type: ToolCallConnectionRef,
-    description: `Tool calls across runs (USER_/DBA_AI_AGENT_TOOL_HISTORY), newest first. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
+    description: `Tool calls across runs (USER_/DBA_AI_AGENT_TOOL_HISTORY), newest first (calls without a start last), ties by invocationId. A cursor holds its call's place in that order, so calls made while pages are read shift no page. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
     complexity: connectionComplexity,
     args: {
       ...t.arg.connectionArgs(),
@@ -147,8 +148,8 @@ builder.queryFields((t) => ({
             teamExecId: args.filter.teamExecId == null ? null : String(args.filter.teamExecId),
           }
         : {};
-      return offsetConnection(args, (offset, limit) =>
-        context.repositories.history.toolCallPage(filter, offset, limit),
+      return keysetConnection(args, { name: 'toolCalls', keys: TOOL_CALL_ORDER_KEYS }, (window) =>
+        context.repositories.history.toolCallPage(filter, window),
       );
     },
   }),

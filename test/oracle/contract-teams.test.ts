@@ -12,6 +12,7 @@
 import { describe, expect, test } from 'vitest';
 import type { ViewScope } from '../../src/config.js';
 import { OWNERS } from '../../src/db/embedded/demo-data.js';
+import type { Page, Positioned } from '../../src/db/sql/statement.js';
 import type {
   Team,
   TeamRun,
@@ -108,6 +109,9 @@ const TEAM_NAMES = [...TEAMS.map((t) => t.name), 'NO_SUCH_TEAM'];
 const MIDDLE_RUN = sortRuns(RUNS, NEWEST_FIRST)[RUNS.length / 2] as TeamRun;
 const MIDDLE = MIDDLE_RUN.startDate as Date;
 const DAY = 24 * 3600 * 1000;
+/** A keyset window that holds every row of the fixture. */
+const ALL = { backward: false, limit: 1000 } as const;
+const nodes = <T>(page: Page<Positioned<T>>): T[] => page.items.map((item) => item.node);
 
 /** Team stats, field by field; the computed figures to 6 decimals. */
 function expectStats(actual: readonly TeamStats[], expected: readonly TeamStats[]): void {
@@ -304,9 +308,13 @@ for (const target of TARGETS) {
         for (const field of ['START_DATE', 'END_DATE', 'TEAM_NAME', 'STATE'] as const) {
           for (const direction of ['ASC', 'DESC'] as const) {
             const order = { field, direction };
-            const [page, issued] = await counted(() => history(a).page({}, order, 30, 40));
+            const first = await history(a).page({}, order, { backward: false, limit: 30 });
+            const after = first.items.at(-1)?.position;
+            const [page, issued] = await counted(() =>
+              history(a).page({}, order, { after, backward: false, limit: 40 }),
+            );
             const expected = sortRuns(runs, order).slice(30, 70);
-            expect(page.items, `${field} ${direction}`).toEqual(expected);
+            expect(nodes(page), `${field} ${direction}`).toEqual(expected);
             expect(page.totalCount).toBe(runs.length);
             expect(issued).toEqual(pageSql(a, 'teamRuns', expected.length === 0));
           }
@@ -344,20 +352,18 @@ for (const target of TARGETS) {
             NEWEST_FIRST,
           );
           if (a === ADMIN) expect(expected.length, name).toBeGreaterThan(0);
-          const [page, issued] = await counted(() =>
-            history(a).page(filter, NEWEST_FIRST, 0, 1000),
-          );
-          expect(page.items, name).toEqual(expected);
+          const [page, issued] = await counted(() => history(a).page(filter, NEWEST_FIRST, ALL));
+          expect(nodes(page), name).toEqual(expected);
           expect(page.totalCount, name).toBe(expected.length);
           expect(issued, name).toEqual(pageSql(a, 'teamRuns', expected.length === 0, filter.owner));
         }
       });
 
       test('page: startedAfter includes a run that started at that instant, startedBefore excludes it', async () => {
-        const after = await history(ADMIN).page({ startedAfter: MIDDLE }, NEWEST_FIRST, 0, 1000);
-        const before = await history(ADMIN).page({ startedBefore: MIDDLE }, NEWEST_FIRST, 0, 1000);
-        expect(after.items.map((r) => r.execId)).toContain(MIDDLE_RUN.execId);
-        expect(before.items.map((r) => r.execId)).not.toContain(MIDDLE_RUN.execId);
+        const after = await history(ADMIN).page({ startedAfter: MIDDLE }, NEWEST_FIRST, ALL);
+        const before = await history(ADMIN).page({ startedBefore: MIDDLE }, NEWEST_FIRST, ALL);
+        expect(nodes(after).map((r) => r.execId)).toContain(MIDDLE_RUN.execId);
+        expect(nodes(before).map((r) => r.execId)).not.toContain(MIDDLE_RUN.execId);
         expect(after.totalCount + before.totalCount).toBe(RUNS.length);
       });
 
@@ -488,8 +494,12 @@ for (const target of TARGETS) {
         for (const filter of CALL_FILTERS) {
           const all = callPage(visible(a).calls, filter);
           const expected = all.slice(2, 22);
-          const [page, issued] = await counted(() => history(a).toolCallPage(filter, 2, 20));
-          expect(page.items, JSON.stringify(filter)).toEqual(expected);
+          const first = await history(a).toolCallPage(filter, { backward: false, limit: 2 });
+          const after = first.items.at(-1)?.position;
+          const [page, issued] = await counted(() =>
+            history(a).toolCallPage(filter, { after, backward: false, limit: 20 }),
+          );
+          expect(nodes(page), JSON.stringify(filter)).toEqual(expected);
           expect(page.totalCount).toBe(all.length);
           expect(issued).toEqual(pageSql(a, 'toolCalls', expected.length === 0));
         }

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import oracledb from 'oracledb';
 import { afterAll, describe, expect, test, vi } from 'vitest';
-import { dateColumnTypes } from '../../src/db/catalog.js';
+import { dateColumnTypes, discoverCatalog } from '../../src/db/catalog.js';
 import { discoverDatabase } from '../../src/db/discover.js';
 import type { Binds } from '../../src/db/driver.js';
 import {
@@ -19,6 +19,8 @@ import {
 import { poolAttributes } from '../../src/db/oracle/options.js';
 import { AppError, StartupError } from '../../src/errors.js';
 import { Metrics } from '../../src/metrics.js';
+import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
+import { TeamHistoryRepository } from '../../src/repositories/team-history.js';
 import { databaseError, njsError } from './oracledb-errors.js';
 import { closedPort, oracleTestConfig, silentListener } from './support.js';
 
@@ -492,6 +494,96 @@ describe('fetching', () => {
       expect(timestampWallClock(buffer.buf)).toBe('2026-09-15 12:30:00.250');
       // Reading that wall clock back gives the instant asked for.
       expect(wallClockAsUtc(bound.started_after as Date)).toEqual(after);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
+  test('a history list comes back as one JSON CLOB and reads as before, whatever TZ the process runs in', async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      const column = (view: string, name: string, type = 'VARCHAR2') => ({
+        VIEW_NAME: view,
+        COLUMN_NAME: name,
+        DATA_TYPE: type,
+        PRECEDENCE: 2,
+      });
+      const tasks = 'DBA_AI_AGENT_TASK_HISTORY';
+      const calls = 'DBA_AI_AGENT_TOOL_HISTORY';
+      const fake = fakePool([
+        [
+          ...['TEAM_EXEC_ID', 'TEAM_NAME', 'TASK_OWNER', 'AGENT_NAME', 'TASK_NAME', 'STATE'].map(
+            (name) => column(tasks, name),
+          ),
+          ...['COVERSATION_PARAM', 'INPUT', 'RESULT'].map((name) => column(tasks, name, 'CLOB')),
+          column(tasks, 'TASK_ORDER', 'NUMBER'),
+          column(tasks, 'START_DATE', 'TIMESTAMP(6)'),
+          column(tasks, 'END_DATE', 'TIMESTAMP(6)'),
+          ...['INVOCATION_ID', 'TEAM_EXEC_ID', 'TOOL_OWNER', 'TOOL_NAME', 'AGENT_NAME'].map(
+            (name) => column(calls, name),
+          ),
+          column(calls, 'TASK_ORDER', 'NUMBER'),
+          column(calls, 'START_DATE', 'TIMESTAMP(6)'),
+        ],
+        // What Oracle's JSON_OBJECT renders: TIMESTAMPs as zone-less ISO text, NUMBERs as
+        // numbers, CLOBs as strings; JSON_ARRAYAGG over no rows is NULL.
+        [
+          {
+            ROWS_JSON: JSON.stringify([
+              {
+                teamExecId: 'E1',
+                teamName: 'T',
+                taskOwner: 'APP_USER',
+                agentName: 'A',
+                taskName: 'K',
+                taskOrder: 1,
+                conversationId: 'c-1',
+                state: 'SUCCEEDED',
+                startDate: '2026-09-15T12:30:00.250000',
+                endDate: null,
+                conversationParams: '{"conversation_id":"c-1"}',
+                input: 'in',
+                result: null,
+              },
+            ]),
+          },
+        ],
+        [{ ROWS_JSON: null }],
+      ]);
+      const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000 });
+      const catalog = await discoverCatalog(driver, 'dba', 'APP_USER');
+      const history = new TeamHistoryRepository(driver, catalog, ANONYMOUS_ADMIN);
+
+      expect(await history.tasksOf(['E1', 'E2'])).toEqual([
+        [
+          {
+            teamExecId: 'E1',
+            teamName: 'T',
+            owner: 'APP_USER',
+            agentName: 'A',
+            taskName: 'K',
+            taskOrder: 1,
+            conversationParams: { conversation_id: 'c-1' },
+            conversationId: 'c-1',
+            input: 'in',
+            result: null,
+            state: 'SUCCEEDED',
+            startDate: new Date('2026-09-15T12:30:00.250Z'),
+            endDate: null,
+          },
+        ],
+        [],
+      ]);
+      expect(await history.toolCallsOf(['E9'], false)).toEqual([[]]);
+      expect(fake.calls[1]?.sql).toMatch(
+        /^SELECT JSON_ARRAYAGG\(JSON_OBJECT\('teamExecId' VALUE q\.TEAM_EXEC_ID, .* RETURNING CLOB\) ORDER BY q\.TEAM_EXEC_ID, q\.TASK_ORDER RETURNING CLOB\) AS ROWS_JSON FROM \(SELECT /,
+      );
+      // Objects without CLOB members stay VARCHAR2: no temporary LOB per row.
+      expect(fake.calls[2]?.sql).toContain(
+        "'endDate' VALUE q.END_DATE) ORDER BY q.TEAM_EXEC_ID, q.TASK_ORDER, q.START_DATE, q.INVOCATION_ID RETURNING CLOB)",
+      );
     } finally {
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;

@@ -38,7 +38,9 @@ async function namesInSource(): Promise<{ names: Set<string>; prefixes: Set<stri
   const prefixes = new Set<string>();
   for (const file of await readdir(SQL_DIR)) {
     const source = await readFile(new URL(file, SQL_DIR), 'utf8');
-    for (const m of source.matchAll(/(?:\b(?:query|paged)\(\s*|\bcount: )'([\w.]+)'/g)) {
+    for (const m of source.matchAll(
+      /(?:\b(?:query|paged|jsonArrayQuery)\(\s*|\bcount: )'([\w.]+)'/g,
+    )) {
       names.add(m[1] as string);
     }
     for (const m of source.matchAll(/\b(?:query|paged)\(\s*`([\w.]+)\$\{/g)) {

@@ -8,7 +8,7 @@ export const ORACLE_EMULATION_SCHEMA = 'emb_oracle';
 
 /**
  * Oracle's DUAL, SYS_CONTEXT('USERENV', …) and PRODUCT_COMPONENT_VERSION, for the start-up
- * session statement (src/db/sql/session.ts). They live in their own schema, after public in
+ * session statement (src/db/sql/session.ts), and its CLOB type. They live in their own schema, after public in
  * the search path, so that the Oracle fixture (generated from the public schema) leaves them
  * to the real database.
  */
@@ -20,6 +20,9 @@ LANGUAGE sql STABLE AS $$
   SELECT CASE WHEN upper(namespace) = 'USERENV' AND upper(parameter) IN ('SESSION_USER', 'CURRENT_SCHEMA', 'CURRENT_USER')
     THEN current_setting('agentgraph.session_user', true) END
 $$;
+-- Oracle's CLOB, as RETURNING CLOB names it in the JSON aggregates (jsonArrayQuery): over json,
+-- so that an object returned as CLOB is nested as JSON, not quoted, and never parsed again.
+CREATE DOMAIN ${ORACLE_EMULATION_SCHEMA}.clob AS json;
 CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.product_component_version AS
   SELECT 'PGlite (embedded PostgreSQL)'::varchar(80) AS product,
          current_setting('server_version')::varchar(80) AS version_full;

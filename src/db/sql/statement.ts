@@ -13,15 +13,17 @@
  *   to one owner's rows. Where the view cannot hold that owner's rows, the condition is one
  *   no row meets: the query holding it is never sent and reads as no rows.
  * - query(name, text, decode) makes the value; fetchRows(driver, query) runs it and decodes.
+ * - jsonArrayQuery(...) is a list whose rows the database returns as one JSON array.
  * - paged(...) / fetchPage(...) is a page (OFFSET/FETCH plus the total over all pages) and
- *   the count sent only when the page lies past the last row.
+ *   the count sent only when the page lies past the last row; keysetPaged(...) is the same
+ *   for a page that starts after (or ends before) a row's values of the order keys.
  * - fetchForKeys(...) sends one IN-list statement per 1,000 distinct keys.
  *
  * Statements are written once in the SQL that Oracle and PostgreSQL 18 both accept.
  */
 import { type Catalog, ownerColumn, type ViewInfo } from '../catalog.js';
 import type { Binds, BindValue, Driver, Row, Statement } from '../driver.js';
-import { num } from '../rows.js';
+import { camelCase, dateOrNull, jsonOrNull, num, strOrNull } from '../rows.js';
 
 /** SQL text with the binds its placeholders name. */
 export interface Fragment {
@@ -36,6 +38,11 @@ export interface Query<T> {
   readonly statement: Statement;
   readonly binds: Binds;
   readonly decode: (row: Row) => T;
+  /**
+   * The rows `decode` reads, out of what the driver returned: those rows themselves, or the
+   * objects of the one JSON array a jsonArrayQuery statement returns.
+   */
+  readonly rowsOf: (rows: readonly Row[]) => readonly Row[];
   /** Sent through queryWithAgentDetails, which adds each row's DESCRIBE_AGENT JSON. */
   readonly agentDetails: boolean;
   /** Never sent: a condition can match no row. */
@@ -184,8 +191,57 @@ export function query<T>(
     statement: options.orderedBy ? { name, text, orderedBy: options.orderedBy } : { name, text },
     binds: body.binds,
     decode,
+    rowsOf: (rows) => rows,
     agentDetails: options.agentDetails ?? false,
     noRows: body.noRows === true,
+  };
+}
+
+/** The output name of a select-list item: its alias, or the column it names (`h.TEAM_NAME`). */
+export function outputName(item: string): string {
+  const name = /(\w+)\s*$/.exec(item)?.[1];
+  if (name === undefined) throw new Error(`select item without an output name: ${item}`);
+  return name;
+}
+
+export interface JsonArrayParts {
+  /** Select-list items, each ending with its output name (`NULL AS TASK_OWNER`, `h.STATE`). */
+  readonly select: readonly string[];
+  /** `FROM` onwards, without ORDER BY. */
+  readonly from: Fragment;
+  /** Output names (with ASC/DESC where needed) that order the array. */
+  readonly orderBy: readonly string[];
+  /** Some item can exceed 4,000 bytes (a CLOB): Oracle's JSON_OBJECT must return a CLOB too. */
+  readonly clob?: boolean;
+}
+
+/**
+ * A list returned as one row holding one JSON array, built by the database: PGlite then
+ * decodes one text value instead of every field of thousands of rows, and Oracle sends one
+ * CLOB instead of a fetch per 100 rows. Each object's keys are the camelCase output names,
+ * the keys `decode` already reads. The same SQL:2016 text runs on both: CLOB is Oracle's
+ * type (beyond 4,000 bytes), a domain over json in the embedded database (plsql.ts), whose
+ * driver may hand the array over parsed. No rows aggregate to NULL, which reads as no rows.
+ * Dates arrive as ISO text, which dateOrNull reads.
+ */
+export function jsonArrayQuery<T>(
+  name: string,
+  parts: JsonArrayParts,
+  decode: (row: Row) => T,
+): Query<T> {
+  const members = parts.select
+    .map(outputName)
+    .map((column) => `'${camelCase(column)}' VALUE q.${column}`);
+  const object = `JSON_OBJECT(${members.join(', ')}${parts.clob ? ' RETURNING CLOB' : ''})`;
+  const order = parts.orderBy.map((column) => `q.${column}`).join(', ');
+  return {
+    ...query(
+      name,
+      sql`SELECT JSON_ARRAYAGG(${object} ORDER BY ${order} RETURNING CLOB) AS ROWS_JSON
+        FROM (SELECT ${parts.select.join(', ')} FROM ${parts.from}) q`,
+      decode,
+    ),
+    rowsOf: (rows) => rows.flatMap((row) => jsonOrNull(row.rowsJson) ?? []) as Row[],
   };
 }
 
@@ -194,7 +250,7 @@ export async function fetchRows<T>(driver: Driver, q: Query<T>): Promise<T[]> {
   const rows = q.agentDetails
     ? await driver.queryWithAgentDetails(q.statement, q.binds)
     : await driver.query(q.statement, q.binds);
-  return rows.map(q.decode);
+  return q.rowsOf(rows).map(q.decode);
 }
 
 /** The decoded rows for many keys: one IN-list statement per 1,000 distinct keys. */
@@ -259,6 +315,184 @@ export function paged<T>(
             num(row.totalCount),
           )
         : count,
+  };
+}
+
+/**
+ * A column a keyset page is ordered by. Nulls sort last in the list's order (so first when it
+ * is read backwards), whatever the direction, on both databases.
+ */
+export interface SortKey {
+  readonly column: string;
+  readonly direction: 'ASC' | 'DESC';
+  /**
+   * A TIMESTAMP: held to its full precision (microseconds on Oracle and PostgreSQL), which a
+   * bound Date (milliseconds) lacks.
+   */
+  readonly date?: boolean;
+}
+
+/** A TIMESTAMP to its full precision: its millisecond and the digits of the seconds below it. */
+export interface Instant {
+  readonly at: Date;
+  readonly belowMs: string;
+}
+
+export type KeyValue = string | Instant | null;
+
+/** A row's place in a keyset order: its value of each SortKey, the unique last. */
+export type Position = readonly KeyValue[];
+
+export interface KeysetWindow {
+  /** Rows that come after this place in the order. */
+  readonly after?: Position;
+  /** Rows that come before this place in the order. */
+  readonly before?: Position;
+  /** Read from the end of the order (the rows come back last first). */
+  readonly backward: boolean;
+  readonly limit: number;
+}
+
+export interface Positioned<T> {
+  readonly node: T;
+  readonly position: Position;
+}
+
+const secondsOf = (column: string) => `EXTRACT(SECOND FROM ${column})`;
+
+/**
+ * The seconds of an instant as EXTRACT(SECOND) gives them (12.123456): what a bound Date
+ * cannot say below the millisecond is compared this way, inside that one millisecond.
+ */
+const secondsBind = (name: string, instant: Instant) =>
+  sql.bind(
+    name,
+    Number(
+      `${instant.at.getUTCSeconds()}.${String(instant.at.getUTCMilliseconds()).padStart(3, '0')}${instant.belowMs}`,
+    ),
+  );
+
+/** `column op value` for op `<`, `>` or `=`, exact to the microsecond for dates. */
+function compare(
+  key: SortKey,
+  op: '<' | '>' | '=',
+  value: string | Instant,
+  name: string,
+): Fragment {
+  const column = key.column;
+  if (typeof value === 'string') return sql`${column} ${op} ${sql.bind(name, value)}`;
+  const at = sql.bind(name, value.at);
+  const next = sql.bind(`${name}_next`, new Date(value.at.getTime() + 1));
+  const seconds = secondsBind(`${name}_s`, value);
+  const inMs = secondsOf(column);
+  if (op === '=') return sql`(${column} >= ${at} AND ${column} < ${next} AND ${inMs} = ${seconds})`;
+  return op === '>'
+    ? sql`(${column} >= ${next} OR (${column} >= ${at} AND ${inMs} > ${seconds}))`
+    : sql`(${column} < ${at} OR (${column} < ${next} AND ${inMs} < ${seconds}))`;
+}
+
+/**
+ * Rows strictly after (`later`) or before a place in the order: the expanded form of the row
+ * comparison `(k1, k2) > (:a, :b)`, which Oracle does not have, with nulls last.
+ */
+function beyond(
+  keys: readonly SortKey[],
+  place: Position,
+  later: boolean,
+  prefix: string,
+): Fragment {
+  const level = (i: number): Fragment => {
+    const key = keys[i] as SortKey;
+    const value = place[i] ?? null;
+    const name = `${prefix}${i}`;
+    const op = (key.direction === 'ASC') === later ? '>' : '<';
+    // The last key is unique, hence never null.
+    if (i === keys.length - 1) return compare(key, op, value ?? '', name);
+    let past: Fragment | undefined;
+    if (value === null) past = later ? undefined : sql`${key.column} IS NOT NULL`;
+    else if (later) past = sql`(${compare(key, op, value, name)} OR ${key.column} IS NULL)`;
+    else past = compare(key, op, value, name);
+    const same = value === null ? sql`${key.column} IS NULL` : compare(key, '=', value, name);
+    const rest = sql`${same} AND ${level(i + 1)}`;
+    return past ? sql`(${past} OR (${rest}))` : sql`(${rest})`;
+  };
+  return level(0);
+}
+
+function positionOf(keys: readonly SortKey[], row: Row): Position {
+  return keys.map((key, i) => {
+    if (!key.date) return strOrNull(row[`key${i}`]);
+    const at = dateOrNull(row[`key${i}`]);
+    const seconds = row[`key${i}Seconds`];
+    if (at === null || seconds === null || seconds === undefined) return null;
+    return instant(at, typeof seconds === 'number' ? seconds.toFixed(9) : String(seconds));
+  });
+}
+
+/**
+ * The instant from a fetched date and EXTRACT(SECOND) of the same value ("12.123456"): the
+ * millisecond comes from the seconds too, whichever way the driver rounded the date.
+ */
+function instant(fetched: Date, seconds: string): Instant {
+  const [whole = '0', fraction = ''] = seconds.split('.');
+  const digits = fraction.replace(/0+$/, '');
+  const minute = fetched.getTime() - (fetched.getTime() % 60_000);
+  let at = minute + Number(whole) * 1000 + Number(digits.slice(0, 3).padEnd(3, '0'));
+  if (at - fetched.getTime() > 30_000) at -= 60_000;
+  if (fetched.getTime() - at > 30_000) at += 60_000;
+  return { at: new Date(at), belowMs: digits.slice(3) };
+}
+
+/**
+ * One keyset page in one statement, named `name`: `select` plus the order keys (KEY0, …)
+ * and the total over the filter alone (a scalar subquery, so the place in the order does not
+ * change it), rows after `window.after` and before `window.before`, at most `window.limit`.
+ * A page past the last row carries no total; `count` (a statement of that name) then counts.
+ */
+export function keysetPaged<T>(
+  name: string,
+  parts: {
+    readonly select: string;
+    /** The view and its alias. */
+    readonly from: string;
+    readonly filter: readonly (Fragment | undefined)[];
+    readonly keys: readonly SortKey[];
+    readonly count: string;
+  },
+  window: KeysetWindow,
+  decode: (row: Row) => T,
+): PagedQuery<Positioned<T>> {
+  const { select, from, filter, keys, count } = parts;
+  const keyColumns = keys.flatMap((key, i) => [
+    `${key.column} AS KEY${i}`,
+    ...(key.date ? [`${secondsOf(key.column)} AS KEY${i}_SECONDS`] : []),
+  ]);
+  const orderBy = keys.map(({ column, direction }, i) => {
+    const nulls = i === keys.length - 1 ? '' : window.backward ? ' NULLS FIRST' : ' NULLS LAST';
+    const reversed = direction === 'ASC' ? 'DESC' : 'ASC';
+    return `${column} ${window.backward ? reversed : direction}${nulls}`;
+  });
+  const filtered = sql`${from} ${sql.where(...filter)}`;
+  return {
+    page: query(
+      name,
+      sql`SELECT ${select}, ${keyColumns.join(', ')},
+        (SELECT COUNT(*) FROM ${filtered}) AS TOTAL_COUNT
+        FROM ${from} ${sql.where(
+          ...filter,
+          window.after ? beyond(keys, window.after, true, 'after') : undefined,
+          window.before ? beyond(keys, window.before, false, 'before') : undefined,
+        )}
+        ORDER BY ${orderBy.join(', ')}
+        FETCH FIRST ${sql.bind('page_limit', window.limit)} ROWS ONLY`,
+      (row) => ({
+        item: { node: decode(row), position: positionOf(keys, row) },
+        totalCount: num(row.totalCount),
+      }),
+    ),
+    count: query(count, sql`SELECT COUNT(*) AS TOTAL_COUNT FROM ${filtered}`, (row) =>
+      num(row.totalCount),
+    ),
   };
 }
 

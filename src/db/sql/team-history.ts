@@ -13,8 +13,24 @@ import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull } from '../rows.js';
-import type { Fragment, PagedQuery, PageWindow } from './statement.js';
-import { ownedBy, paged, perCatalog, query, sql, viewerOwns } from './statement.js';
+import type {
+  Fragment,
+  KeysetWindow,
+  PagedQuery,
+  PageWindow,
+  Positioned,
+  SortKey,
+} from './statement.js';
+import {
+  jsonArrayQuery,
+  keysetPaged,
+  outputName,
+  ownedBy,
+  perCatalog,
+  query,
+  sql,
+  viewerOwns,
+} from './statement.js';
 
 /**
  * Team, task and tool history (seed 003). Milliseconds between two TIMESTAMPs are computed
@@ -33,6 +49,24 @@ const ORDER_COLUMNS: Record<TeamRunOrderField, string> = {
   STATE: 'h.STATE',
 };
 
+/** The keys of teamRuns in an order: its column, then TEAM_EXEC_ID to tell ties apart. */
+export function runOrderKeys(order: TeamRunOrder): SortKey[] {
+  return [
+    {
+      column: ORDER_COLUMNS[order.field],
+      direction: order.direction,
+      date: order.field === 'START_DATE' || order.field === 'END_DATE',
+    },
+    { column: 'h.TEAM_EXEC_ID', direction: 'ASC' },
+  ];
+}
+
+/** The keys of root toolCalls: newest first, INVOCATION_ID to tell ties apart. */
+export const TOOL_CALL_ORDER_KEYS: readonly SortKey[] = [
+  { column: 'START_DATE', direction: 'DESC', date: true },
+  { column: 'INVOCATION_ID', direction: 'ASC' },
+];
+
 /** A run in the newest-first window of its team (see runsByTeams). */
 export interface WindowedRun {
   readonly run: TeamRun;
@@ -45,8 +79,16 @@ export interface WindowedRun {
 export const teamHistorySql = perCatalog((catalog: Catalog) => {
   const runs = catalog.teamHistory;
   const runOwner = ownerColumn(runs, ['TEAM_OWNER']);
-  const runColumns = `h.TEAM_EXEC_ID, h.TEAM_NAME, ${runOwner ? 'h.TEAM_OWNER' : 'NULL'} AS TEAM_OWNER,
-    h.START_DATE, h.END_DATE, h.STATE, h.TEAM_INSTANCE_ID`;
+  const runItems = [
+    'h.TEAM_EXEC_ID',
+    'h.TEAM_NAME',
+    `${runOwner ? 'h.TEAM_OWNER' : 'NULL'} AS TEAM_OWNER`,
+    'h.START_DATE',
+    'h.END_DATE',
+    'h.STATE',
+    'h.TEAM_INSTANCE_ID',
+  ];
+  const runColumns = runItems.join(', ');
   const toRun = (row: Row): TeamRun => ({
     execId: str(row.teamExecId),
     teamName: str(row.teamName),
@@ -93,12 +135,21 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
   // The large columns (CLOBs on Oracle: each one a LOB to fetch) are a column group of their
   // own, selected only when the operation asks for one of them (`texts`); rows read without
   // them carry null there, and no field that reads them is resolved on such a row.
-  const taskColumns = (
-    texts: boolean,
-  ) => `TEAM_EXEC_ID, TEAM_NAME, ${ownerColumn(tasks, ['TASK_OWNER']) ? 'TASK_OWNER' : 'NULL AS TASK_OWNER'},
-    AGENT_NAME, TASK_NAME, TASK_ORDER,
-    ${conversation ? `JSON_VALUE(${conversation}, '$.conversation_id') AS CONVERSATION_ID` : 'NULL AS CONVERSATION_ID'},
-    STATE, START_DATE, END_DATE${texts ? `, ${conversation ? `${conversation} AS CONVERSATION_PARAMS` : 'NULL AS CONVERSATION_PARAMS'}, INPUT, RESULT` : ''}`;
+  const taskItems = (texts: boolean) => [
+    'TEAM_EXEC_ID',
+    'TEAM_NAME',
+    ownerColumn(tasks, ['TASK_OWNER']) ? 'TASK_OWNER' : 'NULL AS TASK_OWNER',
+    'AGENT_NAME',
+    'TASK_NAME',
+    'TASK_ORDER',
+    conversation
+      ? `JSON_VALUE(${conversation}, '$.conversation_id') AS CONVERSATION_ID`
+      : 'NULL AS CONVERSATION_ID',
+    'STATE',
+    'START_DATE',
+    'END_DATE',
+    ...(texts ? [`${conversation ?? 'NULL'} AS CONVERSATION_PARAMS`, 'INPUT', 'RESULT'] : []),
+  ];
   const toTask = (row: Row): TaskRun => ({
     teamExecId: str(row.teamExecId),
     teamName: str(row.teamName),
@@ -116,9 +167,19 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
   });
 
   const calls = catalog.toolHistory;
-  const callColumns = (texts: boolean) => `INVOCATION_ID, TEAM_EXEC_ID, TASK_ORDER,
-    ${ownerColumn(calls, ['TOOL_OWNER']) ? 'TOOL_OWNER' : 'NULL AS TOOL_OWNER'},
-    TOOL_NAME, AGENT_NAME, TASK_NAME, START_DATE, END_DATE${texts ? ', INPUT, OUTPUT, TOOL_OUTPUT' : ''}`;
+  const callItems = (texts: boolean) => [
+    'INVOCATION_ID',
+    'TEAM_EXEC_ID',
+    'TASK_ORDER',
+    ownerColumn(calls, ['TOOL_OWNER']) ? 'TOOL_OWNER' : 'NULL AS TOOL_OWNER',
+    'TOOL_NAME',
+    'AGENT_NAME',
+    'TASK_NAME',
+    'START_DATE',
+    'END_DATE',
+    ...(texts ? ['INPUT', 'OUTPUT', 'TOOL_OUTPUT'] : []),
+  ];
+  const callColumns = (texts: boolean) => callItems(texts).join(', ');
   const toToolCall = (row: Row): ToolCall => ({
     invocationId: str(row.invocationId),
     teamExecId: str(row.teamExecId),
@@ -168,14 +229,15 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       viewer: Viewer,
       filter: TeamRunFilter,
       order: TeamRunOrder,
-      window: PageWindow,
-    ): PagedQuery<TeamRun> =>
-      paged(
+      window: KeysetWindow,
+    ): PagedQuery<Positioned<TeamRun>> =>
+      keysetPaged(
         'teamRuns.page',
         {
           select: runColumns,
-          from: sql`${runs.name} h ${sql.where(...runFilter(viewer, filter))}`,
-          orderBy: `${ORDER_COLUMNS[order.field]} ${order.direction} NULLS LAST, h.TEAM_EXEC_ID`,
+          from: `${runs.name} h`,
+          filter: runFilter(viewer, filter),
+          keys: runOrderKeys(order),
           count: 'teamRuns.count',
         },
         window,
@@ -187,17 +249,20 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
      * past a team's last run still carries the team's total.
      */
     runsByTeams: (viewer: Viewer, filter: TeamRunFilter, window: PageWindow) => (teams: Fragment) =>
-      query(
+      jsonArrayQuery(
         'teamRuns.byTeams',
-        sql`SELECT * FROM (
+        {
+          select: [...runItems.map(outputName), 'RN', 'TOTAL_COUNT'],
+          from: sql`(
            SELECT ${runColumns},
              ROW_NUMBER() OVER (PARTITION BY h.TEAM_NAME ORDER BY h.START_DATE DESC NULLS LAST, h.TEAM_EXEC_ID) AS RN,
              COUNT(*) OVER (PARTITION BY h.TEAM_NAME) AS TOTAL_COUNT
            FROM ${runs.name} h
            ${sql.where(sql`h.TEAM_NAME IN (${teams})`, ...runFilter(viewer, filter))}
          ) w
-         WHERE (w.RN > ${sql.bind('page_offset', window.offset)} AND w.RN <= ${sql.bind('page_end', window.offset + window.limit)}) OR w.RN = 1
-         ORDER BY w.TEAM_NAME, w.RN`,
+         WHERE (w.RN > ${sql.bind('page_offset', window.offset)} AND w.RN <= ${sql.bind('page_end', window.offset + window.limit)}) OR w.RN = 1`,
+          orderBy: ['TEAM_NAME', 'RN'],
+        },
         (row): WindowedRun => ({
           run: toRun(row),
           rowNumber: num(row.rn),
@@ -236,21 +301,29 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     tasksByRuns:
       (viewer: Viewer, texts = true) =>
       (ids: Fragment) =>
-        query(
+        jsonArrayQuery(
           'taskRuns.byRuns',
-          sql`SELECT ${taskColumns(texts)} FROM ${tasks.name} t
-         ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, 't'))}
-         ORDER BY TEAM_EXEC_ID, TASK_ORDER`,
+          {
+            select: taskItems(texts),
+            from: sql`${tasks.name} t
+              ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, 't'))}`,
+            orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER'],
+            clob: texts,
+          },
           toTask,
         ),
     toolCallsByRuns:
       (viewer: Viewer, texts = true) =>
       (ids: Fragment) =>
-        query(
+        jsonArrayQuery(
           'toolCalls.byRuns',
-          sql`SELECT ${callColumns(texts)} FROM ${calls.name} tc
-         ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, 'tc'))}
-         ORDER BY TEAM_EXEC_ID, TASK_ORDER, START_DATE, INVOCATION_ID`,
+          {
+            select: callItems(texts),
+            from: sql`${calls.name} tc
+              ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, 'tc'))}`,
+            orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE', 'INVOCATION_ID'],
+            clob: texts,
+          },
           toToolCall,
         ),
     toolCallsByIds: (viewer: Viewer) => (ids: Fragment) =>
@@ -263,13 +336,14 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     toolCallsPage: (
       viewer: Viewer,
       filter: ToolCallFilter,
-      window: PageWindow,
-    ): PagedQuery<ToolCall> =>
-      paged(
+      window: KeysetWindow,
+    ): PagedQuery<Positioned<ToolCall>> =>
+      keysetPaged(
         'toolCalls.page',
         {
           select: callColumns(true),
-          from: sql`${calls.name} tc ${sql.where(
+          from: `${calls.name} tc`,
+          filter: [
             filter.toolName
               ? sql`TOOL_NAME = ${sql.bind('tool_name', filter.toolName)}`
               : undefined,
@@ -280,8 +354,8 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
               ? sql`TEAM_EXEC_ID = ${sql.bind('team_exec_id', filter.teamExecId)}`
               : undefined,
             runVisible(viewer, 'tc'),
-          )}`,
-          orderBy: 'START_DATE DESC NULLS LAST, INVOCATION_ID',
+          ],
+          keys: TOOL_CALL_ORDER_KEYS,
           count: 'toolCalls.count',
         },
         window,

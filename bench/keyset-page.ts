@@ -1,0 +1,114 @@
+/**
+ * A page deep in teamRuns and toolCalls (after 250 rows, or KEYSET_DEPTH), read by OFFSET (as before keyset
+ * cursors) and by keyset, on the embedded database: statement time, median of 50 after 10
+ * warm-ups. `KEYSET_EXTRA_RUNS=20000` first adds that many runs (copies, new ids) to see how
+ * each scales. Usage: `npx tsx bench/keyset-page.ts`.
+ */
+import { loadConfig } from '../src/config.js';
+import { discoverDatabase } from '../src/db/discover.js';
+import type { Driver } from '../src/db/driver.js';
+import { openEmbeddedDatabase } from '../src/db/embedded/database.js';
+import { fetchRows, paged, type Query, sql } from '../src/db/sql/statement.js';
+import { teamHistorySql } from '../src/db/sql/team-history.js';
+import { ANONYMOUS_ADMIN } from '../src/model/viewer.js';
+
+const DEPTH = Number(process.env.KEYSET_DEPTH ?? 250);
+const SIZE = 20;
+
+async function median(driver: Driver, query: Query<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 60; i++) {
+    const started = performance.now();
+    await fetchRows(driver, query);
+    if (i >= 10) times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return times[times.length >> 1] as number;
+}
+
+const config = loadConfig({});
+if (config.database.kind !== 'embedded') throw new Error('embedded only');
+const database = await openEmbeddedDatabase(config.database);
+const extra = Number(process.env.KEYSET_EXTRA_RUNS ?? 0);
+if (extra > 0) {
+  await database.pg.query(
+    `INSERT INTO dba_ai_agent_team_history
+     SELECT 'COPY_' || g || '_' || team_exec_id, team_name, team_owner,
+       start_date - g * interval '1 second', end_date, state, team_instance_id
+     FROM dba_ai_agent_team_history, generate_series(1, $1::int / 280 + 1) g`,
+    [extra],
+  );
+}
+const { catalog } = await discoverDatabase(database.driver, config.database.viewScope);
+const history = teamHistorySql(catalog);
+const order = { field: 'START_DATE', direction: 'DESC' } as const;
+
+const runsBefore = await fetchRows(
+  database.driver,
+  history.runsPage(ANONYMOUS_ADMIN, {}, order, { backward: false, limit: DEPTH }).page,
+);
+const callsBefore = await fetchRows(
+  database.driver,
+  history.toolCallsPage(ANONYMOUS_ADMIN, {}, { backward: false, limit: DEPTH }).page,
+);
+const window = { offset: DEPTH, limit: SIZE + 1 };
+const cases: [string, Query<unknown>][] = [
+  [
+    'teamRuns offset',
+    paged(
+      'teamRuns.page',
+      {
+        select: 'h.TEAM_EXEC_ID, h.TEAM_NAME, h.TEAM_OWNER, h.START_DATE, h.END_DATE, h.STATE',
+        from: sql`${catalog.teamHistory.name} h`,
+        orderBy: 'h.START_DATE DESC NULLS LAST, h.TEAM_EXEC_ID',
+        count: 'teamRuns.count',
+      },
+      window,
+      (row) => row,
+    ).page,
+  ],
+  [
+    'teamRuns keyset',
+    history.runsPage(ANONYMOUS_ADMIN, {}, order, {
+      after: runsBefore.at(-1)?.item.position,
+      backward: false,
+      limit: SIZE + 1,
+    }).page,
+  ],
+  [
+    'toolCalls offset',
+    paged(
+      'toolCalls.page',
+      {
+        select:
+          'INVOCATION_ID, TEAM_EXEC_ID, TASK_ORDER, TOOL_OWNER, TOOL_NAME, AGENT_NAME, TASK_NAME, START_DATE, END_DATE, INPUT, OUTPUT, TOOL_OUTPUT',
+        from: sql`${catalog.toolHistory.name} tc`,
+        orderBy: 'START_DATE DESC NULLS LAST, INVOCATION_ID',
+        count: 'toolCalls.count',
+      },
+      window,
+      (row) => row,
+    ).page,
+  ],
+  [
+    'toolCalls keyset',
+    history.toolCallsPage(
+      ANONYMOUS_ADMIN,
+      {},
+      {
+        after: callsBefore.at(-1)?.item.position,
+        backward: false,
+        limit: SIZE + 1,
+      },
+    ).page,
+  ],
+];
+const [runCount] = await fetchRows(
+  database.driver,
+  history.runsPage(ANONYMOUS_ADMIN, {}, order, { backward: false, limit: 1 }).page,
+);
+console.log(`runs: ${runCount?.totalCount}; page of ${SIZE} after ${DEPTH} rows; median ms of 50`);
+for (const [name, query] of cases) {
+  console.log(`${name.padEnd(18)} ${(await median(database.driver, query)).toFixed(2)}`);
+}
+await database.driver.close();
