@@ -46,6 +46,12 @@ export interface SubscriberRow {
   readonly fanOutMs: number;
   /** fanOutMs per subscriber of this process: one event's cost for one subscriber. */
   readonly fanOutUsPerSubscriber: number;
+  /**
+   * This process's CPU time (user + system) from each burst's first change to its last
+   * receipt, per fanned-out message and subscriber: unlike fanOutMs, it does not grow with
+   * time spent waiting for a busy CPU.
+   */
+  readonly cpuUsPerSubscriberEvent: number;
 }
 
 /** The subscriber rows as a Markdown table, as `npm run bench` and `npm run bench:live` print them. */
@@ -65,6 +71,7 @@ export function subscriberTable(rows: readonly SubscriberRow[]): string {
     'heap KiB/subscriber',
     'fan-out ms',
     'µs/subscriber',
+    'CPU µs/subscriber/event',
   ];
   const cells = (r: SubscriberRow) => [
     String(r.subscribers),
@@ -81,6 +88,7 @@ export function subscriberTable(rows: readonly SubscriberRow[]): string {
     r.heapKiBPerSubscriber.toFixed(1),
     r.fanOutMs.toFixed(0),
     r.fanOutUsPerSubscriber.toFixed(1),
+    r.cpuUsPerSubscriberEvent.toFixed(1),
   ];
   const line = (row: string[]) => `| ${row.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map((r) => line(cells(r)))].join(
@@ -126,6 +134,11 @@ class Clients {
   }
 
   async answer<T>(timeoutMs: number): Promise<T> {
+    return JSON.parse(await this.line(timeoutMs)) as T;
+  }
+
+  /** The next answer, unparsed. */
+  async line(timeoutMs: number): Promise<string> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -136,7 +149,7 @@ class Clients {
     try {
       const next = await Promise.race([this.answers.next(), timeout]);
       if (next.done) throw new Error('the subscriber process ended');
-      return JSON.parse(next.value) as T;
+      return next.value;
     } finally {
       clearTimeout(timer);
     }
@@ -204,7 +217,9 @@ type Pg = NonNullable<AgentGraphServer['database']['embedded']>['pg'];
 
 /**
  * Moves `runs` to `state` at `phase` (0–1) of the poll interval after a cycle ends, and
- * resolves to each (subscriber, run) delay in milliseconds.
+ * resolves to each (subscriber, run) delay in milliseconds and to this process's CPU time
+ * from the first change to the last receipt (the writes, polls, fan-outs and keep-alives; not
+ * the bench's own bookkeeping of receipts).
  */
 async function burst(
   server: AgentGraphServer,
@@ -213,27 +228,29 @@ async function burst(
   runs: readonly string[],
   state: 'WAITING_FOR_HUMAN' | 'RUNNING',
   phase: number,
-): Promise<number[]> {
+): Promise<{ delays: number[]; cpu: NodeJS.CpuUsage }> {
   const { pollIntervalMs } = server.config.live;
   for (const c of clients) c.send({ watch: runs, present: state === 'WAITING_FOR_HUMAN' });
   for (const c of clients) await c.answer(10_000);
   await cycleEnd(server);
   await sleep(phase * pollIntervalMs);
   const changedAt = new Map<string, number>();
+  const cpuBefore = process.cpuUsage();
   for (const execId of runs) {
     await setRunState(pg, execId, state);
     changedAt.set(execId, now());
   }
+  const answers: string[] = [];
+  for (const c of clients) answers.push(await c.line(pollIntervalMs * 3 + 30_000));
+  const cpu = process.cpuUsage(cpuBefore);
   const delays: number[] = [];
-  for (const c of clients) {
-    const { receipts } = await c.answer<{ receipts: Record<string, number[]> }>(
-      pollIntervalMs * 3 + 30_000,
-    );
+  for (const answer of answers) {
+    const { receipts } = JSON.parse(answer) as { receipts: Record<string, number[]> };
     for (const [execId, times] of Object.entries(receipts)) {
       for (const at of times) delays.push(at - (changedAt.get(execId) as number));
     }
   }
-  return delays;
+  return { delays, cpu };
 }
 
 /**
@@ -326,15 +343,17 @@ export async function runSubscribers(
       };
       const delays: number[] = [];
       const fanOut = await fanOutTotals(server);
+      const cpuUsed = { user: 0, system: 0 };
       for (const { state, phase } of BURSTS) {
+        const { delays: burstDelays, cpu } = await burst(server, pg, clients, runs, state, phase);
         // One push per delay: a spread of 200,000 arguments overflows the stack.
-        for (const delay of await burst(server, pg, clients, runs, state, phase)) {
-          delays.push(delay);
-        }
+        for (const delay of burstDelays) delays.push(delay);
+        cpuUsed.user += cpu.user;
+        cpuUsed.system += cpu.system;
       }
       const fanOutAfter = await fanOutTotals(server);
-      const fanOutMs =
-        (1000 * (fanOutAfter.sum - fanOut.sum)) / Math.max(1, fanOutAfter.count - fanOut.count);
+      const fanOuts = Math.max(1, fanOutAfter.count - fanOut.count);
+      const fanOutMs = (1000 * (fanOutAfter.sum - fanOut.sum)) / fanOuts;
       delays.sort((a, b) => a - b);
       const cycles = (await goodCycles(server)) - before.cycles;
       const statements = (await server.metrics.statementCount()) - before.statements;
@@ -354,8 +373,13 @@ export async function runSubscribers(
         heapKiBPerSubscriber: (heap - baseHeap) / 1024 / (count - 1),
         fanOutMs,
         fanOutUsPerSubscriber: (1000 * fanOutMs) / count,
+        cpuUsPerSubscriberEvent: (cpuUsed.user + cpuUsed.system) / fanOuts / count,
       });
-      log(`  subscribers (${subscribers}): p99 delivery ${percentile(delays, 99).toFixed(0)} ms\n`);
+      const perEvent = (us: number) => (us / fanOuts / count).toFixed(1);
+      log(
+        `  subscribers (${subscribers}): p99 delivery ${percentile(delays, 99).toFixed(0)} ms; ` +
+          `CPU µs per subscriber and event: user ${perEvent(cpuUsed.user)}, system ${perEvent(cpuUsed.system)}\n`,
+      );
     }
   } finally {
     for (const c of clients) await c.close();

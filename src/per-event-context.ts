@@ -13,6 +13,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from './context.js';
+import { Channel } from './live/channel.js';
 import { mapAsyncIterable } from './live/iterables.js';
 import { createLoaders } from './loaders.js';
 import { type SubscriptionShape, subscriptionShape } from './subscription-shape.js';
@@ -61,7 +62,11 @@ const shared = new WeakMap<object, EventShare>();
 /** What a viewer may see depends on its owner and role only. */
 const scopeOf = (context: Context) => JSON.stringify([context.viewer.owner, context.viewer.admin]);
 
-function executeShared(args: ExecutionArgs, payload: unknown): Result {
+/**
+ * One event's result for one subscription: the same object (or promise) as every identical
+ * subscription gets for that event, and as its own event stream yields.
+ */
+export function executeShared(args: ExecutionArgs, payload: unknown): Result {
   const base = args.contextValue as Context;
   const freshContext = (): Context => ({ ...base, loaders: createLoaders(base.repositories) });
   const run = (contextValue: Context) => execute({ ...args, rootValue: payload, contextValue });
@@ -78,7 +83,7 @@ function executeShared(args: ExecutionArgs, payload: unknown): Result {
     share.contexts.set(scope, context);
   }
   const key = resultKeyOf(args, scope);
-  const shape = shapeOf(args);
+  const { shape } = planOf(args);
   if (shape) {
     const projected = share.projections.get(key);
     if (projected) return projected;
@@ -112,38 +117,58 @@ function executeShared(args: ExecutionArgs, payload: unknown): Result {
   return result;
 }
 
-const resultKeys = new WeakMap<ExecutionArgs, string>();
+/**
+ * What identical subscriptions (same document, operation and variables) have in common,
+ * worked out at the first event of the first of them and then shared: with thousands of
+ * them, one shape (a canonical document) and one result key each was kilobytes apiece.
+ */
+interface Plan {
+  readonly shape: SubscriptionShape | undefined;
+  /** The result key for each viewer scope. */
+  readonly resultKeys: Map<string, string>;
+}
+
+const plans = new WeakMap<DocumentNode, Map<string, Plan>>();
+/** A subscription's args stay the same: its plan is looked up once. */
+const plansOfArgs = new WeakMap<ExecutionArgs, Plan>();
+
+function planOf(args: ExecutionArgs): Plan {
+  let plan = plansOfArgs.get(args);
+  if (plan) return plan;
+  let byOperation = plans.get(args.document);
+  if (!byOperation) {
+    byOperation = new Map();
+    plans.set(args.document, byOperation);
+  }
+  const operation = JSON.stringify([args.operationName ?? null, args.variableValues ?? null]);
+  plan = byOperation.get(operation);
+  if (!plan) {
+    plan = {
+      shape: subscriptionShape(args.schema, args.document, args.operationName, args.variableValues),
+      resultKeys: new Map(),
+    };
+    byOperation.set(operation, plan);
+  }
+  plansOfArgs.set(args, plan);
+  return plan;
+}
 
 /**
  * Identical subscriptions (normalised document, variables, viewer scope) get identical
- * results; worked out at the first event, as a subscription's args stay the same.
- * Request ids are added to errors per subscription, after this.
+ * results. Request ids are added to errors per subscription, after this.
  */
 function resultKeyOf(args: ExecutionArgs, scope: string): string {
-  let key = resultKeys.get(args);
+  const { resultKeys } = planOf(args);
+  let key = resultKeys.get(scope);
   if (key === undefined) {
     key = JSON.stringify([
       normalisedDocument(args.document, args.operationName),
       args.variableValues ?? null,
       scope,
     ]);
-    resultKeys.set(args, key);
+    resultKeys.set(scope, key);
   }
   return key;
-}
-
-const shapes = new WeakMap<ExecutionArgs, SubscriptionShape | null>();
-
-/** One subscription's shape, worked out at its first event (its args stay the same). */
-function shapeOf(args: ExecutionArgs): SubscriptionShape | undefined {
-  let shape = shapes.get(args);
-  if (shape === undefined) {
-    shape =
-      subscriptionShape(args.schema, args.document, args.operationName, args.variableValues) ??
-      null;
-    shapes.set(args, shape);
-  }
-  return shape ?? undefined;
 }
 
 const then = (result: Result, map: (result: ExecutionResult) => Result): Result =>
@@ -202,10 +227,21 @@ function printOperation(document: DocumentNode, operationName: string | null | u
   });
 }
 
+const channels = new WeakMap<ExecutionArgs, Channel<unknown>>();
+
+/**
+ * The live channel a subscription's events come from (a subscription of src/live), by the
+ * args it was subscribed with, for a transport that delivers events past the iterator chain
+ * (src/transport/websocket.ts).
+ */
+export const eventChannelOf = (args: ExecutionArgs): Channel<unknown> | undefined =>
+  channels.get(args);
+
 export async function subscribeWithContextPerEvent(
   args: ExecutionArgs,
 ): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> {
   const stream = await createSourceEventStream(args);
   if (!(Symbol.asyncIterator in stream)) return stream;
+  if (stream instanceof Channel) channels.set(args, stream);
   return mapAsyncIterable(stream, (payload) => executeShared(args, payload));
 }

@@ -198,6 +198,7 @@ export async function createServer(
     recordAuthFailure: authFailureRecorder(logger, metrics),
     guard,
     maxPayload: config.limits.maxBodyBytes,
+    maxResponseBytes: config.limits.maxResponseBytes,
   });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -48,7 +48,8 @@ export interface LiveHubOptions {
 }
 
 interface Listener {
-  deliver(message: CycleMessage): void;
+  /** Adds to `written` what a channel's bypass returned, to time the fan-out to its end. */
+  deliver(message: CycleMessage, written: Set<PromiseLike<unknown>>): void;
   /** The waiting set read from the stored snapshot when this process joined late. */
   restore(waiting: readonly WireRun[]): void;
   end(): void;
@@ -108,9 +109,11 @@ export class LiveHub {
       (!filter.owner || t.run.owner === filter.owner) &&
       (!states || states.has(t.run.state));
     const channel = this.channel<TeamRunChange>({
-      deliver: (message) => {
+      deliver: (message, written) => {
         for (const transition of message.transitions) {
-          if (matches(transition)) channel.push(this.changeOf(transition, message.polledAt));
+          if (!matches(transition)) continue;
+          const write = channel.push(this.changeOf(transition, message.polledAt));
+          if (write) written.add(write);
         }
       },
       restore: () => {},
@@ -126,12 +129,15 @@ export class LiveHub {
     let last: string | null = null;
     const emit = (waiting: readonly WireRun[]) => {
       const view = this.waitingView(waiting, teamName, owner);
-      if (view.key === last) return;
+      if (view.key === last) return undefined;
       last = view.key;
-      channel.replace(view.runs);
+      return channel.replace(view.runs);
     };
     const channel = this.channel<WaitingRun[]>({
-      deliver: (message) => emit(message.waiting),
+      deliver: (message, written) => {
+        const write = emit(message.waiting);
+        if (write) written.add(write);
+      },
       restore: emit,
     });
     const mirror = this.session?.mirror;
@@ -253,25 +259,32 @@ export class LiveHub {
    * Hands a message to the subscriptions in batches, yielding to the event loop between them
    * so that HTTP requests (/health) and the next poll are served while thousands of sockets
    * get theirs; each batch's executions and sends run in the microtasks before the next one.
-   * A single batch (a few subscribers) is delivered at once, as before.
+   * A single batch (a few subscribers) is delivered at once, as before. The fan-out is timed
+   * to the end of the writes that channels' bypasses took; the next message does not wait for
+   * them (a slow execution holds back only the subscriptions it serves).
    */
   private async deliver(listeners: readonly Listener[], message: CycleMessage): Promise<void> {
     const started = performance.now();
+    const written = new Set<PromiseLike<unknown>>();
     for (let i = 0; i < listeners.length; i++) {
       if (i > 0 && i % FAN_OUT_BATCH === 0) await nextTurn();
       const listener = listeners[i] as Listener;
-      if (this.listeners.has(listener)) listener.deliver(message);
+      if (this.listeners.has(listener)) listener.deliver(message, written);
     }
-    setImmediate(() =>
-      this.options.metrics.liveFanOutDuration.observe((performance.now() - started) / 1000),
+    // setImmediate: after the sends that the last batch's microtasks make.
+    Promise.allSettled(written).then(() =>
+      setImmediate(() =>
+        this.options.metrics.liveFanOutDuration.observe((performance.now() - started) / 1000),
+      ),
     );
   }
 }
 
 /** Subscriptions served per turn of the event loop during a fan-out. */
-const FAN_OUT_BATCH = 500;
+export const FAN_OUT_BATCH = 500;
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Resolves after the I/O callbacks that are due, so that a long fan-out lets them run. */
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Longest-waiting first; a run whose start of waiting is unknown waited since before polling began. */
 function byWaitingSince(a: WireRun, b: WireRun): number {

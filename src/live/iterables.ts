@@ -28,22 +28,38 @@ export function asyncIteratorOf<T>(
   next: () => Promise<IteratorResult<T, void>>,
   stop: () => Promise<void>,
 ): AsyncGenerator<T, void, void> {
-  const finish = async (): Promise<IteratorResult<T, void>> => {
-    await stop();
+  return new SteppedIterator(next, stop);
+}
+
+/**
+ * A class rather than an object literal: every subscription holds several of these, and
+ * methods on the prototype cost nothing per subscription where closures cost each.
+ */
+class SteppedIterator<T> implements AsyncGenerator<T, void, void> {
+  constructor(
+    private readonly step: () => Promise<IteratorResult<T, void>>,
+    private readonly stop: () => Promise<void>,
+  ) {}
+
+  next(): Promise<IteratorResult<T, void>> {
+    return this.step();
+  }
+
+  async return(): Promise<IteratorResult<T, void>> {
+    await this.stop();
     return { done: true, value: undefined };
-  };
-  return {
-    next,
-    return: finish,
-    async throw(error?: unknown) {
-      await stop();
-      throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    async [Symbol.asyncDispose]() {
-      await stop();
-    },
-  };
+  }
+
+  async throw(error?: unknown): Promise<IteratorResult<T, void>> {
+    await this.stop();
+    throw error;
+  }
+
+  [Symbol.asyncIterator](): AsyncGenerator<T, void, void> {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
 }

@@ -9,8 +9,17 @@ import type { Authenticate } from '../auth/jwt.js';
 import { AppError } from '../errors.js';
 import { expiredError, runAt } from '../hardening/expiry.js';
 import { type BrowserGuard, verifyUpgrade } from '../hardening/origin.js';
+import { asyncIteratorOf } from '../live/iterables.js';
 import type { Viewer } from '../model/viewer.js';
+import { eventChannelOf } from '../per-event-context.js';
 import { type AgentGraphYoga, copyError, type MaskError } from '../yoga.js';
+import {
+  bypassable,
+  deliverPastChain,
+  type SocketSubscription,
+  sendNext,
+  socketSubscription,
+} from './shared-delivery.js';
 
 /** A client that opens a socket must send connection_init within this time. */
 export const CONNECTION_INIT_WAIT_TIMEOUT_MS = 3_000;
@@ -47,6 +56,8 @@ export function attachGraphqlWs(options: {
   readonly guard: BrowserGuard;
   /** MAX_BODY_BYTES: one message may not be larger than one HTTP request body. */
   readonly maxPayload: number;
+  /** MAX_RESPONSE_BYTES, for the events written past the iterator chain. */
+  readonly maxResponseBytes: number;
 }): GraphqlWsServer {
   const { yoga, maskError } = options;
   const wss = new WebSocketServer({
@@ -129,8 +140,24 @@ export function attachGraphqlWs(options: {
         };
         return args;
       },
-      onOperation: (ctx, id, _payload, _args, result) =>
-        isAsyncIterable(result) ? sendingShared(result, ctx.extra.socket, id) : undefined,
+      onOperation: (ctx, id, _payload, args, result) => {
+        if (!isAsyncIterable(result)) return undefined;
+        const { socket } = ctx.extra;
+        const subscription = socketSubscription({
+          socket,
+          context: ctx,
+          id,
+          expiresAt: connectionViewers.get(socket)?.expiresAt,
+          args,
+          channel: eventChannelOf(args),
+        });
+        if (bypassable(subscription)) {
+          subscription.channel.bypassWith((event) =>
+            deliverPastChain(subscription, event, options.maxResponseBytes),
+          );
+        }
+        return sendingShared(result, subscription);
+      },
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors ? { ...result, errors: result.errors.map(forSocket) } : result,
     },
@@ -166,53 +193,29 @@ export function attachGraphqlWs(options: {
 }
 
 /**
- * Subscribers with the same document, variables and viewer scope get the same result object
- * for an event (src/per-event-context.ts); serialized once here, it reaches each of them as
- * one string concatenation and one write, where graphql-ws would copy and stringify it per
- * socket. This sends graphql-ws's own `next` message (same id, type and payload) itself and
+ * Sends graphql-ws's own `next` message for each error-free result (src/transport/
+ * shared-delivery.ts, which serializes a result shared by identical subscriptions once) and
  * passes on only results with errors, which graphql-ws still masks per socket through onNext.
+ * Events written past this chain (deliverPastChain) never reach it.
  */
-const serialized = new WeakMap<ExecutionResult, string>();
-
 function sendingShared(
   source: AsyncIterable<ExecutionResult>,
-  socket: WebSocket,
-  id: string,
+  subscription: SocketSubscription,
 ): AsyncGenerator<ExecutionResult, void, void> {
   const iterator = source[Symbol.asyncIterator]();
-  const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-  const stop = async (): Promise<IteratorResult<ExecutionResult, void>> => {
-    await iterator.return?.();
-    return { done: true, value: undefined };
-  };
-  return {
-    async next() {
+  return asyncIteratorOf(
+    async () => {
       for (;;) {
         const step = await iterator.next();
-        if (step.done) return { done: true, value: undefined };
-        if (step.value.errors) return step;
+        if (step.done || step.value.errors) return step;
         // A socket that closed meanwhile is being completed by graphql-ws.
-        if (socket.readyState !== WebSocket.OPEN) continue;
-        let payload = serialized.get(step.value);
-        if (payload === undefined) {
-          payload = JSON.stringify(step.value);
-          serialized.set(step.value, payload);
-        }
-        socket.send(`${prefix}${payload}}`);
+        if (subscription.socket.readyState === WebSocket.OPEN) sendNext(subscription, step.value);
       }
     },
-    return: stop,
-    async throw(error?: unknown) {
-      await stop();
-      throw error;
+    async () => {
+      await iterator.return?.();
     },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    async [Symbol.asyncDispose]() {
-      await stop();
-    },
-  };
+  );
 }
 
 /**

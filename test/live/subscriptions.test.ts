@@ -5,6 +5,7 @@ import WebSocket from 'ws';
 import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { CONNECTION_INIT_WAIT_TIMEOUT_MS } from '../../src/transport/websocket.js';
+import { type RawMessage, RawSocket } from '../security/raw-ws.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import {
   activeSubscriptions,
@@ -399,6 +400,70 @@ describe('cost and clean-up', () => {
     await until(() => timers() <= baseline, 2_000, 'timers to be cleared');
     expect(await goodCycles(t.server)).toBe(cycles);
   });
+});
+
+describe('events written to many sockets in one loop', () => {
+  /** The runs' changes that reached subscription `id` of `raw`, in order. */
+  const changesOf = (raw: RawSocket, id: string, execId: string) =>
+    raw.messages
+      .filter((m: RawMessage) => m.type === 'next' && m.id === id)
+      .map((m) => (m.payload as { data: Change }).data.teamRunChanged)
+      .filter((change) => change.run.execId === execId)
+      .map((change) => [change.previousState, change.state]);
+
+  /**
+   * Runs `test` with one socket holding two identical subscriptions under these ids, then
+   * closes it and waits for the server to count them no more.
+   */
+  async function onOneSocket(ids: [string, string], test: (raw: RawSocket) => Promise<void>) {
+    const raw = await RawSocket.connect(wsUrl(t.url));
+    const before = await activeSubscriptions(t.server);
+    for (const id of ids) raw.subscribe(id, CHANGES, { filter: { teamName: REPORT } });
+    try {
+      await settled(t.server, before + 2);
+      await test(raw);
+    } finally {
+      raw.terminate();
+      await until(async () => (await activeSubscriptions(t.server)) === before);
+    }
+  }
+
+  test('two identical subscriptions on one socket each get every event under their own id', () =>
+    onOneSocket(['first', 'second'], async (raw) => {
+      const execId = await newRun(REPORT);
+      const both = (count: number) => () =>
+        ['first', 'second'].every((id) => changesOf(raw, id, execId).length >= count);
+      // Each change waits for the previous one's event: one poll would see both as one.
+      await raw.next(both(1), 10_000);
+      await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
+      await raw.next(both(2), 10_000);
+      const expected = [
+        [null, 'RUNNING'],
+        ['RUNNING', 'WAITING_FOR_HUMAN'],
+      ];
+      expect(changesOf(raw, 'first', execId)).toEqual(expected);
+      expect(changesOf(raw, 'second', execId)).toEqual(expected);
+    }));
+
+  test('a subscription completed on an open socket gets nothing more; its neighbour does', () =>
+    onOneSocket(['leaves', 'stays'], async (raw) => {
+      const before = await activeSubscriptions(t.server);
+      const execId = await newRun(REPORT);
+      const stays = (count: number) => () => changesOf(raw, 'stays', execId).length === count;
+      await raw.next(stays(1), 10_000);
+      expect(changesOf(raw, 'leaves', execId)).toHaveLength(1);
+      raw.send({ type: 'complete', id: 'leaves' });
+      // Until the server has read the complete message, events may still go out to it.
+      await until(async () => (await activeSubscriptions(t.server)) === before - 1);
+      await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
+      await raw.next(stays(2), 10_000);
+      await setRunState(pg, execId, 'RUNNING');
+      await raw.next(stays(3), 10_000);
+      // Messages on one socket arrive in the order they were sent, and the two share each
+      // event: a late message to the completed one would have come before the neighbour's.
+      expect(changesOf(raw, 'leaves', execId)).toEqual([[null, 'RUNNING']]);
+      expect(raw.messages.filter((m) => m.id === 'leaves' && m.type !== 'next')).toEqual([]);
+    }));
 });
 
 describe('graphql-ws transport', () => {

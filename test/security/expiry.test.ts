@@ -1,8 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { metric, subscribeSse, wsUrl } from '../live/support.js';
+import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
+import {
+  activeSubscriptions,
+  embeddedPg,
+  metric,
+  settled,
+  subscribeSse,
+  until,
+  wsUrl,
+} from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { RawSocket } from './raw-ws.js';
+import { type RawMessage, RawSocket } from './raw-ws.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
 const WAITING = 'subscription { teamsWaitingForHuman { execId } }';
@@ -13,9 +23,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-/** An admin token that expires at the next whole second but one (JWT `exp` is in seconds). */
-async function shortLivedToken(): Promise<{ token: string; expiresAt: number }> {
-  const exp = Math.floor(Date.now() / 1000) + 2;
+/** An admin token that expires at the next whole second but `seconds - 1` (JWT `exp` is in seconds). */
+async function shortLivedToken(seconds = 2): Promise<{ token: string; expiresAt: number }> {
+  const exp = Math.floor(Date.now() / 1000) + seconds;
   const token = await new SignJWT({ roles: ['admin'] })
     .setProtectedHeader({ alg: 'HS256' })
     .setExpirationTime(exp)
@@ -43,6 +53,28 @@ describe('a token that expires during a session', () => {
         reason: 'invalid token: expired',
       }),
     ).toBe(expiredBefore + 1);
+  });
+
+  test('WebSocket: events reach the subscription until exp, then the socket closes with 4401', async () => {
+    const { token, expiresAt } = await shortLivedToken(5);
+    const raw = await RawSocket.connect(wsUrl(t.url), { authorization: `Bearer ${token}` });
+    const before = await activeSubscriptions(t.server);
+    raw.subscribe('changes', 'subscription { teamRunChanged { state run { execId } } }');
+    await settled(t.server, before + 1);
+    const pg = embeddedPg(t.server);
+    const execId = randomUUID().replaceAll('-', '').toUpperCase();
+    const changed = (state: string) => (m: RawMessage) =>
+      m.type === 'next' &&
+      JSON.stringify(m.payload) ===
+        JSON.stringify({ data: { teamRunChanged: { state, run: { execId } } } });
+    await startRun(pg, { owner: 'APP_USER', teamName: 'REPORT_SUMMARY_AGENT_TEAM', execId });
+    await raw.next(changed('RUNNING'));
+    await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
+    await raw.next(changed('WAITING_FOR_HUMAN'));
+    const closed = await raw.close(10_000);
+    expect(closed.code).toBe(4401);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+    await until(async () => (await activeSubscriptions(t.server)) === before);
   });
 
   test('WebSocket: a connection_init with an already expired token is refused', async () => {

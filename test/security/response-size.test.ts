@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { wsUrl } from '../live/support.js';
+import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
+import { embeddedPg, settled, wsUrl } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { RawSocket } from './raw-ws.js';
 
@@ -11,7 +13,7 @@ let small: TestServer;
 beforeAll(async () => {
   [t, small] = await Promise.all([
     startTestServer(),
-    startTestServer({ MAX_RESPONSE_BYTES: String(SMALL_RESPONSE) }),
+    startTestServer({ MAX_RESPONSE_BYTES: String(SMALL_RESPONSE), POLL_INTERVAL_MS: '100' }),
   ]);
 });
 afterAll(() => Promise.all([t.stop(), small.stop()]));
@@ -84,6 +86,52 @@ describe('response size (MAX_RESPONSE_BYTES)', () => {
     };
     expect(payload.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(payload.errors?.[0]?.message).toMatch(/MAX_RESPONSE_BYTES/);
+    raw.terminate();
+  });
+
+  test('over WebSocket, an event over the limit is the error, between the events around it', async () => {
+    const pg = embeddedPg(small.server);
+    const team = 'REPORT_SUMMARY_AGENT_TEAM';
+    const raw = await RawSocket.connect(wsUrl(small.url));
+    raw.subscribe(
+      'waits',
+      `subscription($team: String) { teamRunChanged(filter: { teamName: $team, states: [WAITING_FOR_HUMAN] }) {
+        run { execId tasks { input } } } }`,
+      { team },
+    );
+    const events = () => raw.messages.filter((m) => m.type === 'next' && m.id === 'waits');
+    /** A run of `promptChars` characters that then waits for a human, once the last event is in. */
+    const waits = async (promptChars: number) => {
+      const execId = randomUUID().replaceAll('-', '').toUpperCase();
+      const seen = events().length;
+      await startRun(pg, {
+        owner: 'APP_USER',
+        teamName: team,
+        execId,
+        prompt: 'p'.repeat(promptChars),
+      });
+      await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
+      await raw.next(() => events().length > seen, 10_000);
+      return execId;
+    };
+    await settled(small.server, 1);
+    const first = await waits(10);
+    await waits(SMALL_RESPONSE);
+    const last = await waits(10);
+    const payloads = events().map(
+      (m) =>
+        m.payload as {
+          data?: { teamRunChanged: { run: { execId: string } } } | null;
+          errors?: { message: string; extensions?: { code?: string } }[];
+        },
+    );
+    expect(payloads.map((p) => p.data?.teamRunChanged.run.execId ?? null)).toEqual([
+      first,
+      null,
+      last,
+    ]);
+    expect(payloads[1]?.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(payloads[1]?.errors?.[0]?.message).toMatch(/MAX_RESPONSE_BYTES \(20000\)/);
     raw.terminate();
   });
 
