@@ -35,6 +35,9 @@ export async function startServer(
       HOST: '127.0.0.1',
       SIMULATE: 'false',
       LOG_LEVEL: 'warn',
+      // As the Dockerfile runs it (and the anchor kit runs PostGraphile): graphql-js skips its
+      // development-mode type checks.
+      NODE_ENV: 'production',
       ...env,
     },
     stdio: ['ignore', onStdout ? 'pipe' : 'ignore', 'inherit'],

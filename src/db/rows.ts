@@ -78,8 +78,13 @@ const ZONELESS = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/;
  */
 export function dateOrNull(value: unknown): Date | null {
   if (value === null || value === undefined) return null;
-  const text = String(value);
-  const date = value instanceof Date ? value : new Date(ZONELESS.test(text) ? `${text}Z` : text);
+  let date: Date;
+  if (value instanceof Date) {
+    date = value;
+  } else {
+    const text = String(value);
+    date = new Date(ZONELESS.test(text) ? `${text}Z` : text);
+  }
   return Number.isNaN(date.getTime()) ? null : date;
 }
 

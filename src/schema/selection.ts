@@ -1,4 +1,4 @@
-import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
+import { type FieldNode, type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
 
 /**
  * Whether the operation asks this field's object (or each object of its list) for any of
@@ -9,6 +9,14 @@ import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
  * Pothos has no plugin for column selection outside Prisma/Drizzle.
  */
 export function selectsAny(info: GraphQLResolveInfo, fields: ReadonlySet<string>): boolean {
+  // The executor hands every object of a list level the same fieldNodes array: decide once.
+  let verdicts = decided.get(info.fieldNodes);
+  if (!verdicts) {
+    verdicts = new Map();
+    decided.set(info.fieldNodes, verdicts);
+  }
+  const known = verdicts.get(fields);
+  if (known !== undefined) return known;
   const visit = (set: SelectionSetNode | undefined, seen: Set<string>): boolean =>
     set?.selections.some((selection) => {
       switch (selection.kind) {
@@ -26,5 +34,9 @@ export function selectsAny(info: GraphQLResolveInfo, fields: ReadonlySet<string>
           return true;
       }
     }) ?? false;
-  return info.fieldNodes.some((node) => visit(node.selectionSet, new Set()));
+  const verdict = info.fieldNodes.some((node) => visit(node.selectionSet, new Set()));
+  verdicts.set(fields, verdict);
+  return verdict;
 }
+
+const decided = new WeakMap<readonly FieldNode[], Map<ReadonlySet<string>, boolean>>();

@@ -53,7 +53,9 @@ const same = (a: BindValue, b: BindValue) =>
   a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
 
 function mergeBinds(into: Record<string, BindValue>, binds: Binds): void {
-  for (const [name, value] of Object.entries(binds)) {
+  // for…in, not Object.entries: IN lists carry hundreds of binds through every nesting level.
+  for (const name in binds) {
+    const value = binds[name] as BindValue;
     if (name in into && !same(into[name] as BindValue, value)) {
       throw new Error(`bind :${name} is given two different values`);
     }
