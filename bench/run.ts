@@ -11,6 +11,7 @@
 import { writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import { SCENARIOS, type Scenario } from './scenarios.js';
 import { startServer } from './server-process.js';
 import { runStop } from './stop.js';
 import { runSubscribers, subscriberTable } from './subscribers.js';
@@ -22,41 +23,6 @@ const POLL_INTERVAL_MS = Number(process.env.POLL_INTERVAL_MS ?? 2000);
 const onlyAt = process.argv.indexOf('--only');
 const ONLY = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : null;
 const wanted = (name: string) => ONLY === null || ONLY.has(name);
-
-interface Scenario {
-  readonly name: string;
-  readonly query: string;
-  readonly variables?: Record<string, unknown>;
-}
-
-/** The dashboard's selection of one run; `dashboard-texts` adds the large text columns. */
-const DASHBOARD_RUN = 'state tasks { taskName agent { name } toolCalls { toolName } }';
-const DASHBOARD_RUN_TEXTS =
-  'state tasks { taskName input result agent { name } toolCalls { toolName input output } }';
-const dashboard = (
-  run: string,
-) => `query Dashboard { teams(first: 20) { edges { node { name tools { name } agentCard { name skills { name } }
-      runs(first: 10) { edges { node { ${run} } } } } } } }`;
-
-const SCENARIOS: Scenario[] = [
-  { name: 'floor', query: '{ __typename }' },
-  {
-    name: 'lookup',
-    query:
-      'query Lookup { agent(name: "ORDER_ASSISTANT") { name agentId owner createTime inputs { title type } callContract { inputFormat requiredKeys nameMatches } } }',
-  },
-  { name: 'dashboard', query: dashboard(DASHBOARD_RUN) },
-  { name: 'dashboard-texts', query: dashboard(DASHBOARD_RUN_TEXTS) },
-  {
-    name: 'stats',
-    query: `query Stats {
-      execStatSummary { executionCount totalTimeAvgMs totalTimeP50Ms totalTimeP95Ms totalTimeP99Ms totalTimeMaxMs
-        totals { inputTokens outputTokens llmCallCount toolCallCount } }
-      diagnose: execStats(first: 100, filter: { minTotalTimeMs: 2000 }, orderBy: { field: TOTAL_TIME, direction: DESC }) {
-        nodes { conId totalTimeExecMs totalTimeLlmMs totalTimeToolMs llmTimePct toolTimePct
-          llmCallCount toolCallCount inputTokens outputTokens } } }`,
-  },
-];
 
 interface Row {
   scenario: string;

@@ -1,0 +1,95 @@
+/**
+ * `npm run bench:cpu -- [--only dashboard,floor] [--requests 200] [--rounds 2] [--baseline DIR]`:
+ * the CPU one request costs, per thread of the server process: the serving thread, the
+ * busiest other thread (the embedded database's worker unless EMBEDDED_WORKER=false) and the
+ * rest (V8's garbage-collection and compiler helpers, libuv). Read from
+ * /proc/<pid>/task/<tid>/stat (Linux) around `--requests` sequential requests after 30
+ * warm-ups. CPU time of sequential requests, unlike req/s, stays steady on a shared machine.
+ * With `--baseline <checkout>`, that checkout's server is measured in the same rounds,
+ * alternating, for a change's effect. Servers run as bench/server-process.ts starts them.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { SCENARIOS } from './scenarios.js';
+import { startServer } from './server-process.js';
+
+const argument = (name: string) => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
+const REQUESTS = Number(argument('requests') ?? 200);
+const ROUNDS = Number(argument('rounds') ?? 2);
+const WARM_UP = 30;
+const only = argument('only')?.split(',');
+const scenarios = SCENARIOS.filter((s) => (only ? only.includes(s.name) : s.name !== 'lookup'));
+const checkouts: [string, string | undefined][] = [['this checkout', undefined]];
+const baseline = argument('baseline');
+if (baseline) checkouts.push(['baseline', baseline]);
+
+/** CPU ms so far of each thread of `pid`, by thread id. */
+function threadCpu(pid: number): Map<number, number> {
+  const ticks = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    // utime and stime: fields 14 and 15, counted after the parenthesised command name.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * 10);
+  }
+  return ticks;
+}
+
+interface Measure {
+  serving: number;
+  busiestOther: number;
+  rest: number;
+}
+
+async function measure(directory: string | undefined, query: string): Promise<Measure> {
+  const { url, child } = await startServer({}, directory ? { cwd: directory } : {});
+  const pid = child.pid ?? 0;
+  const body = JSON.stringify({ query });
+  const post = async () => {
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    const text = await response.text();
+    if (!response.ok || text.includes('"errors"')) throw new Error(text.slice(0, 300));
+  };
+  try {
+    for (let i = 0; i < WARM_UP; i++) await post();
+    const before = threadCpu(pid);
+    for (let i = 0; i < REQUESTS; i++) await post();
+    const after = threadCpu(pid);
+    const perRequest = [...after].map(([tid, ms]) => ({
+      tid,
+      ms: (ms - (before.get(tid) ?? 0)) / REQUESTS,
+    }));
+    const serving = perRequest.find((t) => t.tid === pid)?.ms ?? 0;
+    const others = perRequest.filter((t) => t.tid !== pid).map((t) => t.ms);
+    const busiestOther = Math.max(0, ...others);
+    const rest = others.reduce((sum, ms) => sum + ms, 0) - busiestOther;
+    return { serving, busiestOther, rest };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
+
+const ms = (value: number) => value.toFixed(1);
+console.log(
+  '| scenario | server | round | serving thread ms | busiest other thread ms | rest ms | total ms |',
+);
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
+for (const scenario of scenarios) {
+  for (let round = 1; round <= ROUNDS; round++) {
+    const order = round % 2 === 1 ? checkouts : [...checkouts].reverse();
+    for (const [label, directory] of order) {
+      const m = await measure(directory, scenario.query);
+      const total = m.serving + m.busiestOther + m.rest;
+      console.log(
+        `| ${scenario.name} | ${label} | ${round} | ${ms(m.serving)} | ${ms(m.busiestOther)} | ${ms(m.rest)} | ${ms(total)} |`,
+      );
+    }
+  }
+}
