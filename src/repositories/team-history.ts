@@ -65,19 +65,12 @@ export class TeamHistoryRepository {
     offset: number,
     limit: number,
   ): Promise<Page<LlmPrompt>[]> {
-    const pages = new Map<string, { items: LlmPrompt[]; totalCount: number }>();
     const windowed = this.details.promptsByConversations(this.viewer, { offset, limit });
-    for (const { prompt, rowNumber, totalCount } of await fetchForKeys(
-      this.driver,
-      conversationIds,
-      'conversation',
-      windowed,
-    )) {
-      const page = pages.get(prompt.conversationId) ?? { items: [], totalCount };
-      if (rowNumber > offset) page.items.push(prompt);
-      pages.set(prompt.conversationId, page);
-    }
-    return conversationIds.map((id) => pages.get(id) ?? { items: [], totalCount: 0 });
+    const rows = await fetchForKeys(this.driver, conversationIds, 'conversation', windowed);
+    return pagesPerKey(conversationIds, rows, offset, (row) => [
+      row.prompt.conversationId,
+      row.prompt,
+    ]);
   }
 
   async page(
@@ -97,20 +90,9 @@ export class TeamHistoryRepository {
     limit: number,
   ): Promise<Page<TeamRun>[]> {
     requireView(this.catalog.teamHistory);
-    const pages = new Map<string, Page<TeamRun> & { items: TeamRun[] }>();
     const windowed = this.sql.runsByTeams(this.viewer, filter, { offset, limit });
-    for (const { run, rowNumber, totalCount } of await fetchForKeys(
-      this.driver,
-      teamNames,
-      'team',
-      windowed,
-    )) {
-      const page = pages.get(run.teamName) ?? { items: [], totalCount };
-      // Each team's first run also comes back to carry the total; it may lie before the window.
-      if (rowNumber > offset) page.items.push(run);
-      pages.set(run.teamName, page);
-    }
-    return teamNames.map((name) => pages.get(name) ?? { items: [], totalCount: 0 });
+    const rows = await fetchForKeys(this.driver, teamNames, 'team', windowed);
+    return pagesPerKey(teamNames, rows, offset, (row) => [row.run.teamName, row.run]);
   }
 
   async runsByIds(ids: readonly string[]): Promise<(TeamRun | null)[]> {
@@ -199,4 +181,25 @@ export class TeamHistoryRepository {
     }
     return keys.map((key) => groups.get(key) ?? []);
   }
+}
+
+/**
+ * One page per key, in the keys' order, from a statement that numbers each key's rows
+ * (ROW_NUMBER) and carries the key's total on each: a key's first row also comes back to carry
+ * the total when the window starts past it, so rows up to `offset` are not items.
+ */
+function pagesPerKey<R extends { readonly rowNumber: number; readonly totalCount: number }, T>(
+  keys: readonly string[],
+  rows: readonly R[],
+  offset: number,
+  entry: (row: R) => readonly [key: string, item: T],
+): Page<T>[] {
+  const pages = new Map<string, { items: T[]; totalCount: number }>();
+  for (const row of rows) {
+    const [key, item] = entry(row);
+    const page = pages.get(key) ?? { items: [], totalCount: row.totalCount };
+    if (row.rowNumber > offset) page.items.push(item);
+    pages.set(key, page);
+  }
+  return keys.map((key) => pages.get(key) ?? { items: [], totalCount: 0 });
 }

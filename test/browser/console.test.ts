@@ -1,17 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import type { EmbeddedPg } from '../../src/db/embedded/database.js';
-import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
+import { REPORT, stillWaiting, waitingRun } from '../hitl/support.js';
 import { embeddedPg, runsIn, settled } from '../live/support.js';
 import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // The operator console as a person meets it: Debian's chromium, no internet access (every
 // request that does not go to the server under test is failed and recorded).
-const REPORT = 'REPORT_SUMMARY_AGENT_TEAM';
 const SECRET = 'a-console-test-secret-that-is-long-enough!';
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -45,15 +43,6 @@ afterAll(async () => {
   await browser?.close();
   await Promise.all([t?.stop(), secured?.stop()]);
 });
-
-/** A run of the report team paused on its HUMAN_REVIEW call. */
-async function waitingRun(db: EmbeddedPg = pg): Promise<string> {
-  const execId = randomUUID().replaceAll('-', '').toUpperCase();
-  await startRun(db, { owner: 'APP_USER', teamName: REPORT, execId });
-  await setRunState(db, execId, 'RUNNING');
-  await setRunState(db, execId, 'WAITING_FOR_HUMAN');
-  return execId;
-}
 
 /** Opens the console and records every request and WebSocket it makes. */
 async function open(url: string): Promise<{ page: Page; requested: string[] }> {
@@ -100,7 +89,7 @@ describe('the console at /console', () => {
   });
 
   test('a waiting run appears live with its question; answering it takes it off the list', async () => {
-    const execId = await waitingRun();
+    const execId = await waitingRun(pg);
     const { page, requested } = await open(`${t.url}/console`);
     const item = waitingItem(page, execId);
     await item.waitFor();
@@ -157,7 +146,7 @@ describe('the console at /console', () => {
   });
 
   test('an answer to a wait that was already answered shows CONFLICT plainly', async () => {
-    const execId = await waitingRun();
+    const execId = await waitingRun(pg);
     const { page } = await open(`${t.url}/console`);
     await waitingItem(page, execId).waitFor();
     // Someone else answers first, and (as on Oracle before the scheduler starts the job) the
@@ -167,15 +156,7 @@ describe('the console at /console', () => {
       { execId },
     );
     expect(first.errors).toBeUndefined();
-    await pg.query(
-      `UPDATE dba_ai_agent_team_history SET state = 'WAITING_FOR_HUMAN' WHERE team_exec_id = $1`,
-      [execId],
-    );
-    await pg.query(
-      `UPDATE dba_ai_agent_tool_history SET end_date = NULL, output = NULL
-       WHERE team_exec_id = $1 AND tool_name = 'HUMAN_REVIEW'`,
-      [execId],
-    );
+    await stillWaiting(pg, execId);
     await waitingItem(page, execId).waitFor();
     await answer(page, execId, 'second');
     const refusal = waitingItem(page, execId).locator('.outcome.error');
@@ -187,7 +168,7 @@ describe('the console at /console', () => {
   });
 
   test('a run page shows tasks, tool calls and collapsed prompts; a team page its stats and card', async () => {
-    const execId = await waitingRun();
+    const execId = await waitingRun(pg);
     const { page, requested } = await open(`${t.url}/console#/run/${execId}`);
     const task = page.locator('section.task').first();
     await task.waitFor();
@@ -231,7 +212,7 @@ describe('the console at /console', () => {
     const { page, requested } = await open(`${t.url}/console#/changes`);
     await page.getByRole('heading', { name: 'Latest runs' }).waitFor();
     await settled(t.server, 1);
-    const execId = await waitingRun();
+    const execId = await waitingRun(pg);
     const change = page.locator('ul.feed li', { hasText: execId }).first();
     await change.waitFor();
     expect(await change.textContent()).toMatch(/(new|RUNNING) → (RUNNING|WAITING_FOR_HUMAN)/);

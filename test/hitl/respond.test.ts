@@ -7,7 +7,7 @@ import { setRunState } from '../../src/db/embedded/simulator.js';
 import { actionForbidden } from '../../src/repositories/actions.js';
 import { embeddedPg, metric, settled, subscribeWs } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { INTERVAL, REPORT, waitingRun, withHitlServer } from './support.js';
+import { INTERVAL, REPORT, stillWaiting, waitingRun, withHitlServer } from './support.js';
 
 const SECRET = 'a-hitl-test-secret-that-is-long-enough!!';
 
@@ -158,15 +158,7 @@ describe('respondToHuman', () => {
     expect(first.errors).toBeUndefined();
     // As on Oracle before the scheduler starts the job: the run still reads as waiting, on
     // the same open call.
-    await pg.query(
-      `UPDATE dba_ai_agent_team_history SET state = 'WAITING_FOR_HUMAN' WHERE team_exec_id = $1`,
-      [execId],
-    );
-    await pg.query(
-      `UPDATE dba_ai_agent_tool_history SET end_date = NULL, output = NULL
-       WHERE team_exec_id = $1 AND tool_name = 'HUMAN_REVIEW'`,
-      [execId],
-    );
+    await stillWaiting(pg, execId);
     const second = await t.post(RESPOND, { execId, response: 'approve again' });
     expect(second.errors?.[0]?.extensions?.code).toBe('CONFLICT');
     expect(second.errors?.[0]?.message).toContain('already been answered');

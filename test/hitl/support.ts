@@ -40,3 +40,19 @@ export async function waitingRun(db: EmbeddedPg): Promise<string> {
   await setRunState(db, execId, 'WAITING_FOR_HUMAN');
   return execId;
 }
+
+/**
+ * Puts an answered run back to waiting on the same open HUMAN_REVIEW call, as Oracle shows it
+ * until the scheduler starts the job that carries the answer.
+ */
+export async function stillWaiting(db: EmbeddedPg, execId: string): Promise<void> {
+  await db.query(
+    `UPDATE dba_ai_agent_team_history SET state = 'WAITING_FOR_HUMAN' WHERE team_exec_id = $1`,
+    [execId],
+  );
+  await db.query(
+    `UPDATE dba_ai_agent_tool_history SET end_date = NULL, output = NULL
+     WHERE team_exec_id = $1 AND tool_name = 'HUMAN_REVIEW'`,
+    [execId],
+  );
+}
