@@ -230,7 +230,7 @@ export interface YogaOptions {
   /** Repositories limited to what one viewer may see. */
   readonly repositoriesFor: (viewer: Viewer, usage: { statements: number }) => Repositories;
   readonly authenticate: Authenticate;
-  /** Each authenticated request's viewer (HTTP requests here, WebSocket ones in live/). */
+  /** Each authenticated request's viewer (HTTP requests here, WebSocket ones in transport/websocket.ts). */
   readonly viewers: WeakMap<Request, Viewer>;
   readonly statsPublic: boolean;
   readonly logger: Logger;
@@ -287,7 +287,8 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       };
     },
     plugins: [
-      // Cheap rejections (size, tokens, depth) come before signature checks.
+      // Yoga runs every onRequest hook (authentication) before any onRequestParse hook,
+      // whatever this order; among the rest, cheap rejections (size, tokens, depth) come first.
       ...hardeningPlugins(options),
       useValidationErrors(options.maskError),
       useAuthentication(

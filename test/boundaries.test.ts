@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 
 /**
- * The layering of DESIGN.md ("Code layout"), read from the import statements of every file
+ * The layering of docs/architecture.md ("Layers"), read from the import statements of every file
  * under src/: schema → loaders → repositories → driver, and the poller below GraphQL.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');

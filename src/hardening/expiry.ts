@@ -28,7 +28,7 @@ export const expiredError = () =>
 /**
  * A subscription lives no longer than the token it was opened with: at `exp` its stream
  * sends one UNAUTHENTICATED error and ends (an SSE response then completes; a WebSocket is
- * also closed, see live/websocket.ts). Without this, events kept flowing after expiry.
+ * also closed, see transport/websocket.ts). Without this, events kept flowing after expiry.
  */
 export function endSubscriptionsAtExpiry(): Plugin {
   return {
