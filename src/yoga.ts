@@ -16,6 +16,7 @@ import {
   type YogaServerInstance,
 } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import type { A2ACards } from './a2a/client.js';
 import { authFailureRecorder } from './auth/failures.js';
 import type { Authenticate } from './auth/jwt.js';
 import { useAuthentication } from './auth/plugin.js';
@@ -236,6 +237,7 @@ export interface YogaOptions {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly live: LiveHub;
+  readonly a2a: A2ACards;
   readonly maskError: MaskError;
   readonly limits: LimitsConfig;
   readonly rateLimit: RateLimitConfig;
@@ -284,6 +286,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
         repositories,
         loaders: createLoaders(repositories),
         live: options.live,
+        a2a: options.a2a,
       };
     },
     plugins: [

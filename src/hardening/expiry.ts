@@ -1,7 +1,7 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
-import { asyncIteratorOf } from '../live/iterables.js';
+import { asyncIteratorOf } from '../iterables.js';
 
 /** setTimeout's delay is a signed 32-bit number of milliseconds (about 24.8 days). */
 const MAX_DELAY_MS = 2 ** 31 - 1;
