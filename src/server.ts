@@ -10,7 +10,7 @@ import { startA2A } from './a2a/start.js';
 import { authFailureRecorder } from './auth/failures.js';
 import { createAuthenticator } from './auth/jwt.js';
 import type { Config } from './config.js';
-import { createConsoleAssets } from './console/serve.js';
+import { CONSOLE_MANIFEST, createConsoleAssets } from './console/serve.js';
 import { dateColumnTypes, missingViews } from './db/catalog.js';
 import { discoverDatabase } from './db/discover.js';
 import { countStatements, type Driver } from './db/driver.js';
@@ -65,7 +65,7 @@ export async function createServer(
 ): Promise<AgentGraphServer> {
   const logger = withRedaction(processLogger);
   // Before the database opens: a bad manifest is a configuration error, reported at once.
-  const manifest = trustedManifest(config.production, schema);
+  const manifest = trustedManifest(config.production, schema, CONSOLE_MANIFEST);
   const metrics = new Metrics({ processMetrics: true });
   const tracing = await startTracing(config.tracing, logger);
   const database = await openDatabase(config.database, {

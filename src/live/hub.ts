@@ -14,6 +14,7 @@ import {
   waitingOf,
 } from './snapshot.js';
 
+export type { CycleMessage } from './snapshot.js';
 /** live/'s public entry is this file: the rest of src/ reaches the channels through it. */
 export { Channel };
 

@@ -10,8 +10,7 @@ import type { Plugin } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { LiveHub } from '../live/hub.js';
-import type { CycleMessage } from '../live/snapshot.js';
+import type { CycleMessage, LiveHub } from '../live/hub.js';
 import type { Metrics } from '../metrics.js';
 import { type Viewer, visibilityScope } from '../model/viewer.js';
 

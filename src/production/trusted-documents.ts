@@ -7,7 +7,6 @@ import {
 import { type GraphQLSchema, parse, validate } from 'graphql';
 import { createGraphQLError, type Plugin, type YogaInitialContext } from 'graphql-yoga';
 import type { ProductionConfig } from '../config.js';
-import { CONSOLE_MANIFEST } from '../console/serve.js';
 import { AppError, StartupError } from '../errors.js';
 
 /** hash → document, as @graphql-codegen/client-preset's `persistedDocuments` writes it. */
@@ -73,10 +72,14 @@ export function readManifest(
   return manifest;
 }
 
-/** The console's manifest and TRUSTED_DOCUMENTS' one, as one look-up. */
-export function trustedManifest(config: ProductionConfig, schema: GraphQLSchema): Manifest {
+/** The console's manifest (src/console/serve.ts names it) and TRUSTED_DOCUMENTS' one, as one look-up. */
+export function trustedManifest(
+  config: ProductionConfig,
+  schema: GraphQLSchema,
+  consoleManifest: string,
+): Manifest {
   const manifest = new Map(
-    readManifest(CONSOLE_MANIFEST, schema, `the console's manifest ${CONSOLE_MANIFEST}`),
+    readManifest(consoleManifest, schema, `the console's manifest ${consoleManifest}`),
   );
   if (config.trustedDocuments) {
     for (const [hash, document] of readManifest(config.trustedDocuments, schema)) {
