@@ -40,7 +40,7 @@ export function useRequestLog(logger: Logger, metrics: Metrics): Plugin<Context>
       }
     },
     onExecute({ args }) {
-      const record = records.get((args.contextValue as { request: Request }).request);
+      const record = records.get(args.contextValue.request);
       if (!record) return;
       record.operation =
         getOperationAST(args.document, args.operationName)?.name?.value ?? 'anonymous';
