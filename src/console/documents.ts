@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { documentHash } from '../production/trusted-documents.js';
 import { CONSOLE_MANIFEST } from './serve.js';
 
@@ -9,40 +10,71 @@ import { CONSOLE_MANIFEST } from './serve.js';
  * (static/persisted-documents.json, in the client preset's format) that the server loads
  * and the console reads to send hashes instead of text, so that it keeps working when
  * TRUSTED_DOCUMENTS_ONLY=true. `npm run console:documents` rewrites the manifest;
- * test/production/trusted-documents.test.ts fails while it differs from the script.
+ * test/console-documents.test.ts fails while it differs from the script. A development
+ * tool (TypeScript parses the script): the server only reads the manifest.
  */
 
 const SCRIPT = new URL('./static/console.js', import.meta.url);
 
+export interface ConsoleDocument {
+  /** The top-level constant that holds it (`WAITING`, `TEAM`, …). */
+  readonly name: string;
+  readonly text: string;
+}
+
 /**
- * The script's top-level string constants (`const NAME = '…'` or a template literal whose
- * only substitutions name earlier constants), evaluated; the documents are those that start
- * with an operation keyword. A substitution of anything else fails, rather than yield a
- * document the script would never send.
+ * The console's script, parsed, and its documents: the top-level `const` string and template
+ * literals that start with an operation keyword, with `${NAME}` parts resolved from the
+ * other top-level constants, as the browser evaluates them.
  */
-export function consoleDocuments(script = readFileSync(SCRIPT, 'utf8')): string[] {
-  const constants = new Map<string, string>();
-  const declaration = /^const ([A-Z][A-Z0-9_]*) =\s*(?:'([^'\\\n]*)'|`([^`\\]*)`);/gm;
-  for (const [, name, quoted, template] of script.matchAll(declaration)) {
-    const value =
-      quoted ??
-      (template as string).replace(/\$\{([^}]*)\}/g, (_, ref: string) => {
-        const known = constants.get(ref.trim());
-        if (known === undefined) {
-          throw new Error(
-            `console.js: ${name} substitutes \${${ref}}, which is no string constant`,
-          );
-        }
-        return known;
-      });
-    constants.set(name as string, value);
+export function readConsoleScript(text = readFileSync(SCRIPT, 'utf8')): {
+  readonly source: ts.SourceFile;
+  readonly documents: readonly ConsoleDocument[];
+} {
+  const source = ts.createSourceFile(
+    'console.js',
+    text,
+    ts.ScriptTarget.ES2022,
+    true,
+    ts.ScriptKind.JS,
+  );
+  const constants = new Map<string, ts.Expression>();
+  for (const statement of source.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const declaration of statement.declarationList.declarations) {
+      if (ts.isIdentifier(declaration.name) && declaration.initializer) {
+        constants.set(declaration.name.text, declaration.initializer);
+      }
+    }
   }
-  return [...constants.values()].filter((value) => /^(query|mutation|subscription)\b/.test(value));
+  const textOf = (expression: ts.Expression): string | undefined => {
+    if (ts.isStringLiteral(expression) || ts.isNoSubstitutionTemplateLiteral(expression)) {
+      return expression.text;
+    }
+    if (!ts.isTemplateExpression(expression)) return undefined;
+    let resolved = expression.head.text;
+    for (const span of expression.templateSpans) {
+      const part = ts.isIdentifier(span.expression)
+        ? constants.get(span.expression.text)
+        : undefined;
+      const value = part && textOf(part);
+      if (value === undefined) return undefined;
+      resolved += value + span.literal.text;
+    }
+    return resolved;
+  };
+  const documents = [...constants].flatMap(([name, expression]) => {
+    const value = textOf(expression);
+    return value !== undefined && /^\s*(query|mutation|subscription|fragment)\b/.test(value)
+      ? [{ name, text: value }]
+      : [];
+  });
+  return { source, documents };
 }
 
 /** hash → document, sorted by hash so that the file changes only when a document does. */
-export function consoleManifest(documents = consoleDocuments()): Record<string, string> {
-  const entries = documents.map((document) => [documentHash(document), document] as const);
+export function consoleManifest(documents = readConsoleScript().documents): Record<string, string> {
+  const entries = documents.map(({ text }) => [documentHash(text), text] as const);
   return Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
 }
 

@@ -5,7 +5,6 @@ import { generate } from '@graphql-codegen/cli';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { consoleManifest, printManifest } from '../../src/console/documents.js';
 import { CONSOLE_MANIFEST } from '../../src/console/serve.js';
 import { StartupError } from '../../src/errors.js';
 import { documentHash } from '../../src/production/trusted-documents.js';
@@ -217,13 +216,6 @@ describe('TRUSTED_DOCUMENTS without TRUSTED_DOCUMENTS_ONLY', () => {
   test('documents sent as text still run, and hashes run too', async () => {
     expect((await postBody(mixed, { query: QUERY })).errors).toBeUndefined();
     expect((await postBody(mixed, persisted(QUERY))).errors).toBeUndefined();
-  });
-});
-
-describe("the console's manifest", () => {
-  test('lists exactly the documents console.js sends (npm run console:documents)', async () => {
-    expect(await readFile(CONSOLE_MANIFEST, 'utf8')).toBe(printManifest(consoleManifest()));
-    expect(Object.values(consoleManifest()).some((d) => d.startsWith('subscription'))).toBe(true);
   });
 });
 
