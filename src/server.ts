@@ -74,7 +74,10 @@ export async function createServer(
   }
   const driver = countStatements(
     tracing ? tracing.traceDriver(database.driver) : database.driver,
-    (name) => metrics.dbStatements.inc({ statement: name }),
+    (name) => {
+      metrics.dbStatements.inc({ statement: name });
+      return metrics.dbStatementDuration.startTimer({ statement: name });
+    },
   );
   const { catalog, session, agentDetails, durationMs } = await discoverDatabase(
     driver,
@@ -129,7 +132,11 @@ export async function createServer(
   };
   const repositoriesFor = (viewer: Viewer, usage?: { statements: number }) =>
     createRepositories(
-      usage ? countStatements(driver, () => usage.statements++) : driver,
+      usage
+        ? countStatements(driver, () => {
+            usage.statements++;
+          })
+        : driver,
       catalog,
       viewer,
       a2a.cards,
