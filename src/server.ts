@@ -26,6 +26,7 @@ import type { ActionOptions } from './repositories/actions.js';
 import type { Repositories } from './repositories/create.js';
 import { createRepositories } from './repositories/create.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
+import { TeamToolsCache } from './repositories/team-tools-cache.js';
 import { TeamRepository } from './repositories/teams.js';
 import { schema } from './schema/index.js';
 import { startTracing, type Tracing } from './tracing/index.js';
@@ -130,6 +131,7 @@ export async function createServer(
       );
     },
   };
+  const toolsCache = new TeamToolsCache(config.teamToolsCacheTtlMs);
   const repositoriesFor = (viewer: Viewer, usage?: { statements: number }) =>
     createRepositories(
       usage
@@ -141,6 +143,7 @@ export async function createServer(
       viewer,
       a2a.cards,
       actions,
+      toolsCache,
     );
   // One poller per process reads every run; each subscription filters for its viewer.
   const live = createLiveHub({

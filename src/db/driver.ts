@@ -99,10 +99,7 @@ export function outerOrder(statement: Pick<Statement, 'orderedBy'>): string {
  * has settled (rows or error): how the statement-duration histogram times it. Whatever else
  * it returns is ignored.
  */
-export function countStatements(
-  driver: Driver,
-  count: (statementName: string) => unknown,
-): Driver {
+export function countStatements(driver: Driver, count: (statementName: string) => unknown): Driver {
   const sent = <T>(name: string, send: () => Promise<T>): Promise<T> => {
     const settled = count(name);
     if (typeof settled !== 'function') return send();
