@@ -141,7 +141,6 @@ export async function createServer(
         : driver,
       catalog,
       viewer,
-      a2a.cards,
       actions,
       toolsCache,
     );
@@ -164,6 +163,7 @@ export async function createServer(
     logger,
     metrics,
     live,
+    a2a: a2a.cards,
     maskError,
     limits: config.limits,
     rateLimit: config.rateLimit,
