@@ -4,6 +4,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from '../config.js';
 import type { Metrics } from '../metrics.js';
+import { actionCap } from './actions.js';
 import { argumentBounds } from './argument-bounds.js';
 import { csrfPrevention, unlistedOrigins } from './cross-origin.js';
 import { documentLimits } from './document-limits.js';
@@ -36,6 +37,7 @@ export function hardeningPlugins(options: HardeningOptions): Plugin[] {
     ...documentLimits(limits),
     rejectNulInStrings(),
     argumentBounds(),
+    actionCap(limits.maxActionsPerOperation),
     requestTimeout(limits.requestTimeoutMs, logger),
     responseSizeLimit(limits.maxResponseBytes),
     endSubscriptionsAtExpiry(),
