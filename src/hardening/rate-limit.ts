@@ -24,7 +24,11 @@ const BUDGETS: Record<Kind, { variable: string; unit: string }> = {
  * directive (graphql-rate-limit), one by one as they resolve, not before execution, and
  * would put the budget into the schema instead of the configuration.
  */
-export function rateLimit(config: RateLimitConfig, metrics: Metrics, logger: Logger): Plugin[] {
+export function rateLimit(
+  config: RateLimitConfig,
+  metrics: Metrics,
+  logger: Logger,
+): Plugin<Context>[] {
   const budgets: Record<Kind, number> = {
     request: config.requests,
     subscription: config.subscriptions,
@@ -73,12 +77,12 @@ export function rateLimit(config: RateLimitConfig, metrics: Metrics, logger: Log
   return [
     {
       onExecute({ args, setResultAndStopExecution }) {
-        const context = args.contextValue as unknown as Context;
+        const context = args.contextValue;
         const refused = refuse('request', context) ?? refuse('action', context, actionsOf(args));
         if (refused) setResultAndStopExecution(refused);
       },
       onSubscribe({ args, setResultAndStopExecution }) {
-        const refused = refuse('subscription', args.contextValue as unknown as Context);
+        const refused = refuse('subscription', args.contextValue);
         if (refused) setResultAndStopExecution(refused);
       },
     },
