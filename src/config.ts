@@ -126,6 +126,16 @@ export interface TracingConfig {
   readonly serviceName: string;
 }
 
+/** What production GraphQL setups expect of a server; see src/production/. */
+export interface ProductionConfig {
+  /** TRUSTED_DOCUMENTS: a client preset manifest (`hash → document`), loaded at start. */
+  readonly trustedDocuments: string | undefined;
+  /** TRUSTED_DOCUMENTS_ONLY: refuse every document that is not in a manifest. */
+  readonly trustedDocumentsOnly: boolean;
+  /** RESPONSE_CACHE_TTL_MS: how long a query result may be served again; 0 turns the cache off. */
+  readonly responseCacheTtlMs: number;
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -149,6 +159,7 @@ export interface Config {
   readonly rateLimit: RateLimitConfig;
   readonly http: HttpConfig;
   readonly tracing: TracingConfig;
+  readonly production: ProductionConfig;
 }
 
 export class ConfigError extends Error {
@@ -419,6 +430,16 @@ function readTracing(env: EnvReader): TracingConfig {
   };
 }
 
+function readProduction(env: EnvReader): ProductionConfig {
+  const trustedDocuments = env.string('TRUSTED_DOCUMENTS');
+  const trustedDocumentsOnly = env.boolean('TRUSTED_DOCUMENTS_ONLY', false);
+  return {
+    trustedDocuments,
+    trustedDocumentsOnly,
+    responseCacheTtlMs: env.integer('RESPONSE_CACHE_TTL_MS', 0, 0, 86_400_000),
+  };
+}
+
 export function loadConfig(rawEnv: Env): Config {
   const env = new EnvReader(rawEnv);
   const database = readDatabase(env);
@@ -445,6 +466,7 @@ export function loadConfig(rawEnv: Env): Config {
     rateLimit: readRateLimit(env),
     http: readHttp(env),
     tracing: readTracing(env),
+    production: readProduction(env),
   };
   if (env.problems.length > 0) throw new ConfigError(env.problems);
   return deepFreeze(config);

@@ -7,7 +7,7 @@ import {
   getOperationAST,
 } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { isAsyncIterable } from 'graphql-yoga';
+import { type GraphQLParams, isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { RecordAuthFailure } from '../auth/failures.js';
@@ -18,6 +18,7 @@ import { type BrowserGuard, verifyUpgrade } from '../hardening/origin.js';
 import { asyncIteratorOf } from '../iterables.js';
 import type { Viewer } from '../model/viewer.js';
 import { eventChannelOf } from '../per-event-context.js';
+import { resolveSocketParams, type SocketServerContext } from '../production/socket-params.js';
 import { type AgentGraphYoga, copyError, type MaskError } from '../yoga.js';
 import {
   bypassable,
@@ -120,15 +121,25 @@ export function attachGraphqlWs(options: {
           return [expiredError()];
         }
         if (viewer) options.viewers.set(request, viewer);
-        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+        const serverContext: SocketServerContext = {
           request,
           socket: ctx.extra.socket,
-          params: payload,
-        });
+          // graphql-ws allows null where yoga's params leave a member out.
+          params: payload as GraphQLParams,
+        };
+        try {
+          // Trusted documents: a hash becomes its document here, as in yoga's HTTP pipeline.
+          await resolveSocketParams(yoga, serverContext);
+        } catch (error) {
+          return [forSocket(maskError(error))];
+        }
+        const { params } = serverContext;
+        const { schema, execute, subscribe, contextFactory, parse, validate } =
+          yoga.getEnveloped(serverContext);
         let document: DocumentNode;
         let validationErrors: readonly GraphQLError[];
         try {
-          document = parse(payload.query);
+          document = parse(params.query ?? '');
           // The document limits (GraphQL Armor) throw from validation rather than report.
           validationErrors = validate(schema, document);
         } catch (error) {
@@ -145,8 +156,8 @@ export function attachGraphqlWs(options: {
         const args: EnvelopedArgs = {
           schema,
           document,
-          operationName: payload.operationName,
-          variableValues: payload.variables,
+          operationName: params.operationName,
+          variableValues: params.variables,
           contextValue: await contextFactory(),
           execute,
           subscribe,
