@@ -60,6 +60,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly responseCache = new Counter({
+    name: 'agentgraph_response_cache_total',
+    help: 'Query executions by response cache result (RESPONSE_CACHE_TTL_MS): hit (served without the database) or miss.',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   readonly activeSubscriptions = new Gauge({
     name: 'agentgraph_active_subscriptions',
     help: 'GraphQL subscriptions currently open.',
