@@ -159,6 +159,7 @@ export class Poller {
         transitions.push(...vanishedTransitions(found.vanished, await source.runsByIds(ids)));
       }
       const next = advance(previous, found.runs, transitions, polledAt);
+      if (next.message) await coordinator.listening();
       if (!(await coordinator.commit(token, next.snapshot, next.message))) {
         if (this.token === token) this.drop();
         metrics.pollCycles.inc({ outcome: 'standby' });
