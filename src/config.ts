@@ -155,6 +155,11 @@ export interface Config {
     readonly redisPrefix: string;
     readonly simulate: boolean;
   };
+  /**
+   * How long a team's tools (the team → task → tool catalog) are reused across requests
+   * before they are read again; 0 reads them for every request.
+   */
+  readonly teamToolsCacheTtlMs: number;
   readonly limits: LimitsConfig;
   readonly rateLimit: RateLimitConfig;
   readonly http: HttpConfig;
@@ -462,6 +467,7 @@ export function loadConfig(rawEnv: Env): Config {
       redisPrefix: env.string('REDIS_PREFIX') ?? 'agentgraph:',
       simulate: env.boolean('SIMULATE', database.kind === 'embedded'),
     },
+    teamToolsCacheTtlMs: env.integer('TEAM_TOOLS_CACHE_TTL_MS', 60_000, 0, 86_400_000),
     limits: readLimits(env),
     rateLimit: readRateLimit(env),
     http: readHttp(env),

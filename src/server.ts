@@ -27,6 +27,7 @@ import type { ActionOptions } from './repositories/actions.js';
 import type { Repositories } from './repositories/create.js';
 import { createRepositories } from './repositories/create.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
+import { TeamToolsCache } from './repositories/team-tools-cache.js';
 import { TeamRepository } from './repositories/teams.js';
 import { schema } from './schema/index.js';
 import { startTracing, type Tracing } from './tracing/index.js';
@@ -77,7 +78,10 @@ export async function createServer(
   }
   const driver = countStatements(
     tracing ? tracing.traceDriver(database.driver) : database.driver,
-    (name) => metrics.dbStatements.inc({ statement: name }),
+    (name) => {
+      metrics.dbStatements.inc({ statement: name });
+      return metrics.dbStatementDuration.startTimer({ statement: name });
+    },
   );
   const { catalog, session, agentDetails, durationMs } = await discoverDatabase(
     driver,
@@ -130,12 +134,18 @@ export async function createServer(
       );
     },
   };
+  const toolsCache = new TeamToolsCache(config.teamToolsCacheTtlMs);
   const repositoriesFor = (viewer: Viewer, usage?: { statements: number }) =>
     createRepositories(
-      usage ? countStatements(driver, () => usage.statements++) : driver,
+      usage
+        ? countStatements(driver, () => {
+            usage.statements++;
+          })
+        : driver,
       catalog,
       viewer,
       actions,
+      toolsCache,
     );
   // One poller per process reads every run; each subscription filters for its viewer.
   const live = createLiveHub({
