@@ -4,6 +4,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from '../config.js';
 import type { Metrics } from '../metrics.js';
+import { argumentBounds } from './argument-bounds.js';
 import { csrfPrevention, unlistedOrigins } from './cross-origin.js';
 import { documentLimits } from './document-limits.js';
 import { endSubscriptionsAtExpiry } from './expiry.js';
@@ -34,6 +35,7 @@ export function hardeningPlugins(options: HardeningOptions): Plugin[] {
     ...(http.introspection ? [] : hideSchema()),
     ...documentLimits(limits),
     rejectNulInStrings(),
+    argumentBounds(),
     requestTimeout(limits.requestTimeoutMs, logger),
     responseSizeLimit(limits.maxResponseBytes),
     endSubscriptionsAtExpiry(),

@@ -1,4 +1,3 @@
-import type { A2ACards } from '../a2a/client.js';
 import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
 import type { Viewer } from '../model/viewer.js';
@@ -15,8 +14,6 @@ export interface Repositories {
   readonly history: TeamHistoryRepository;
   /** respondToHuman and runTeam. */
   readonly actions: TeamActions;
-  /** A2A agent list and cards, through the cross-request cache. */
-  readonly a2a: A2ACards;
 }
 
 /** Repositories bound to one viewer: every statement they issue is limited to what it may see. */
@@ -24,7 +21,6 @@ export function createRepositories(
   driver: Driver,
   catalog: Catalog,
   viewer: Viewer,
-  a2a: A2ACards,
   actions: ActionOptions,
 ): Repositories {
   const teams = new TeamRepository(driver, catalog, viewer);
@@ -35,6 +31,5 @@ export function createRepositories(
     teams,
     history,
     actions: new TeamActions(driver, catalog, viewer, history, teams, actions),
-    a2a,
   };
 }
