@@ -42,7 +42,7 @@ export function useRequestLog(logger: Logger, metrics: Metrics): Plugin<Context>
       }
     },
     onExecute({ args }) {
-      const record = records.get((args.contextValue as { request: Request }).request);
+      const record = records.get(args.contextValue.request);
       if (!record) return;
       const name = getOperationAST(args.document, args.operationName)?.name?.value;
       // A GraphQL name has no length limit of its own but the body's: the log keeps a prefix.

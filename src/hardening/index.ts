@@ -3,7 +3,9 @@ import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from '../config.js';
+import type { Context } from '../context.js';
 import type { Metrics } from '../metrics.js';
+import { actionCap } from './actions.js';
 import { argumentBounds } from './argument-bounds.js';
 import { csrfPrevention, unlistedOrigins } from './cross-origin.js';
 import { documentLimits } from './document-limits.js';
@@ -26,7 +28,7 @@ export interface HardeningOptions {
 }
 
 /** The yoga plugins that bound what a request may cost; see docs/security-hardening.md. */
-export function hardeningPlugins(options: HardeningOptions): Plugin[] {
+export function hardeningPlugins(options: HardeningOptions): (Plugin | Plugin<Context>)[] {
   const { limits, http, logger } = options;
   return [
     csrfPrevention(),
@@ -36,6 +38,7 @@ export function hardeningPlugins(options: HardeningOptions): Plugin[] {
     ...documentLimits(limits),
     rejectNulInStrings(),
     argumentBounds(),
+    actionCap(limits.maxActionsPerOperation),
     requestTimeout(limits.requestTimeoutMs, logger),
     responseSizeLimit(limits.maxResponseBytes),
     endSubscriptionsAtExpiry(),

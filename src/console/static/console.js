@@ -1,16 +1,48 @@
+// @ts-check
 // The agent-graph console: plain DOM and the graphql-ws client, nothing else. Every view reads
-// the public GraphQL API only (POST /graphql and graphql-ws on the same path).
+// the public GraphQL API only (POST /graphql and graphql-ws on the same path). Checked by
+// `npm run typecheck` (tsconfig.console.json); test/console-documents.test.ts validates its
+// GraphQL documents against the schema.
 import { createClient } from 'graphql-ws';
 
 const TOKEN_KEY = 'agent-graph.console.token';
-const view = document.getElementById('view');
-const connection = document.getElementById('connection');
+/**
+ * An element of index.html, which the console cannot run without.
+ * @template {HTMLElement} [E=HTMLElement]
+ * @param {string} id
+ * @returns {E}
+ */
+function byId(id) {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`index.html has no #${id}`);
+  return /** @type {E} */ (element);
+}
+
+/**
+ * A GraphQL error as the server sends it.
+ * @typedef {{ message: string, extensions?: { code?: string, state?: string } }} GraphQLFailure
+ */
+
+const view = byId('view');
+const connection = byId('connection');
 
 // The token lives in sessionStorage: kept across reloads of this tab, gone with the tab.
 let token = sessionStorage.getItem(TOKEN_KEY) ?? '';
+/** @returns {Record<string, string>} */
 const authorization = () => (token ? { authorization: `Bearer ${token}` } : {});
 
-/** Appends nodes or text (never parsed as HTML), skipping null, undefined and false. */
+/**
+ * What add() and h() take as children: nodes, text, numbers, nested lists, or nothing.
+ * @typedef {Node | string | number | null | undefined | false | readonly any[]} Child
+ */
+
+/**
+ * Appends nodes or text (never parsed as HTML), skipping null, undefined and false.
+ * @template {Element} E
+ * @param {E} parent
+ * @param {...Child} children
+ * @returns {E}
+ */
 function add(parent, ...children) {
   for (const child of children.flat(Number.POSITIVE_INFINITY)) {
     if (child === undefined || child === null || child === false) continue;
@@ -19,6 +51,14 @@ function add(parent, ...children) {
   return parent;
 }
 
+/**
+ * An HTML element with attributes (true: present, false/null/undefined: absent) and children.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, unknown>} [attributes]
+ * @param {...Child} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function h(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
@@ -29,6 +69,13 @@ function h(tag, attributes = {}, ...children) {
 }
 
 const SVG = 'http://www.w3.org/2000/svg';
+/**
+ * An SVG element, for the statistics charts.
+ * @param {string} tag
+ * @param {Record<string, string | number>} [attributes]
+ * @param {...Node} children
+ * @returns {SVGElement}
+ */
 function s(tag, attributes = {}, ...children) {
   const element = document.createElementNS(SVG, tag);
   for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
@@ -36,6 +83,32 @@ function s(tag, attributes = {}, ...children) {
   return element;
 }
 
+// The console's documents are trusted documents (persisted-documents.json, written by
+// src/console/documents.ts): it sends their hashes, so it works where the server refuses
+// documents sent as text (TRUSTED_DOCUMENTS_ONLY=true).
+const TRUSTED = await fetch('/console/persisted-documents.json')
+  .then((response) => (response.ok ? response.json() : {}))
+  .then((manifest) => new Map(Object.entries(manifest).map(([hash, text]) => [text, hash])))
+  .catch(() => new Map());
+
+/**
+ * The request for `query`: its hash when the manifest has it, else its text.
+ * @param {string} query
+ * @param {Record<string, unknown>} variables
+ */
+function operation(query, variables) {
+  const sha256Hash = TRUSTED.get(query);
+  return sha256Hash
+    ? { variables, extensions: { persistedQuery: { version: 1, sha256Hash } } }
+    : { query, variables };
+}
+
+/**
+ * One query or mutation over HTTP.
+ * @param {string} query
+ * @param {Record<string, unknown>} [variables]
+ * @returns {Promise<{ data: any, errors: GraphQLFailure[] }>}
+ */
 async function gql(query, variables = {}) {
   const response = await fetch('/graphql', {
     method: 'POST',
@@ -44,7 +117,7 @@ async function gql(query, variables = {}) {
       accept: 'application/graphql-response+json, application/json',
       ...authorization(),
     },
-    body: JSON.stringify({ query, variables }),
+    body: JSON.stringify(operation(query, variables)),
   });
   const body = await response.json().catch(() => ({
     errors: [{ message: `HTTP ${response.status}`, extensions: { code: 'INTERNAL' } }],
@@ -63,7 +136,12 @@ function ws() {
     on: {
       connected: () => showConnection('Live', 'live'),
       closed: (event) =>
-        showConnection(event?.code === 4401 ? 'Not signed in' : 'Disconnected; retrying…', 'down'),
+        showConnection(
+          /** @type {CloseEvent | undefined} */ (event)?.code === 4401
+            ? 'Not signed in'
+            : 'Disconnected; retrying…',
+          'down',
+        ),
     },
   });
   return client;
@@ -74,10 +152,18 @@ function showConnection(text, state) {
   connection.className = state;
 }
 
-/** Subscribes; `next` gets each result. Returns the unsubscribe function. */
+/**
+ * Subscribes; `next` gets each result. Returns the unsubscribe function.
+ * @param {string} query
+ * @param {Record<string, unknown>} variables
+ * @param {(data: any) => void} next
+ * @param {(errors: readonly GraphQLFailure[]) => void} fail
+ * @returns {() => void}
+ */
 function subscribe(query, variables, next, fail) {
+  // graphql-ws requires a query string: empty, when the hash names the document.
   return ws().subscribe(
-    { query, variables },
+    { query: '', ...operation(query, variables) },
     {
       next: (result) => (result.errors?.length ? fail(result.errors) : next(result.data)),
       error: (error) => fail(Array.isArray(error) ? error : [describeClose(error)]),
@@ -95,7 +181,11 @@ function describeClose(error) {
   return { message: String(error?.message ?? error) };
 }
 
-/** What a person should read for an error, by its contract code (docs/architecture.md). */
+/**
+ * What a person should read for an error, by its contract code (docs/architecture.md).
+ * @param {GraphQLFailure} error
+ * @returns {string}
+ */
 function explain(error) {
   const code = error.extensions?.code;
   switch (code) {
@@ -285,7 +375,7 @@ function waitingView(root) {
         outcome.textContent = `Answer sent; the run is ${data.respondToHuman.run?.state ?? 'resuming'}. It leaves this list when the database shows it resumed.`;
       } catch (error) {
         outcome.className = 'outcome error';
-        outcome.textContent = `Not sent: ${error.message}`;
+        outcome.textContent = `Not sent: ${error instanceof Error ? error.message : String(error)}`;
         send.disabled = false;
       }
     });
@@ -408,7 +498,7 @@ function changesView(root) {
           ),
         ),
       );
-      while (feed.children.length > 200) feed.lastElementChild.remove();
+      while (feed.children.length > 200) feed.lastElementChild?.remove();
     },
     (errors) => problems.replaceChildren(errorBanner(errors)),
   );
@@ -935,8 +1025,9 @@ function route() {
 }
 
 // A new token applies to new requests and to a new WebSocket connection.
-const tokenForm = document.getElementById('token-form');
-const tokenInput = document.getElementById('token');
+const tokenForm = byId('token-form');
+/** @type {HTMLInputElement} */
+const tokenInput = byId('token');
 tokenInput.value = token;
 function useToken(value) {
   token = value.trim();
@@ -953,7 +1044,7 @@ tokenForm.addEventListener('submit', (event) => {
   event.preventDefault();
   useToken(tokenInput.value);
 });
-document.getElementById('token-clear').addEventListener('click', () => {
+byId('token-clear').addEventListener('click', () => {
   tokenInput.value = '';
   useToken('');
 });
