@@ -39,7 +39,10 @@ test('without ORACLE_CONNECT_STRING it checks the embedded database: every state
   // SYS_CONTEXT('USERENV', …), emulated as Oracle answers it.
   expect(lines).toContain('session user     ANALYST');
   expect(lines).toContain('current schema   ANALYST');
-  expect(lines).toContain('time zone        +00:00');
+  expect(lines).toContain(
+    'time zone        session +00:00, DBTIMEZONE +00:00, SYSTIMESTAMP +00:00',
+  );
+  expect(stdout).toMatch(/^newest run {7}START_DATE \d{4}-\d\d-\d\dT[\d:.]+Z, /m);
   expect(stdout).toMatch(/^discovery {8}\d+ ms$/m);
   expect(stdout).toMatch(/^ {2}USER_AI_AGENT_TEAM_HISTORY +found, 6 columns$/m);
   expect(stdout).toMatch(/^ {2}task history conversation column +COVERSATION_PARAM$/m);
