@@ -16,7 +16,7 @@ import type { Driver } from '../db/driver.js';
 import { openDatabase } from '../db/open.js';
 import { errorCode, reportedLine } from '../db/oracle/errors.js';
 import { connectTarget } from '../db/oracle/options.js';
-import { timeZoneQuery, versionQuery } from '../db/sql/session.js';
+import { type TimeZones, timeZoneQuery, versionQuery } from '../db/sql/session.js';
 import { fetchRows } from '../db/sql/statement.js';
 import { StartupError } from '../errors.js';
 import { CAPABILITY_PROBES, type RegisteredStatement, registeredStatements } from './statements.js';
@@ -117,7 +117,15 @@ async function describeTimeZones(
   sessionOffset: string,
   print: Print,
 ): Promise<void> {
-  const [zones] = await fetchRows(driver, timeZoneQuery(catalog));
+  let zones: TimeZones | undefined;
+  try {
+    [zones] = await fetchRows(driver, timeZoneQuery(catalog));
+  } catch (error) {
+    // A history view that fails to read is reported with the statements below as well.
+    print(`${pad('time zone', 16)} session ${sessionOffset}`);
+    print(`${pad('newest run', 16)} FAILED: ${checkErrorCode(error)}: ${firstLine(error)}`);
+    return;
+  }
   if (!zones) return;
   print(
     `${pad('time zone', 16)} session ${sessionOffset}, DBTIMEZONE ${zones.databaseZone}, SYSTIMESTAMP ${zones.serverOffset}`,

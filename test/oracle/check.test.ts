@@ -102,6 +102,7 @@ test('a broken view is reported with its error code and fails the check; a missi
     // 192 variants; the planner answers 24 before the view raises: 8 filter on a conversation,
     // the others page past a null in a NOT NULL column, which no row can follow.
     expect(report).toMatch(/^ {2}teamRuns\.page +192 +168 failed: SQLSTATE 55000 +\d+$/m);
+    expect(report).toMatch(/^newest run {7}FAILED: SQLSTATE 55000: view is invalid$/m);
     expect(report).toMatch(/^ {2}RUN_TEAM hand-off \(DBMS_SCHEDULER\) yes /m);
     expect(report).toMatch(/^ {2}agents\.page +\d+ +ok +\d+$/m);
     expect(report).toMatch(
