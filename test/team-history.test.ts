@@ -318,8 +318,10 @@ describe('team runs', () => {
   });
 
   test('filters by team, states, start window and owner', async () => {
-    const after = '2026-09-10T00:00:00.000Z';
-    const before = '2026-09-20T00:00:00.000Z';
+    // Between 20 and 10 days ago: inside the demo's 30 days of history.
+    const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 3600 * 1000).toISOString();
+    const after = daysAgo(20);
+    const before = daysAgo(10);
     const runs = await allRuns({
       states: ['SUCCEEDED', 'FAILED'],
       startedAfter: after,

@@ -15,8 +15,10 @@ import {
   type SortKey,
 } from '../db/sql/statement.js';
 import { taskDetailsSql } from '../db/sql/task-details.js';
+import { teamActivitySql } from '../db/sql/team-activity.js';
 import { runOrderKeys, TOOL_CALL_ORDER_KEYS, teamHistorySql } from '../db/sql/team-history.js';
 import { teamSql } from '../db/sql/teams.js';
+import { type ActivityFilter, activityWindow } from '../model/activity.js';
 import type { ExecStatFilter, ExecStatOrderField } from '../model/exec-stat.js';
 import type { TeamRunFilter, TeamRunOrderField, ToolCallFilter } from '../model/team.js';
 import { ANONYMOUS_ADMIN, type Viewer } from '../model/viewer.js';
@@ -42,6 +44,7 @@ export const ENUMERATED_MODULES = [
   'session.ts',
   'statement.ts',
   'task-details.ts',
+  'team-activity.ts',
   'teams.ts',
   'team-history.ts',
 ];
@@ -210,6 +213,20 @@ function taskDetailStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[
   ];
 }
 
+function activityStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
+  const sql = teamActivitySql(catalog);
+  const filters = combinations<ActivityFilter>({
+    teamName: [null, VALUE.teamName],
+    owner: [null, VALUE.owner],
+  });
+  const to = new Date('2026-10-01T00:00:00Z');
+  return (['HOUR', 'DAY'] as const).flatMap((bucket) =>
+    filters.map((filter) =>
+      sql.activity(viewer, filter, activityWindow(bucket, new Date('2026-09-01T00:00:00Z'), to)),
+    ),
+  );
+}
+
 function execStatStatements(
   catalog: Catalog,
   orderFields: readonly ExecStatOrderField[],
@@ -247,6 +264,7 @@ export function registeredStatements(
         ...teamStatements(catalog, viewer),
         ...historyStatements(catalog, viewer),
         ...taskDetailStatements(catalog, viewer),
+        ...activityStatements(catalog, viewer),
       ]),
       ...execStatStatements(catalog, orderFields),
       ...sessionStatements(),
