@@ -16,6 +16,7 @@ import type { Context } from './context.js';
 import { mapAsyncIterable } from './iterables.js';
 import { Channel } from './live/hub.js';
 import { createLoaders } from './loaders.js';
+import { visibilityScope } from './model/viewer.js';
 import { type SubscriptionShape, subscriptionShape } from './subscription-shape.js';
 
 /**
@@ -59,8 +60,7 @@ interface EventShare {
  */
 const shared = new WeakMap<object, EventShare>();
 
-/** What a viewer may see depends on its owner and role only. */
-const scopeOf = (context: Context) => JSON.stringify([context.viewer.owner, context.viewer.admin]);
+const scopeOf = (context: Context) => visibilityScope(context.viewer);
 
 /**
  * One event's result for one subscription: the same object (or promise) as every identical

@@ -1,5 +1,5 @@
 import type { TeamTool } from '../model/team.js';
-import type { Viewer } from '../model/viewer.js';
+import { type Viewer, visibilityScope } from '../model/viewer.js';
 
 /** The most teams (per viewer scope) whose tools are kept; the oldest read goes first. */
 const MAX_TEAMS = 10_000;
@@ -35,7 +35,7 @@ export class TeamToolsCache {
     read: (teamNames: readonly string[]) => Promise<TeamTool[][]>,
   ): Promise<TeamTool[][]> {
     if (this.ttlMs === 0) return read(teamNames);
-    const scope = viewer.admin ? '*' : `owner:${viewer.owner ?? ''}`;
+    const scope = visibilityScope(viewer);
     const keyOf = (name: string) => `${scope}\u0000${name}`;
     const now = this.now();
     const missing: string[] = [];
