@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { parse, validate } from 'graphql';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
+import { consoleManifest, printManifest, readConsoleScript } from '../src/console/documents.js';
+import { CONSOLE_MANIFEST } from '../src/console/serve.js';
 import { schema } from '../src/schema/index.js';
 
 /**
@@ -10,47 +12,7 @@ import { schema } from '../src/schema/index.js';
  * drives the page itself in Chromium). The documents are read as the console declares them:
  * top-level `const` template literals, whose `${NAME}` parts are other top-level constants.
  */
-const PATH = new URL('../src/console/static/console.js', import.meta.url);
-const source = ts.createSourceFile(
-  'console.js',
-  readFileSync(PATH, 'utf8'),
-  ts.ScriptTarget.ES2022,
-  true,
-  ts.ScriptKind.JS,
-);
-
-const constants = new Map<string, ts.Expression>();
-for (const statement of source.statements) {
-  if (!ts.isVariableStatement(statement)) continue;
-  for (const declaration of statement.declarationList.declarations) {
-    if (ts.isIdentifier(declaration.name) && declaration.initializer) {
-      constants.set(declaration.name.text, declaration.initializer);
-    }
-  }
-}
-
-/** A constant's text with its substitutions resolved, or undefined when it is not a string. */
-function textOf(expression: ts.Expression): string | undefined {
-  if (ts.isStringLiteral(expression) || ts.isNoSubstitutionTemplateLiteral(expression)) {
-    return expression.text;
-  }
-  if (!ts.isTemplateExpression(expression)) return undefined;
-  let text = expression.head.text;
-  for (const span of expression.templateSpans) {
-    const part = ts.isIdentifier(span.expression) ? constants.get(span.expression.text) : undefined;
-    const value = part && textOf(part);
-    if (value === undefined) return undefined;
-    text += value + span.literal.text;
-  }
-  return text;
-}
-
-const OPERATION = /^\s*(query|mutation|subscription|fragment)\b/;
-const documents = [...constants]
-  .map(([name, expression]) => ({ name, text: textOf(expression) }))
-  .filter((entry): entry is { name: string; text: string } =>
-    Boolean(entry.text && OPERATION.test(entry.text)),
-  );
+const { source, documents } = readConsoleScript();
 
 /** The first argument of each call to the console's gql() and subscribe(). */
 const sent: string[] = [];
@@ -83,6 +45,10 @@ describe('the console’s GraphQL documents', () => {
       expect(errors).toEqual([]);
     });
   }
+
+  test('their manifest (trusted documents) lists exactly them: npm run console:documents', () => {
+    expect(readFileSync(CONSOLE_MANIFEST, 'utf8')).toBe(printManifest(consoleManifest()));
+  });
 
   test('a document that no longer matches the schema is caught', () => {
     const broken = parse('query Broken { teams(first: 1) { nodes { nameThatIsNot } } }');

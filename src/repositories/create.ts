@@ -5,6 +5,7 @@ import { type ActionOptions, TeamActions } from './actions.js';
 import { AgentRepository } from './agents.js';
 import { ExecStatRepository } from './exec-stats.js';
 import { TeamHistoryRepository } from './team-history.js';
+import type { TeamToolsCache } from './team-tools-cache.js';
 import { TeamRepository } from './teams.js';
 
 export interface Repositories {
@@ -22,8 +23,9 @@ export function createRepositories(
   catalog: Catalog,
   viewer: Viewer,
   actions: ActionOptions,
+  toolsCache?: TeamToolsCache,
 ): Repositories {
-  const teams = new TeamRepository(driver, catalog, viewer);
+  const teams = new TeamRepository(driver, catalog, viewer, toolsCache);
   const history = new TeamHistoryRepository(driver, catalog, viewer);
   return {
     agents: new AgentRepository(driver, catalog, viewer),

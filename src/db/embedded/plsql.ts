@@ -1,3 +1,5 @@
+import { jobAction } from '../sql/run-team.js';
+
 /**
  * DBMS_AI_AGENT.LIST_AGENTS and DESCRIBE_AGENT emulated as PL/pgSQL functions over the
  * stored specs, producing seed 000's JSON member for member and in the same order. The
@@ -27,12 +29,34 @@ CREATE DOMAIN ${ORACLE_EMULATION_SCHEMA}.clob AS json;
 -- Oracle's DATE: a date and a time of day to the second, without a time zone (seed 002's
 -- CREATE_TIME). The dictionary query of database.ts reports the column as DATE.
 CREATE DOMAIN ${ORACLE_EMULATION_SCHEMA}.date AS timestamp(0) without time zone;
+-- Oracle's VARCHAR2(n), as JSON_TABLE's COLUMNS name it (src/db/sql/teams.ts): PostgreSQL's
+-- varchar under another name, with its length modifier, and read as text.
+CREATE TYPE ${ORACLE_EMULATION_SCHEMA}.varchar2;
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.varchar2in(cstring, oid, integer) RETURNS ${ORACLE_EMULATION_SCHEMA}.varchar2
+  LANGUAGE internal IMMUTABLE STRICT AS 'varcharin';
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.varchar2out(${ORACLE_EMULATION_SCHEMA}.varchar2) RETURNS cstring
+  LANGUAGE internal IMMUTABLE STRICT AS 'varcharout';
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.varchar2recv(internal, oid, integer) RETURNS ${ORACLE_EMULATION_SCHEMA}.varchar2
+  LANGUAGE internal STABLE STRICT AS 'varcharrecv';
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.varchar2send(${ORACLE_EMULATION_SCHEMA}.varchar2) RETURNS bytea
+  LANGUAGE internal STABLE STRICT AS 'varcharsend';
+CREATE TYPE ${ORACLE_EMULATION_SCHEMA}.varchar2 (INPUT = ${ORACLE_EMULATION_SCHEMA}.varchar2in,
+  OUTPUT = ${ORACLE_EMULATION_SCHEMA}.varchar2out, RECEIVE = ${ORACLE_EMULATION_SCHEMA}.varchar2recv,
+  SEND = ${ORACLE_EMULATION_SCHEMA}.varchar2send, TYPMOD_IN = varchartypmodin,
+  TYPMOD_OUT = varchartypmodout, LIKE = varchar, CATEGORY = 'S', COLLATABLE = true);
+CREATE CAST (${ORACLE_EMULATION_SCHEMA}.varchar2 AS text) WITHOUT FUNCTION AS IMPLICIT;
+CREATE CAST (text AS ${ORACLE_EMULATION_SCHEMA}.varchar2) WITHOUT FUNCTION AS ASSIGNMENT;
 CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.product_component_version AS
   SELECT 'PGlite (embedded PostgreSQL)'::varchar(80) AS product,
          current_setting('server_version')::varchar(80) AS version_full;
 `;
 
 export const PLSQL_EMULATION = `
+-- DBMS_LOB.SUBSTR(lob, amount, offset): the characters of a CLOB from offset, at most amount.
+CREATE SCHEMA dbms_lob;
+CREATE FUNCTION dbms_lob.substr(lob text, amount integer, start_at integer) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$ SELECT substr(lob, start_at, amount) $$;
+
 CREATE SCHEMA dbms_ai_agent;
 
 CREATE FUNCTION emb_agent_description(s emb_agent_specs) RETURNS json LANGUAGE sql STABLE AS $$
@@ -77,7 +101,9 @@ END
 $$;
 
 -- DBMS_SCHEDULER.CREATE_JOB's part of the RUN_TEAM hand-off (src/db/sql/run-team.ts): job
--- names are unique, which is what makes a second answer to the same wait a duplicate.
+-- names are unique, which is what makes a second answer to the same wait a duplicate. The
+-- job's action is the text the Oracle block would give the scheduler, built by the same
+-- expression.
 CREATE TABLE emb_scheduler_jobs (
   job_name varchar(128) PRIMARY KEY,
   owner varchar(128) NOT NULL,
@@ -85,14 +111,16 @@ CREATE TABLE emb_scheduler_jobs (
   team_name varchar(128) NOT NULL,
   user_prompt text NOT NULL,
   conversation_id varchar(128),
+  job_action text NOT NULL,
   created timestamptz NOT NULL
 );
 
 -- The block of run-team.ts and the RUN_TEAM call its job makes, at once: resuming closes the
 -- open tool call with the answer as its output and moves the run to RESUMING (the simulator
--- carries it on); starting adds a RUNNING run with its first task and a new conversation.
-CREATE FUNCTION emb_run_team_submit(p_job_name text, p_exec_id text, p_team_name text,
-  p_prompt text, p_conversation_id text)
+-- carries it on); starting adds a RUNNING run of the owner's team with its first task and a
+-- new conversation.
+CREATE FUNCTION emb_run_team_submit(p_job_name text, p_exec_id text, p_team_owner text,
+  p_team_name text, p_prompt text, p_conversation_id text)
 RETURNS TABLE (outcome text, run_state text, conversation_out text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -111,17 +139,24 @@ BEGIN
     END IF;
     l_owner := l_run.team_owner;
   ELSE
-    SELECT t.owner INTO l_owner FROM dba_ai_agent_teams t WHERE t.agent_team_name = p_team_name
-    ORDER BY (t.owner = current_setting('agentgraph.session_user', true)) DESC, t.owner LIMIT 1;
+    SELECT t.owner INTO l_owner FROM dba_ai_agent_teams t
+    WHERE t.owner = p_team_owner AND t.agent_team_name = p_team_name;
     IF l_owner IS NULL THEN
-      RAISE EXCEPTION 'ORA-20050: team % does not exist', p_team_name;
+      RAISE EXCEPTION 'ORA-20050: team %.% does not exist', p_team_owner, p_team_name;
     END IF;
     l_conversation := gen_random_uuid()::text;
   END IF;
   BEGIN
     INSERT INTO emb_scheduler_jobs (job_name, owner, team_exec_id, team_name, user_prompt,
-      conversation_id, created)
-    VALUES (p_job_name, l_owner, p_exec_id, p_team_name, p_prompt, l_conversation, l_now);
+      conversation_id, job_action, created)
+    VALUES (p_job_name, l_owner, p_exec_id, p_team_name, p_prompt, l_conversation,
+      ${jobAction({
+        owner: 'p_team_owner',
+        team: 'p_team_name',
+        prompt: 'p_prompt',
+        params: "json_build_object('conversation_id', l_conversation)::text",
+      })},
+      l_now);
   EXCEPTION WHEN unique_violation THEN
     RETURN QUERY SELECT 'DUPLICATE'::text, NULL::text, NULL::text;
     RETURN;
