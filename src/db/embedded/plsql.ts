@@ -17,7 +17,14 @@ export const ORACLE_EMULATION_SCHEMA = 'emb_oracle';
  */
 export const ORACLE_BUILTINS = `
 CREATE SCHEMA ${ORACLE_EMULATION_SCHEMA};
-CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.dual AS SELECT 'X'::varchar(1) AS dummy;
+-- DBTIMEZONE and SYSTIMESTAMP are columns of DUAL here: Oracle writes them without
+-- parentheses, which PostgreSQL reads as column names (the check's session.timeZone).
+CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.dual AS
+  SELECT 'X'::varchar(1) AS dummy, '+00:00'::varchar(6) AS dbtimezone, now() AS systimestamp;
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.sys_extract_utc(t timestamptz) RETURNS timestamp
+LANGUAGE sql IMMUTABLE AS $$ SELECT t AT TIME ZONE 'UTC' $$;
+-- The embedded session acts as an administrator: it may create scheduler jobs.
+CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.session_privs AS SELECT 'CREATE JOB'::varchar(40) AS privilege;
 CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.sys_context(namespace text, parameter text) RETURNS text
 LANGUAGE sql STABLE AS $$
   SELECT CASE WHEN upper(namespace) = 'USERENV' AND upper(parameter) IN ('SESSION_USER', 'CURRENT_SCHEMA', 'CURRENT_USER')
@@ -29,6 +36,19 @@ CREATE DOMAIN ${ORACLE_EMULATION_SCHEMA}.clob AS json;
 -- Oracle's DATE: a date and a time of day to the second, without a time zone (seed 002's
 -- CREATE_TIME). The dictionary query of database.ts reports the column as DATE.
 CREATE DOMAIN ${ORACLE_EMULATION_SCHEMA}.date AS timestamp(0) without time zone;
+-- Oracle's TRUNC(date, format), returning a DATE, for the formats the statements use:
+-- HH (HH24, HH12), the hour, and DD (DDD, J), the day (teamRunActivity's buckets,
+-- src/db/sql/team-activity.ts). Any other format raises, as Oracle's ORA-01898 would.
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.trunc(d timestamp, format text)
+RETURNS ${ORACLE_EMULATION_SCHEMA}.date LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  CASE upper(format)
+    WHEN 'HH', 'HH24', 'HH12' THEN RETURN date_trunc('hour', d);
+    WHEN 'DD', 'DDD', 'J' THEN RETURN date_trunc('day', d);
+    ELSE RAISE EXCEPTION 'ORA-01898: too many precision specifiers (TRUNC format %)', format;
+  END CASE;
+END
+$$;
 -- Oracle's VARCHAR2(n), as JSON_TABLE's COLUMNS name it (src/db/sql/teams.ts): PostgreSQL's
 -- varchar under another name, with its length modifier, and read as text.
 CREATE TYPE ${ORACLE_EMULATION_SCHEMA}.varchar2;
