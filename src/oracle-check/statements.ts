@@ -189,9 +189,11 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
     ...forLists(sql.runsByIds(viewer), lists.runs),
     ...forLists(sql.waitingByTeams(viewer), lists.teams),
     sql.livePoll(new Date('2026-09-01T00:00:00Z')),
-    ...[true, false].flatMap((texts) => [
-      ...forLists(sql.tasksByRuns(viewer, texts), lists.runs),
-      ...forLists(sql.toolCallsByRuns(viewer, texts), lists.runs),
+    // Every column, and the keys alone (what a selection of no column reads).
+    ...forLists(sql.runsByTeams(viewer, {}, window, new Set()), lists.teams),
+    ...[undefined, new Set<never>()].flatMap((wanted) => [
+      ...forLists(sql.tasksByRuns(viewer, wanted), lists.runs),
+      ...forLists(sql.toolCallsByRuns(viewer, wanted), lists.runs),
     ]),
     ...forLists(sql.toolCallsByIds(viewer), lists.calls),
     ...callFilters.flatMap((filter) => both(sql.toolCallsPage(viewer, filter, firstPage))),
