@@ -121,6 +121,14 @@ export interface TracingConfig {
   readonly serviceName: string;
 }
 
+export interface ExecuteAgentConfig {
+  /**
+   * How long one EXECUTE_AGENT call may run before it is cancelled on the database and the
+   * mutation answers TIMEOUT. At most REQUEST_TIMEOUT_MS, which bounds the whole operation.
+   */
+  readonly timeoutMs: number;
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -141,6 +149,7 @@ export interface Config {
     readonly simulate: boolean;
   };
   readonly limits: LimitsConfig;
+  readonly executeAgent: ExecuteAgentConfig;
   readonly rateLimit: RateLimitConfig;
   readonly http: HttpConfig;
   readonly tracing: TracingConfig;
@@ -367,6 +376,16 @@ function readLimits(env: EnvReader): LimitsConfig {
   };
 }
 
+function readExecuteAgent(env: EnvReader, limits: LimitsConfig): ExecuteAgentConfig {
+  const timeoutMs = env.integer('EXECUTE_AGENT_TIMEOUT_MS', 20_000, 1, 3_600_000);
+  if (timeoutMs > limits.requestTimeoutMs) {
+    env.problems.push(
+      `EXECUTE_AGENT_TIMEOUT_MS (${timeoutMs}) exceeds REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}), which would end the operation first: raise REQUEST_TIMEOUT_MS too`,
+    );
+  }
+  return { timeoutMs };
+}
+
 function readRateLimit(env: EnvReader): RateLimitConfig {
   return {
     windowMs: env.integer('RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000),
@@ -414,6 +433,7 @@ export function loadConfig(rawEnv: Env): Config {
   const env = new EnvReader(rawEnv);
   const database = readDatabase(env);
   const host = env.string('HOST') ?? '127.0.0.1';
+  const limits = readLimits(env);
   const config: Config = {
     host,
     port: env.integer('PORT', 4000, 0, 65_535),
@@ -432,7 +452,8 @@ export function loadConfig(rawEnv: Env): Config {
       redisPrefix: env.string('REDIS_PREFIX') ?? 'agentgraph:',
       simulate: env.boolean('SIMULATE', database.kind === 'embedded'),
     },
-    limits: readLimits(env),
+    limits,
+    executeAgent: readExecuteAgent(env, limits),
     rateLimit: readRateLimit(env),
     http: readHttp(env),
     tracing: readTracing(env),

@@ -3,6 +3,7 @@ import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
 import type { Viewer } from '../model/viewer.js';
 import { type ActionOptions, TeamActions } from './actions.js';
+import { AgentExecutions } from './agent-executions.js';
 import { AgentRepository } from './agents.js';
 import { ExecStatRepository } from './exec-stats.js';
 import { TeamHistoryRepository } from './team-history.js';
@@ -15,6 +16,8 @@ export interface Repositories {
   readonly history: TeamHistoryRepository;
   /** respondToHuman and runTeam. */
   readonly actions: TeamActions;
+  /** executeAgent. */
+  readonly executions: AgentExecutions;
   /** A2A agent list and cards, through the cross-request cache. */
   readonly a2a: A2ACards;
 }
@@ -29,12 +32,14 @@ export function createRepositories(
 ): Repositories {
   const teams = new TeamRepository(driver, catalog, viewer);
   const history = new TeamHistoryRepository(driver, catalog, viewer);
+  const agents = new AgentRepository(driver, catalog, viewer);
   return {
-    agents: new AgentRepository(driver, catalog, viewer),
+    agents,
     execStats: new ExecStatRepository(driver, catalog),
     teams,
     history,
     actions: new TeamActions(driver, catalog, viewer, history, teams, actions),
+    executions: new AgentExecutions(driver, catalog, viewer, agents, actions),
     a2a,
   };
 }

@@ -11,5 +11,6 @@ import './human-wait.js';
 import './agent-card.js';
 import './subscription.js';
 import './team-actions.js';
+import './agent-execution.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

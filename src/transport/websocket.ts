@@ -105,7 +105,11 @@ export function attachGraphqlWs(options: {
       execute: (args) => (args as EnvelopedArgs).execute(args),
       subscribe: (args) => (args as EnvelopedArgs).subscribe(args),
       onSubscribe: async (ctx, _id, payload) => {
-        const request = toFetchRequest(ctx.extra.request, yoga.graphqlEndpoint);
+        const request = toFetchRequest(
+          ctx.extra.request,
+          yoga.graphqlEndpoint,
+          socketClosed(ctx.extra.socket),
+        );
         const viewer = connectionViewers.get(ctx.extra.socket);
         // The expiry timer closes the socket at `exp`; this covers a message that arrives in
         // the same instant, before the timer has run.
@@ -228,8 +232,26 @@ function forSocket(error: GraphQLError): GraphQLError {
   return copyError(error, extensions);
 }
 
+const closedSignals = new WeakMap<WebSocket, AbortSignal>();
+
+/**
+ * Aborts when the socket closes: the request signal of every operation on it, as an HTTP
+ * request's aborts when its client goes away, so that a mutation still running then
+ * (executeAgent) is cancelled alike (hardening/request-timeout.ts forwards it).
+ */
+function socketClosed(socket: WebSocket): AbortSignal {
+  let signal = closedSignals.get(socket);
+  if (!signal) {
+    const controller = new AbortController();
+    socket.once('close', () => controller.abort());
+    signal = controller.signal;
+    closedSignals.set(socket, signal);
+  }
+  return signal;
+}
+
 /** The upgrade request as a Fetch Request, which is what the yoga context factory reads. */
-function toFetchRequest(request: IncomingMessage, path: string): Request {
+function toFetchRequest(request: IncomingMessage, path: string, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
@@ -237,5 +259,5 @@ function toFetchRequest(request: IncomingMessage, path: string): Request {
   }
   // The Host header is the client's to choose; a malformed one must not fail the subscription.
   const host = URL.canParse(`http://${request.headers.host}`) ? request.headers.host : 'localhost';
-  return new Request(`http://${host}${path}`, { headers });
+  return new Request(`http://${host}${path}`, { headers, signal });
 }

@@ -54,7 +54,7 @@ function fakePool(
   script: (Record<string, unknown>[] | Error | { outBinds: Record<string, unknown> })[],
 ) {
   const calls: Call[] = [];
-  const state = { released: 0, acquired: 0, closedWith: [] as number[] };
+  const state = { released: 0, acquired: 0, breaks: 0, closedWith: [] as number[] };
   let statistics: OraclePoolStatistics | null = null;
   const pool: OraclePool = {
     async getConnection() {
@@ -75,6 +75,9 @@ function fakePool(
         },
         async close() {
           state.released++;
+        },
+        async break() {
+          state.breaks++;
         },
       };
       return connection;

@@ -1,8 +1,11 @@
+import { executeAgentEmulation } from './execute-agent.js';
+
 /**
  * DBMS_AI_AGENT.LIST_AGENTS and DESCRIBE_AGENT emulated as PL/pgSQL functions over the
  * stored specs, producing seed 000's JSON member for member and in the same order. The
  * embedded session behaves as an administrator, so every stored agent is visible. Also the
- * RUN_TEAM hand-off of src/db/sql/run-team.ts (scheduler job and RUN_TEAM in one).
+ * RUN_TEAM hand-off of src/db/sql/run-team.ts (scheduler job and RUN_TEAM in one), and
+ * EXECUTE_AGENT (src/db/embedded/execute-agent.ts).
  */
 export const ORACLE_EMULATION_SCHEMA = 'emb_oracle';
 
@@ -29,6 +32,7 @@ CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.product_component_version AS
 `;
 
 export const PLSQL_EMULATION = `${ORACLE_BUILTINS}
+${executeAgentEmulation(ORACLE_EMULATION_SCHEMA)}
 CREATE SCHEMA dbms_ai_agent;
 
 CREATE FUNCTION emb_agent_description(s emb_agent_specs) RETURNS json LANGUAGE sql STABLE AS $$
