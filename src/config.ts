@@ -1,5 +1,3 @@
-import { deriveTokenUrl } from './a2a/paths.js';
-
 /**
  * Turns the process environment into one frozen, typed configuration. Every problem is
  * collected and reported together, so a misconfigured deployment is fixed in one pass.
@@ -467,4 +465,17 @@ function deepFreeze<T extends object>(value: T): T {
     if (child !== null && typeof child === 'object') deepFreeze(child);
   }
   return Object.freeze(value);
+}
+
+const A2A_BASE_PATH = /^(.*)\/adb\/a2a\/v1\/databases\/([^/]+)$/;
+
+/**
+ * The token endpoint that belongs to an A2A base URL: same origin and OCID, auth path. Null
+ * when the base URL does not have Oracle's layout (then A2A_TOKEN_URL must say where it is).
+ */
+export function deriveTokenUrl(baseUrl: string): string | null {
+  const url = new URL(baseUrl.replace(/\/+$/, ''));
+  const match = A2A_BASE_PATH.exec(url.pathname);
+  if (!match) return null;
+  return `${url.origin}${match[1]}/adb/auth/v1/databases/${match[2]}/token`;
 }

@@ -1,3 +1,4 @@
+import type { A2ACards } from './a2a/client.js';
 import type { LiveHub } from './live/hub.js';
 import type { Loaders } from './loaders.js';
 import type { Viewer } from './model/viewer.js';
@@ -16,6 +17,8 @@ export interface Context {
   /** Bound to the viewer. */
   readonly repositories: Repositories;
   readonly loaders: Loaders;
+  /** A2A agent list and cards, through the cross-request cache. */
+  readonly a2a: A2ACards;
   /** What this request cost, for the request log. */
   readonly usage: { statements: number };
   /** Live subscriptions of this process. */

@@ -1,5 +1,5 @@
 /**
- * Errors that carry a code from DESIGN.md's contract. They are plain errors so that layers
+ * Errors that carry a code of the API contract (docs/architecture.md, "Error codes"). They are plain errors so that layers
  * below the schema can raise them without knowing GraphQL; the yoga error mask turns them
  * into GraphQL errors with `extensions.code` and hides everything else.
  */

@@ -13,8 +13,8 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from './context.js';
-import { Channel } from './live/channel.js';
-import { mapAsyncIterable } from './live/iterables.js';
+import { mapAsyncIterable } from './iterables.js';
+import { Channel } from './live/hub.js';
 import { createLoaders } from './loaders.js';
 import { type SubscriptionShape, subscriptionShape } from './subscription-shape.js';
 

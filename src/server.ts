@@ -140,7 +140,6 @@ export async function createServer(
       usage ? countStatements(driver, () => usage.statements++) : driver,
       catalog,
       viewer,
-      a2a.cards,
       actions,
     );
   // One poller per process reads every run; each subscription filters for its viewer.
@@ -162,6 +161,7 @@ export async function createServer(
     logger,
     metrics,
     live,
+    a2a: a2a.cards,
     maskError,
     limits: config.limits,
     rateLimit: config.rateLimit,

@@ -16,6 +16,7 @@ import {
   type YogaServerInstance,
 } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import type { A2ACards } from './a2a/client.js';
 import { authFailureRecorder } from './auth/failures.js';
 import type { Authenticate } from './auth/jwt.js';
 import { useAuthentication } from './auth/plugin.js';
@@ -230,12 +231,13 @@ export interface YogaOptions {
   /** Repositories limited to what one viewer may see. */
   readonly repositoriesFor: (viewer: Viewer, usage: { statements: number }) => Repositories;
   readonly authenticate: Authenticate;
-  /** Each authenticated request's viewer (HTTP requests here, WebSocket ones in live/). */
+  /** Each authenticated request's viewer (HTTP requests here, WebSocket ones in transport/websocket.ts). */
   readonly viewers: WeakMap<Request, Viewer>;
   readonly statsPublic: boolean;
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly live: LiveHub;
+  readonly a2a: A2ACards;
   readonly maskError: MaskError;
   readonly limits: LimitsConfig;
   readonly rateLimit: RateLimitConfig;
@@ -284,10 +286,12 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
         repositories,
         loaders: createLoaders(repositories),
         live: options.live,
+        a2a: options.a2a,
       };
     },
     plugins: [
-      // Cheap rejections (size, tokens, depth) come before signature checks.
+      // Yoga runs every onRequest hook (authentication) before any onRequestParse hook,
+      // whatever this order; among the rest, cheap rejections (size, tokens, depth) come first.
       ...hardeningPlugins(options),
       useValidationErrors(options.maskError),
       useAuthentication(

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 
 /**
- * The layering of DESIGN.md ("Code layout"), read from the import statements of every file
+ * The layering of docs/architecture.md ("Layers"), read from the import statements of every file
  * under src/: schema → loaders → repositories → driver, and the poller below GraphQL.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -91,6 +91,98 @@ function cycles(): string[][] {
   return found;
 }
 
+/**
+ * Every file of src/ in one layer, lowest first (docs/architecture.md, "Layers"): a file
+ * imports only from its own layer or a lower one. A new top-level file or folder must be
+ * placed here, so none escapes the rules.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['config.ts', 'errors.ts', 'model/', 'request-id.ts', 'logger.ts', 'iterables.ts'],
+  ['db/', 'metrics.ts'],
+  ['repositories/', 'a2a/', 'live/', 'auth/', 'oracle-check/'],
+  ['loaders.ts', 'context.ts'],
+  ['builder.ts', 'schema/'],
+  [
+    'hardening/',
+    'tracing/',
+    'subscription-shape.ts',
+    'per-event-context.ts',
+    'request-log.ts',
+    'yoga.ts',
+  ],
+  ['transport/'],
+  ['server.ts', 'console/', 'main.ts', 'mint-token.ts', 'print-schema.ts'],
+];
+
+/** The layer of a file relative to src/, by its folder or its own name; -1 when it has none. */
+const layerOf = (file: string) => {
+  const unit = file.includes('/') ? `${file.split('/')[0]}/` : file;
+  return LAYERS.findIndex((layer) => layer.includes(unit));
+};
+
+const unitOf = (file: string) => (file.includes('/') ? `${file.split('/')[0]}/` : file);
+
+/** The rules, each a predicate on one import; `test/boundaries.test.ts` plants a breach of each. */
+const RULES: Record<string, (edge: SourceImport) => boolean> = {
+  'database drivers are imported only under src/db/': ({ file, specifier }) =>
+    isPackage(specifier, DRIVERS) && !file.startsWith('db/'),
+  'nothing under src/db/, src/repositories/ or src/live/ imports a GraphQL library': ({
+    file,
+    specifier,
+  }) => BELOW_GRAPHQL.some((folder) => file.startsWith(folder)) && isPackage(specifier, GRAPHQL),
+  'a file imports only from its own layer or a lower one': ({ file, target }) =>
+    target !== null && layerOf(target) > layerOf(file),
+  'schema/ does not import db/ (resolvers never see SQL)': ({ file, target }) =>
+    file.startsWith('schema/') && Boolean(target?.startsWith('db/')),
+  'config.ts imports nothing of the project': ({ file, target }) =>
+    file === 'config.ts' && target !== null,
+  'a2a/ and repositories/ do not depend on each other': ({ file, target }) =>
+    target !== null &&
+    ((file.startsWith('a2a/') && target.startsWith('repositories/')) ||
+      (file.startsWith('repositories/') && target.startsWith('a2a/'))),
+  'outside live/, only its public entry live/hub.ts is imported': ({ file, target }) =>
+    Boolean(target?.startsWith('live/')) && !file.startsWith('live/') && target !== 'live/hub.ts',
+};
+
+/** Planted imports, one breach of each rule, to show that the rule can fail. */
+const PLANTED: Record<keyof typeof RULES, SourceImport> = {
+  'database drivers are imported only under src/db/': {
+    file: 'schema/agent.ts',
+    specifier: 'oracledb',
+    target: null,
+  },
+  'nothing under src/db/, src/repositories/ or src/live/ imports a GraphQL library': {
+    file: 'live/hub.ts',
+    specifier: 'graphql',
+    target: null,
+  },
+  'a file imports only from its own layer or a lower one': {
+    file: 'repositories/teams.ts',
+    specifier: '../loaders.js',
+    target: 'loaders.ts',
+  },
+  'schema/ does not import db/ (resolvers never see SQL)': {
+    file: 'schema/pagination.ts',
+    specifier: '../db/sql/statement.js',
+    target: 'db/sql/statement.ts',
+  },
+  'config.ts imports nothing of the project': {
+    file: 'config.ts',
+    specifier: './a2a/paths.js',
+    target: 'a2a/paths.ts',
+  },
+  'a2a/ and repositories/ do not depend on each other': {
+    file: 'a2a/start.ts',
+    specifier: '../repositories/teams.js',
+    target: 'repositories/teams.ts',
+  },
+  'outside live/, only its public entry live/hub.ts is imported': {
+    file: 'transport/shared-delivery.ts',
+    specifier: '../live/channel.js',
+    target: 'live/channel.ts',
+  },
+};
+
 describe('import boundaries', () => {
   test('the reader sees the imports it judges', () => {
     // Without this, a reader that finds nothing would make every rule below pass.
@@ -105,20 +197,18 @@ describe('import boundaries', () => {
     expect(IMPORTS.find(({ file }) => file === 'context.ts')?.target).toBeTruthy();
   });
 
-  test('database drivers are imported only under src/db/', () => {
-    const offending = IMPORTS.filter(
-      ({ file, specifier }) => isPackage(specifier, DRIVERS) && !file.startsWith('db/'),
-    );
-    expect(offending.map(edge)).toEqual([]);
+  test('every file of src/ has a layer', () => {
+    const files = sourceFiles(SRC).map((path) => relative(SRC, path));
+    expect(files.filter((file) => layerOf(file) < 0).map(unitOf)).toEqual([]);
   });
 
-  test('nothing under src/db/, src/repositories/ or src/live/ imports a GraphQL library', () => {
-    const offending = IMPORTS.filter(
-      ({ file, specifier }) =>
-        BELOW_GRAPHQL.some((folder) => file.startsWith(folder)) && isPackage(specifier, GRAPHQL),
-    );
-    expect(offending.map(edge)).toEqual([]);
-  });
+  for (const [rule, breaks] of Object.entries(RULES)) {
+    test(rule, () => {
+      expect(IMPORTS.filter(breaks).map(edge)).toEqual([]);
+      // The rule can fail: a planted breach of it is caught.
+      expect(breaks(PLANTED[rule] as SourceImport)).toBe(true);
+    });
+  }
 
   test('no import cycle between files', () => {
     expect(cycles().map((cycle) => cycle.join(' → '))).toEqual([]);

@@ -13,23 +13,13 @@ export const a2aBasePath = (ocid: string) => `/adb/a2a/v1/databases/${encodeURIC
 export const tokenPath = (ocid: string) =>
   `/adb/auth/v1/databases/${encodeURIComponent(ocid)}/token`;
 
-const BASE_PATH = /^(.*)\/adb\/a2a\/v1\/databases\/([^/]+)$/;
-
 /** The base URL without trailing slashes, so that joining paths never doubles one. */
 export function trimBaseUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
 }
 
-/**
- * The token endpoint that belongs to an A2A base URL: same origin and OCID, auth path. Null
- * when the base URL does not have Oracle's layout (then A2A_TOKEN_URL must say where it is).
- */
-export function deriveTokenUrl(baseUrl: string): string | null {
-  const url = new URL(trimBaseUrl(baseUrl));
-  const match = BASE_PATH.exec(url.pathname);
-  if (!match) return null;
-  return `${url.origin}${match[1]}/adb/auth/v1/databases/${match[2]}/token`;
-}
+/** Where config.ts reads A2A_BASE_URL, which imports nothing of the project. */
+export { deriveTokenUrl } from '../config.js';
 
 export const listUrl = (baseUrl: string) => `${trimBaseUrl(baseUrl)}/agents/`;
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Metrics } from '../metrics.js';
-import type { TeamRepository } from '../repositories/teams.js';
+import type { Team, TeamTool } from '../model/team.js';
 import { type A2ACards, A2AClient, type A2AClientOptions, a2aNotConfigured } from './client.js';
 import { catalogTool } from './drift.js';
 import { type A2ACatalog, type A2AStandin, startA2AStandin } from './standin.js';
@@ -22,9 +22,14 @@ export const STANDIN_PASSWORD = 'embedded-demo';
  * Oracle's is; with Oracle and no A2A_BASE_URL, A2A fields fail alone with a message saying
  * what to set.
  */
+/** Every team of the database with its tools, which the stand-in publishes (server.ts passes the team repository). */
+export interface TeamCatalog {
+  allWithTools(): Promise<{ team: Team; tools: TeamTool[] }[]>;
+}
+
 export async function startA2A(
   config: Config,
-  deps: { logger: Logger; metrics: Metrics; teams: Pick<TeamRepository, 'allWithTools'> },
+  deps: { logger: Logger; metrics: Metrics; teams: TeamCatalog },
 ): Promise<A2AService> {
   const a2a = config.a2a;
   const logger = deps.logger.child({ component: 'a2a' });

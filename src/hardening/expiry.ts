@@ -1,7 +1,7 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
-import { asyncIteratorOf } from '../live/iterables.js';
+import { asyncIteratorOf } from '../iterables.js';
 
 /** setTimeout's delay is a signed 32-bit number of milliseconds (about 24.8 days). */
 const MAX_DELAY_MS = 2 ** 31 - 1;
@@ -28,7 +28,7 @@ export const expiredError = () =>
 /**
  * A subscription lives no longer than the token it was opened with: at `exp` its stream
  * sends one UNAUTHENTICATED error and ends (an SSE response then completes; a WebSocket is
- * also closed, see live/websocket.ts). Without this, events kept flowing after expiry.
+ * also closed, see transport/websocket.ts). Without this, events kept flowing after expiry.
  */
 export function endSubscriptionsAtExpiry(): Plugin {
   return {

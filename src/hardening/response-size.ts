@@ -1,6 +1,6 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { mapAsyncIterable } from '../live/iterables.js';
+import { mapAsyncIterable } from '../iterables.js';
 
 /**
  * The result itself when it serialises to at most `maxBytes`, else a BAD_USER_INPUT error in

@@ -2,7 +2,7 @@ import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { LimitsConfig } from '../config.js';
 import type { Context } from '../context.js';
-import { asyncIteratorOf } from '../live/iterables.js';
+import { asyncIteratorOf } from '../iterables.js';
 import type { Viewer } from '../model/viewer.js';
 
 /** Who a per-identity limit counts against: the token subject, else its owner or role. */

@@ -14,6 +14,9 @@ import {
   waitingOf,
 } from './snapshot.js';
 
+/** live/'s public entry is this file: the rest of src/ reaches the channels through it. */
+export { Channel };
+
 export interface TeamRunChangeFilter {
   readonly teamName?: string | null;
   /** New states to report; all when empty or absent. */

@@ -1,4 +1,3 @@
-import type { A2ACards } from '../a2a/client.js';
 import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
 import type { Viewer } from '../model/viewer.js';
@@ -18,8 +17,6 @@ export interface Repositories {
   readonly actions: TeamActions;
   /** executeAgent. */
   readonly executions: AgentExecutions;
-  /** A2A agent list and cards, through the cross-request cache. */
-  readonly a2a: A2ACards;
 }
 
 /** Repositories bound to one viewer: every statement they issue is limited to what it may see. */
@@ -27,7 +24,6 @@ export function createRepositories(
   driver: Driver,
   catalog: Catalog,
   viewer: Viewer,
-  a2a: A2ACards,
   actions: ActionOptions,
 ): Repositories {
   const teams = new TeamRepository(driver, catalog, viewer);
@@ -40,6 +36,5 @@ export function createRepositories(
     history,
     actions: new TeamActions(driver, catalog, viewer, history, teams, actions),
     executions: new AgentExecutions(driver, catalog, viewer, agents, actions),
-    a2a,
   };
 }

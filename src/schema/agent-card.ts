@@ -45,7 +45,7 @@ export const AgentCardRef = builder.loadableObjectRef('AgentCard', {
         const team = teams[i];
         if (team instanceof Error) return team;
         if (!context.viewer.admin && !team) return notFound(`No agent team named "${teamName}"`);
-        return context.repositories.a2a.card(teamName).then(
+        return context.a2a.card(teamName).then(
           (card) => forTeam(card, teamName),
           (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
         );
@@ -299,7 +299,7 @@ builder.queryFields((t) => ({
     type: [A2AAgentListingRef],
     description: 'The agents the A2A server lists for its database user (seed 004).',
     resolve: async (_root, _args, context) => {
-      const listings = await context.repositories.a2a.listAgents();
+      const listings = await context.a2a.listAgents();
       if (context.viewer.admin) return listings;
       const teams = await context.loaders.teamByName.loadMany(listings.map((l) => l.name));
       return listings.filter((_, i) => teams[i] && !(teams[i] instanceof Error));

@@ -1,6 +1,6 @@
 import { builder } from '../builder.js';
-import type { KeysetWindow, KeyValue, Position, Positioned, SortKey } from '../db/sql/statement.js';
 import { badUserInput } from '../errors.js';
+import type { KeysetWindow, KeyValue, Position, Positioned, SortKey } from '../model/keyset.js';
 
 export type SchemaTypesOf =
   typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;

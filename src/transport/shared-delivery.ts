@@ -1,7 +1,7 @@
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { WebSocket } from 'ws';
 import { boundedResult } from '../hardening/response-size.js';
-import type { Channel } from '../live/channel.js';
+import type { Channel } from '../live/hub.js';
 import { FAN_OUT_BATCH, nextTurn } from '../live/hub.js';
 import { executeShared } from '../per-event-context.js';
 

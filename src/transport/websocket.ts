@@ -9,7 +9,7 @@ import type { Authenticate } from '../auth/jwt.js';
 import { AppError } from '../errors.js';
 import { expiredError, runAt } from '../hardening/expiry.js';
 import { type BrowserGuard, verifyUpgrade } from '../hardening/origin.js';
-import { asyncIteratorOf } from '../live/iterables.js';
+import { asyncIteratorOf } from '../iterables.js';
 import type { Viewer } from '../model/viewer.js';
 import { eventChannelOf } from '../per-event-context.js';
 import { type AgentGraphYoga, copyError, type MaskError } from '../yoga.js';

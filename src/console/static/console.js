@@ -95,7 +95,7 @@ function describeClose(error) {
   return { message: String(error?.message ?? error) };
 }
 
-/** What a person should read for an error, by its DESIGN.md code. */
+/** What a person should read for an error, by its contract code (docs/architecture.md). */
 function explain(error) {
   const code = error.extensions?.code;
   switch (code) {
