@@ -281,6 +281,7 @@ describe('OracleDriver over a pool', () => {
         { VIEW_NAME: 'USER_AI_AGENTS', COLUMN_NAME: 'CREATED', DATA_TYPE: 'DATE', PRECEDENCE: 2 },
       ],
       [{ AGENT_NAME: null, AGENT_DETAILS: null }],
+      [],
     ]);
     const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000, discoveryTimeoutMs: 45_000 });
     const discovery = await discoverDatabase(driver, 'user');
@@ -293,12 +294,15 @@ describe('OracleDriver over a pool', () => {
       timeZoneOffset: '+00:00',
     });
     expect(discovery.catalog.sessionUser).toBe('agentgraph');
-    expect(fake.calls.map((c) => c.callTimeout)).toEqual([1000, 45_000, 1000]);
+    expect(fake.calls.map((c) => c.callTimeout)).toEqual([1000, 45_000, 1000, 1000]);
     expect(Object.fromEntries(dateColumnTypes(discovery.catalog))).toEqual({
       'USER_AI_AGENTS.CREATED': 'DATE',
       'USER_AI_AGENT_TEAM_HISTORY.START_DATE': 'TIMESTAMP(6) WITH TIME ZONE',
     });
     expect(discovery.agentDetails.callable).toBe(true);
+    // No EXECUTE_AGENT in ALL_ARGUMENTS: executeAgent is FORBIDDEN, saying so.
+    expect(discovery.executeAgent.plain).toBeNull();
+    expect(discovery.executeAgent.missing).toMatch(/EXECUTE ON DBMS_AI_AGENT/);
     expect(discovery.durationMs).toBeGreaterThanOrEqual(0);
   });
 
