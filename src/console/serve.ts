@@ -91,7 +91,7 @@ export function createConsoleAssets(): ConsoleAssets {
   );
   assets.set(CONSOLE_PATH, asset(page, 'index.html', revalidate));
   assets.set(`${CONSOLE_PATH}/`, asset(page, 'index.html', revalidate));
-  for (const file of ['console.js', 'console.css']) {
+  for (const file of ['console.js', 'console.css', 'agent.js', 'agent.css']) {
     assets.set(
       `${CONSOLE_PATH}/${file}`,
       asset(readFileSync(join(STATIC, file)), file, revalidate),

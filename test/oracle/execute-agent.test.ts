@@ -79,7 +79,12 @@ const rows = (value: Record<string, unknown>[]) => async () => ({ rows: value })
 function lob(text: string) {
   const lobState = { destroyed: false };
   return {
-    lob: { getData: async () => text, destroy: () => void (lobState.destroyed = true) },
+    lob: {
+      getData: async () => text,
+      destroy: () => {
+        lobState.destroyed = true;
+      },
+    },
     lobState,
   };
 }

@@ -1,6 +1,7 @@
 // The agent-graph console: plain DOM and the graphql-ws client, nothing else. Every view reads
 // the public GraphQL API only (POST /graphql and graphql-ws on the same path).
 import { createClient } from 'graphql-ws';
+import { agentViews } from './agent.js';
 
 const TOKEN_KEY = 'agent-graph.console.token';
 const view = document.getElementById('view');
@@ -907,9 +908,10 @@ function statsView(root) {
   return () => {};
 }
 
-// ---- routing: #/waiting, #/changes, #/run/<execId>, #/teams, #/team/<name>, #/stats ----
+// ---- routing: #/waiting, #/changes, #/run/<execId>, #/teams, #/team/<name>, #/agents, #/agent/<name>, #/stats ----
 
 const ROUTES = {
+  ...agentViews({ h, s, add, gql, errorBanner, number, when }),
   waiting: waitingView,
   changes: changesView,
   run: runView,
@@ -925,7 +927,7 @@ function route() {
   leave();
   view.replaceChildren();
   leave = render(view, decodeURIComponent(argument ?? '')) ?? (() => {});
-  const section = name === 'run' ? 'changes' : name === 'team' ? 'teams' : name;
+  const section = { run: 'changes', team: 'teams', agent: 'agents' }[name] ?? name;
   for (const link of document.querySelectorAll('nav a')) {
     if (link.getAttribute('href') === `#/${section}`) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');

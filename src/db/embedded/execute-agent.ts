@@ -8,8 +8,9 @@
  *
  * emb_execute_agent answers deterministically for the same agent and inputs: an output with
  * one member per `outputs[].title` (an input of the same title is echoed; other values follow
- * the declared type), and a trace of nested components (StartNode, an Agent with its rounds of
- * LlmNode and ToolNode, a BranchingNode, a MapNode over the outputs, EndNode) with plausible
+ * the declared type), and a trace of nested components (StartNode, an Agent whose rounds plan
+ * with an LlmNode and call a ToolNode until the last composes the answer, a BranchingNode, a
+ * MapNode over the outputs, EndNode) with plausible
  * times and tokens. As the runtime does for a successful execution (seed 002), it adds one
  * V$AGENT_EXEC_STAT row whose measures are the trace's totals, traced or not.
  */
@@ -124,7 +125,7 @@ BEGIN
   l_at := l_at + make_interval(secs => l_start_ms / 1000.0);
 
   l_agent_start := l_at;
-  l_rounds := emb_rand(l_seed, 102, 1, 2);
+  l_rounds := emb_rand(l_seed, 102, 2, 3);
   FOR l_round IN 1..l_rounds LOOP
     l_round_start := l_at;
     l_round_children := '{}';
@@ -137,7 +138,7 @@ BEGIN
     l_llm_calls := l_llm_calls + 1; l_llm_ms := l_llm_ms + l_d;
     l_tokens_in := l_tokens_in + l_in; l_tokens_out := l_tokens_out + l_out_tokens;
     l_at := l_at + make_interval(secs => l_d / 1000.0);
-    IF l_round < l_rounds OR l_rounds = 1 THEN
+    IF l_round < l_rounds THEN
       l_d := emb_rand(l_seed, 140 + l_round, 60, 380);
       l_round_children := l_round_children || emb_trace_node('ToolNode',
         'lookup_' || lower(p_agent_name), l_at, l_d, NULL, NULL, NULL);
