@@ -5,6 +5,7 @@ import RelayPlugin, { decodeGlobalID } from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
+import { bounded, CURSOR, KEY } from './schema/bounds.js';
 import { CONNECTION, CONNECTION_ARGS, NODE, PAGE_INFO } from './schema/descriptions.js';
 
 /** As many ids as the largest page (MAX_PAGE_SIZE in schema/pagination.ts). */
@@ -52,9 +53,9 @@ export const builder = new SchemaBuilder<{
     // Descriptions of what the plugin generates (connection arguments and types, PageInfo,
     // Node), so that GraphiQL's explorer documents them like the hand-written types.
     firstArgOptions: { description: CONNECTION_ARGS.first },
-    afterArgOptions: { description: CONNECTION_ARGS.after },
+    afterArgOptions: bounded(CURSOR, CONNECTION_ARGS.after),
     lastArgOptions: { description: CONNECTION_ARGS.last },
-    beforeArgOptions: { description: CONNECTION_ARGS.before },
+    beforeArgOptions: bounded(CURSOR, CONNECTION_ARGS.before),
     defaultConnectionTypeOptions: { description: CONNECTION.type },
     defaultEdgeTypeOptions: { description: CONNECTION.edge },
     pageInfoFieldOptions: { description: CONNECTION.pageInfo },
@@ -67,21 +68,12 @@ export const builder = new SchemaBuilder<{
     endCursorFieldOptions: { description: PAGE_INFO.endCursor },
     nodeTypeOptions: { description: NODE.type },
     idFieldOptions: { description: NODE.id },
-    nodeQueryOptions: { description: NODE.node, args: { id: { description: NODE.nodeId } } },
+    nodeQueryOptions: { description: NODE.node, args: { id: bounded(KEY, NODE.nodeId) } },
     // `nodes` returns one item per id: it is priced, and bounded, like a page.
     nodesQueryOptions: {
       description: NODE.nodes,
-      args: { ids: { description: `${NODE.nodesIds} At most ${MAX_NODES_IDS}.` } },
+      args: { ids: bounded(KEY, NODE.nodesIds, { maxItems: MAX_NODES_IDS }) },
       complexity: (args) => ({ field: 1, multiplier: args.ids.length }),
-      resolve: (_root, args, _context, _info, resolveNodes) => {
-        if (args.ids.length > MAX_NODES_IDS) {
-          throw new AppError(
-            'BAD_USER_INPUT',
-            `Argument "ids" takes at most ${MAX_NODES_IDS} ids, got ${args.ids.length}`,
-          );
-        }
-        return resolveNodes(args.ids);
-      },
     },
     // A decoded ID is a string the request never showed as one: the NUL check of
     // hardening/input-values.ts cannot see inside it.

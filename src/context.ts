@@ -23,4 +23,9 @@ export interface Context {
   readonly usage: { statements: number };
   /** Live subscriptions of this process. */
   readonly live: LiveHub;
+  /**
+   * The graphql-ws socket an operation came on (yoga adds the server context that
+   * transport/websocket.ts hands getEnveloped); absent over HTTP and SSE.
+   */
+  readonly socket?: object;
 }

@@ -7,6 +7,8 @@ import { requestIdOf } from './request-id.js';
 
 /** Operation names come from clients; past this many distinct ones, metrics say "other". */
 const MAX_OPERATION_LABELS = 200;
+/** Characters of an operation name that the log line and the metrics label keep. */
+const MAX_LOGGED_NAME = 128;
 
 interface RequestRecord {
   readonly start: number;
@@ -40,10 +42,16 @@ export function useRequestLog(logger: Logger, metrics: Metrics): Plugin<Context>
       }
     },
     onExecute({ args }) {
-      const record = records.get((args.contextValue as { request: Request }).request);
+      const record = records.get(args.contextValue.request);
       if (!record) return;
+      const name = getOperationAST(args.document, args.operationName)?.name?.value;
+      // A GraphQL name has no length limit of its own but the body's: the log keeps a prefix.
       record.operation =
-        getOperationAST(args.document, args.operationName)?.name?.value ?? 'anonymous';
+        name === undefined
+          ? 'anonymous'
+          : name.length > MAX_LOGGED_NAME
+            ? `${name.slice(0, MAX_LOGGED_NAME)}…`
+            : name;
       record.context = args.contextValue;
     },
     onResultProcess({ request, result }) {

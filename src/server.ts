@@ -277,7 +277,8 @@ export async function createServer(
         clearTimeout(timer);
         await a2a.stop();
         await database.driver.close(Math.ceil(drainMs / 1000));
-        await tracing?.shutdown();
+        // Yoga's plugins release what they hold in their onDispose (the tracing exporter).
+        await yoga.dispose();
       })();
       return stopping;
     },

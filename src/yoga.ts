@@ -166,9 +166,9 @@ function useErrorRequestIds(): Plugin<Context> {
       };
     };
   return {
-    onExecute: ({ args }) => ({ onExecuteDone: onDone((args.contextValue as Context).requestId) }),
+    onExecute: ({ args }) => ({ onExecuteDone: onDone(args.contextValue.requestId) }),
     onSubscribe: ({ args }) => ({
-      onSubscribeResult: onDone((args.contextValue as Context).requestId),
+      onSubscribeResult: onDone(args.contextValue.requestId),
     }),
   };
 }

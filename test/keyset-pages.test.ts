@@ -340,4 +340,26 @@ describe('bad cursors are BAD_USER_INPUT naming the argument', () => {
       expect(result?.[name as string] ?? null, label).toBeNull();
     }
   });
+
+  test('forged values (dates outside years 1–9999, NUL) are BAD_USER_INPUT, never INTERNAL', async () => {
+    const order = 'teamRuns:START_DATE:DESC';
+    const cases = [
+      encode([order, ['+275760-09-13T00:00:00.000Z', ''], 'X']),
+      encode([order, ['-000001-01-01T00:00:00.000Z', ''], 'X']),
+      encode([order, ['+010000-01-01T00:00:00.000Z', ''], 'X']),
+      encode([order, ['2026-09-15T08:30:00.123Z', ''], 'X\u0000Y']),
+      encode([order, null, 'nul\u0000']),
+    ];
+    for (const cursor of cases) {
+      for (const argument of ['after', 'before']) {
+        const { errors } = await t.gql(
+          `query($c: String) { teamRuns(${argument}: $c, ${argument === 'before' ? 'last' : 'first'}: 2) { totalCount } }`,
+          { c: cursor },
+        );
+        const label = `${argument} ${Buffer.from(cursor, 'base64url').toString()}`;
+        expect(errors?.[0]?.extensions?.code, label).toBe('BAD_USER_INPUT');
+        expect(errors?.[0]?.message, label).toContain(`Argument "${argument}"`);
+      }
+    }
+  });
 });

@@ -62,7 +62,8 @@ test('start-up logs what it discovered: session user, DESCRIBE_AGENT decision, d
     timeZone: '+00:00',
     describeAgentCallable: true,
     dateColumns: expect.objectContaining({
-      'DBA_AI_AGENT_TEAM_HISTORY.START_DATE': 'TIMESTAMP WITH TIME ZONE',
+      'DBA_AI_AGENTS.CREATE_TIME': 'DATE',
+      'DBA_AI_AGENT_TEAM_HISTORY.START_DATE': 'TIMESTAMP(6)',
     }),
     discoveryMs: expect.any(Number),
   });

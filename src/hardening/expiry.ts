@@ -30,10 +30,10 @@ export const expiredError = () =>
  * sends one UNAUTHENTICATED error and ends (an SSE response then completes; a WebSocket is
  * also closed, see transport/websocket.ts). Without this, events kept flowing after expiry.
  */
-export function endSubscriptionsAtExpiry(): Plugin {
+export function endSubscriptionsAtExpiry(): Plugin<Context> {
   return {
     onSubscribe({ args }) {
-      const expiresAt = (args.contextValue as unknown as Context).viewer.expiresAt;
+      const expiresAt = args.contextValue.viewer.expiresAt;
       if (expiresAt === undefined) return;
       return {
         onSubscribeResult({ result, setResult }) {

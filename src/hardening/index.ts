@@ -3,7 +3,9 @@ import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from '../config.js';
+import type { Context } from '../context.js';
 import type { Metrics } from '../metrics.js';
+import { argumentBounds } from './argument-bounds.js';
 import { csrfPrevention, unlistedOrigins } from './cross-origin.js';
 import { documentLimits } from './document-limits.js';
 import { endSubscriptionsAtExpiry } from './expiry.js';
@@ -25,7 +27,7 @@ export interface HardeningOptions {
 }
 
 /** The yoga plugins that bound what a request may cost; see docs/security-hardening.md. */
-export function hardeningPlugins(options: HardeningOptions): Plugin[] {
+export function hardeningPlugins(options: HardeningOptions): (Plugin | Plugin<Context>)[] {
   const { limits, http, logger } = options;
   return [
     csrfPrevention(),
@@ -34,6 +36,7 @@ export function hardeningPlugins(options: HardeningOptions): Plugin[] {
     ...(http.introspection ? [] : hideSchema()),
     ...documentLimits(limits),
     rejectNulInStrings(),
+    argumentBounds(),
     requestTimeout(limits.requestTimeoutMs, logger),
     responseSizeLimit(limits.maxResponseBytes),
     endSubscriptionsAtExpiry(),

@@ -15,7 +15,11 @@ type Kind = 'request' | 'subscription';
  * fields marked with a directive (graphql-rate-limit), not operations per identity, and
  * would put the budget into the schema instead of the configuration.
  */
-export function rateLimit(config: RateLimitConfig, metrics: Metrics, logger: Logger): Plugin[] {
+export function rateLimit(
+  config: RateLimitConfig,
+  metrics: Metrics,
+  logger: Logger,
+): Plugin<Context>[] {
   if (config.requests === 0 && config.subscriptions === 0) return [];
   let windowStart = 0;
   // One map per window: starting a new window forgets every count at once, so the memory
@@ -56,11 +60,11 @@ export function rateLimit(config: RateLimitConfig, metrics: Metrics, logger: Log
   return [
     {
       onExecute({ args, setResultAndStopExecution }) {
-        const refused = refuse('request', args.contextValue as unknown as Context);
+        const refused = refuse('request', args.contextValue);
         if (refused) setResultAndStopExecution(refused);
       },
       onSubscribe({ args, setResultAndStopExecution }) {
-        const refused = refuse('subscription', args.contextValue as unknown as Context);
+        const refused = refuse('subscription', args.contextValue);
         if (refused) setResultAndStopExecution(refused);
       },
     },

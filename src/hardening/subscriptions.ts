@@ -22,14 +22,13 @@ export function limitExceeded(message: string): GraphQLError {
  * stream of this process). Each open subscription costs one execution per event, so without
  * a cap one client could make every poll cycle arbitrarily expensive.
  */
-export function subscriptionCaps(limits: LimitsConfig): Plugin {
+export function subscriptionCaps(limits: LimitsConfig): Plugin<Context> {
   const bySocket = new WeakMap<object, number>();
   const byViewer = new Map<string, number>();
   return {
     onSubscribe({ args, setResultAndStopExecution }) {
-      const context = args.contextValue as unknown as Context & { socket?: object };
-      const socket = context.socket;
-      const viewer = viewerKey(context.viewer);
+      const { socket } = args.contextValue;
+      const viewer = viewerKey(args.contextValue.viewer);
       const onSocket = socket ? (bySocket.get(socket) ?? 0) : 0;
       const ofViewer = byViewer.get(viewer) ?? 0;
       if (socket && onSocket >= limits.maxSubscriptionsPerSocket) {

@@ -9,7 +9,6 @@ import {
   runTeamSql,
 } from '../db/sql/run-team.js';
 import { AppError, badUserInput, conflict, notFound } from '../errors.js';
-import { unknownTeamMessage } from '../model/names.js';
 import type { TeamRun } from '../model/team.js';
 import type { Viewer } from '../model/viewer.js';
 import type { TeamHistoryRepository } from './team-history.js';
@@ -148,8 +147,7 @@ export class TeamActions {
       this.checkText('prompt', prompt);
       this.checkAllowed();
       const [team] = await this.teams.byNames([teamName]);
-      if (!team)
-        throw notFound(unknownTeamMessage(teamName, await this.teams.nearestName(teamName)));
+      if (!team) throw await this.teams.unknown(teamName);
       this.checkOwner(team.owner);
       const submitted = await this.submit({
         jobName: runTeamJobName('START', teamName, crypto.randomUUID()),

@@ -9,7 +9,8 @@ import {
   type Query,
 } from '../db/sql/statement.js';
 import { emptyStats, teamSql } from '../db/sql/teams.js';
-import { nearestName } from '../model/names.js';
+import { type AppError, notFound } from '../errors.js';
+import { nearestName, unknownTeamMessage } from '../model/names.js';
 import type { Team, TeamFilter, TeamStats, TeamTool } from '../model/team.js';
 import type { Viewer } from '../model/viewer.js';
 import { requireView } from './views.js';
@@ -41,11 +42,19 @@ export class TeamRepository {
     return names.map((name) => found.get(name) ?? null);
   }
 
-  /** The visible team name nearest to `name` (see model/names.ts), or null. */
-  async nearestName(name: string): Promise<string | null> {
+  /**
+   * The one answer to a team name no visible team has: NOT_FOUND naming the near miss
+   * (model/names.ts). The visible names are read once per request, however many fields of
+   * the operation name unknown teams; the name itself was bounded at the edge
+   * (schema/bounds.ts), which keeps the comparison cheap.
+   */
+  async unknown(name: string): Promise<AppError> {
     requireView(this.catalog.teams);
-    return nearestName(name, await fetchRows(this.driver, this.sql.names(this.viewer)));
+    this.names ??= fetchRows(this.driver, this.sql.names(this.viewer));
+    return notFound(unknownTeamMessage(name, nearestName(name, await this.names)));
   }
+
+  private names: Promise<string[]> | undefined;
 
   /** Every visible team with its tools: what the embedded A2A stand-in publishes. */
   async allWithTools(): Promise<{ team: Team; tools: TeamTool[] }[]> {

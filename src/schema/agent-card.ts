@@ -8,7 +8,7 @@ import type {
   AgentCardSkill,
 } from '../a2a/normalize.js';
 import { builder } from '../builder.js';
-import { badUserInput, notFound } from '../errors.js';
+import { bounded, ORACLE_NAME } from './bounds.js';
 import { TEAM_NAME_ARG } from './descriptions.js';
 import { rootList } from './pagination.js';
 import { TeamRef, TeamToolRef } from './team.js';
@@ -44,7 +44,7 @@ export const AgentCardRef = builder.loadableObjectRef('AgentCard', {
       teamNames.map((teamName, i) => {
         const team = teams[i];
         if (team instanceof Error) return team;
-        if (!context.viewer.admin && !team) return notFound(`No agent team named "${teamName}"`);
+        if (!context.viewer.admin && !team) return context.repositories.teams.unknown(teamName);
         return context.a2a.card(teamName).then(
           (card) => forTeam(card, teamName),
           (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
@@ -284,15 +284,9 @@ builder.queryFields((t) => ({
     description:
       'The A2A agent card of a Select AI agent team. Errors: NOT_FOUND (the A2A server does not publish the team), UNAUTHENTICATED, TIMEOUT, UPSTREAM_UNAVAILABLE (unreachable, or an invalid card).',
     args: {
-      teamName: t.arg.string({
-        required: true,
-        description: `${TEAM_NAME_ARG} BAD_USER_INPUT when empty.`,
-      }),
+      teamName: t.arg.string({ required: true, ...bounded(ORACLE_NAME, TEAM_NAME_ARG) }),
     },
-    resolve: (_root, { teamName }) => {
-      if (teamName.trim() === '') throw badUserInput('teamName must not be empty');
-      return teamName;
-    },
+    resolve: (_root, { teamName }) => teamName,
   }),
   a2aAgents: t.field({
     ...rootList,

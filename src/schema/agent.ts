@@ -1,5 +1,6 @@
 import { builder } from '../builder.js';
 import type { Agent, AgentParameter, CallContract } from '../model/agent.js';
+import { bounded, ORACLE_NAME } from './bounds.js';
 import { NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
 import { nodeByKey } from './lookup.js';
 import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
@@ -128,8 +129,10 @@ builder.queryFields((t) => ({
     args: {
       name: t.arg.string({
         required: true,
-        description:
+        ...bounded(
+          ORACLE_NAME,
           'AGENT_NAME, exact and case-sensitive (Oracle stores unquoted names in upper case).',
+        ),
       }),
     },
     resolve: (_root, { name }, context) => agents.one(name, context),

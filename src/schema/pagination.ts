@@ -1,6 +1,7 @@
 import { builder } from '../builder.js';
 import { badUserInput } from '../errors.js';
 import type { KeysetWindow, KeyValue, Position, Positioned, SortKey } from '../model/keyset.js';
+import { storableDate } from './scalars.js';
 
 export type SchemaTypesOf =
   typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -140,8 +141,9 @@ function positionToCursor(order: KeysetOrder, position: Position): string {
   return Buffer.from(JSON.stringify([order.name, ...values])).toString('base64url');
 }
 
+/** A cursor's decoded values meet the rules the same values meet in an argument. */
 const isText = (value: unknown): value is string =>
-  typeof value === 'string' && value.length <= MAX_CURSOR_TEXT;
+  typeof value === 'string' && value.length <= MAX_CURSOR_TEXT && !value.includes('\u0000');
 
 function keyValue(key: SortKey, value: unknown, last: boolean): KeyValue | undefined {
   if (value === null) return last ? undefined : null;
@@ -152,7 +154,8 @@ function keyValue(key: SortKey, value: unknown, last: boolean): KeyValue | undef
     return undefined;
   }
   const at = new Date(iso);
-  return Number.isNaN(at.getTime()) || at.toISOString() !== iso ? undefined : { at, belowMs };
+  if (Number.isNaN(at.getTime()) || !storableDate(at) || at.toISOString() !== iso) return undefined;
+  return { at, belowMs };
 }
 
 /** The place a keyset cursor names; BAD_USER_INPUT for anything not made by this order. */

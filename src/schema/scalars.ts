@@ -9,6 +9,10 @@ import { badUserInput } from '../errors.js';
 const FIRST_INSTANT = new Date('0001-01-01T00:00:00Z').getTime();
 const LAST_INSTANT = new Date('9999-12-31T23:59:59.999Z').getTime();
 
+/** Whether an Oracle TIMESTAMP can hold `date`: the DateTime rule, also for cursors. */
+export const storableDate = (date: Date): boolean =>
+  date.getTime() >= FIRST_INSTANT && date.getTime() <= LAST_INSTANT;
+
 function parseDate(value: unknown): Date {
   const date = typeof value === 'string' ? new Date(value) : new Date(Number.NaN);
   if (typeof value !== 'string' || Number.isNaN(date.getTime())) {
@@ -16,7 +20,7 @@ function parseDate(value: unknown): Date {
       `DateTime must be an ISO-8601 date-time string, got ${JSON.stringify(value)}`,
     );
   }
-  if (date.getTime() < FIRST_INSTANT || date.getTime() > LAST_INSTANT) {
+  if (!storableDate(date)) {
     throw badUserInput(
       `DateTime must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z, got ${JSON.stringify(value)}`,
     );

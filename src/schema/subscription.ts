@@ -1,10 +1,12 @@
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import type { TeamRunChange, WaitingRun } from '../live/hub.js';
+import { TEAM_RUN_STATES } from '../model/team.js';
+import { bounded, ORACLE_NAME } from './bounds.js';
 import { HISTORY } from './descriptions.js';
 import { HumanWaitRef, humanWaitOf } from './human-wait.js';
 import { MAX_PAGE_SIZE } from './pagination.js';
-import { TeamRunStateRef, unknownTeam } from './team.js';
+import { TeamRunStateRef } from './team.js';
 import { TeamRunRef } from './team-run.js';
 
 builder.subscriptionType({
@@ -19,7 +21,7 @@ const TEAM_NAME_FILTER =
 async function requireTeam(context: Context, teamName: string | null | undefined): Promise<void> {
   if (!teamName) return;
   if (!(await context.loaders.teamByName.load(teamName))) {
-    throw await unknownTeam(context, teamName);
+    throw await context.repositories.teams.unknown(teamName);
   }
 }
 
@@ -27,10 +29,12 @@ const TeamRunChangeFilterRef = builder.inputType('TeamRunChangeFilter', {
   description:
     'Which run changes to receive; all given conditions apply. Non-admin subscribers only ever receive runs of their own owner.',
   fields: (t) => ({
-    teamName: t.string({ description: TEAM_NAME_FILTER }),
+    teamName: t.string(bounded(ORACLE_NAME, TEAM_NAME_FILTER)),
     states: t.field({
       type: [TeamRunStateRef],
-      description: 'Only changes into one of these states; all states when absent or empty.',
+      ...bounded(null, 'Only changes into one of these states; all states when absent or empty.', {
+        maxItems: TEAM_RUN_STATES.length,
+      }),
     }),
   }),
 });
@@ -118,7 +122,7 @@ builder.subscriptionFields((t) => ({
     type: [WaitingRunRef],
     description:
       'The runs waiting for a human (of one team, or of all teams), longest-waiting first: the current set at once, then the whole set again each time it changes.',
-    args: { teamName: t.arg.string({ description: TEAM_NAME_FILTER }) },
+    args: { teamName: t.arg.string(bounded(ORACLE_NAME, TEAM_NAME_FILTER)) },
     // Every event re-runs the selection for each waiting run, and the set has no page size:
     // it is priced as the largest page, so that the cost limit bounds one event's work.
     complexity: { field: 1, multiplier: MAX_PAGE_SIZE },

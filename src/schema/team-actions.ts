@@ -1,5 +1,6 @@
 import { builder } from '../builder.js';
 import type { Submitted } from '../repositories/actions.js';
+import { bounded, KEY, ORACLE_NAME } from './bounds.js';
 import { HISTORY } from './descriptions.js';
 import { TeamRunRef } from './team-run.js';
 
@@ -43,7 +44,7 @@ builder.mutationFields((t) => ({
     description:
       'Answers a run paused in WAITING_FOR_HUMAN: RUN_TEAM is called again for the run’s conversation with the response as user_prompt, and the run goes RESUMING, then RUNNING. CONFLICT (extensions.state) when the run does not wait, or when this wait has already been answered; NOT_FOUND for a run the caller cannot see; FORBIDDEN for anyone but its owner or an administrator.',
     args: {
-      execId: t.arg.id({ required: true, description: HISTORY.teamExecId }),
+      execId: t.arg.id({ required: true, ...bounded(KEY, HISTORY.teamExecId) }),
       response: t.arg.string({
         required: true,
         description:
@@ -60,8 +61,10 @@ builder.mutationFields((t) => ({
     args: {
       teamName: t.arg.string({
         required: true,
-        description:
-          'The team (AGENT_TEAM_NAME), exact and case-sensitive; NOT_FOUND naming the near miss otherwise.',
+        ...bounded(
+          ORACLE_NAME,
+          'The team (AGENT_TEAM_NAME), exact and case-sensitive; NOT_FOUND naming the near miss when no visible team has it.',
+        ),
       }),
       prompt: t.arg.string({
         required: true,

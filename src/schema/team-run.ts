@@ -1,7 +1,8 @@
 import { builder } from '../builder.js';
 import { badUserInput } from '../errors.js';
-import { durationMs, type TeamRun, type TeamRunFilter } from '../model/team.js';
+import { durationMs, TEAM_RUN_STATES, type TeamRun, type TeamRunFilter } from '../model/team.js';
 import { runOrderKeys } from '../repositories/team-history.js';
+import { bounded, KEY, ORACLE_NAME } from './bounds.js';
 import {
   HISTORY,
   NULL_WHEN_VIEW_NOT_GRANTED,
@@ -84,7 +85,9 @@ const stateAndStartFields = (
 ) => ({
   states: t.field({
     type: [TeamRunStateRef],
-    description: 'Only runs in one of these states; every state when absent or empty.',
+    ...bounded(null, 'Only runs in one of these states; every state when absent or empty.', {
+      maxItems: TEAM_RUN_STATES.length,
+    }),
   }),
   startedAfter: t.field({
     type: 'DateTime',
@@ -104,13 +107,15 @@ const TeamRunsOfTeamFilterRef = builder.inputType('TeamRunsOfTeamFilter', {
 const TeamRunFilterRef = builder.inputType('TeamRunFilter', {
   description: 'Which team runs to list; all given conditions apply.',
   fields: (t) => ({
-    teamName: t.string({ description: 'Only runs of this team (TEAM_NAME, exact).' }),
+    teamName: t.string(bounded(ORACLE_NAME, 'Only runs of this team (TEAM_NAME, exact).')),
     ...stateAndStartFields(t),
-    owner: t.string({ description: `TEAM_OWNER. ${OWNER_FILTER}` }),
-    conversationId: t.string({
-      description:
+    owner: t.string(bounded(ORACLE_NAME, `TEAM_OWNER. ${OWNER_FILTER}`)),
+    conversationId: t.string(
+      bounded(
+        KEY,
         'Runs whose task history records this conversation_id (what runTeam and respondToHuman return).',
-    }),
+      ),
+    ),
   }),
 });
 
@@ -206,7 +211,7 @@ builder.queryFields((t) => ({
     type: TeamRunRef,
     nullable: true,
     description: 'One run by TEAM_EXEC_ID; NOT_FOUND when there is none.',
-    args: { execId: t.arg.id({ required: true, description: HISTORY.teamExecId }) },
+    args: { execId: t.arg.id({ required: true, ...bounded(KEY, HISTORY.teamExecId) }) },
     resolve: (_root, { execId }, context) => runs.one(String(execId), context),
   }),
 }));

@@ -1,8 +1,7 @@
 import { builder } from '../builder.js';
-import type { Context } from '../context.js';
-import { notFound } from '../errors.js';
 import { unknownTeamMessage } from '../model/names.js';
 import { TEAM_RUN_STATES, type Team, type TeamStats, type TeamTool } from '../model/team.js';
+import { bounded, ORACLE_NAME, ORACLE_NAME_PART } from './bounds.js';
 import {
   NULL_WHEN_VIEW_NOT_GRANTED,
   OWNER_FILTER,
@@ -12,16 +11,10 @@ import {
 import { nodeByKey } from './lookup.js';
 import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
 
-/** NOT_FOUND for a team name no visible team has, naming the near miss. */
-export async function unknownTeam(context: Context, name: string): Promise<Error> {
-  const nearest = await context.repositories.teams.nearestName(name);
-  return notFound(unknownTeamMessage(name, nearest));
-}
-
 const teams = nodeByKey<Team>('Team', {
   id: (team) => team.name,
   loader: (context) => context.loaders.teamByName,
-  missing: (name) => `No agent team named "${name}"`,
+  missing: (name) => unknownTeamMessage(name, null),
 });
 
 export const TeamRef = teams.ref;
@@ -163,8 +156,8 @@ TeamRef.implement({
 const TeamFilterRef = builder.inputType('TeamFilter', {
   description: 'Which teams to list; all given conditions apply.',
   fields: (t) => ({
-    nameContains: t.string({ description: 'Case-insensitive part of the team name.' }),
-    owner: t.string({ description: OWNER_FILTER }),
+    nameContains: t.string(bounded(ORACLE_NAME_PART, 'Case-insensitive part of the team name.')),
+    owner: t.string(bounded(ORACLE_NAME, OWNER_FILTER)),
   }),
 });
 
@@ -195,10 +188,10 @@ builder.queryFields((t) => ({
     type: TeamRef,
     nullable: true,
     description: 'One team by name; NOT_FOUND when no visible team has that name.',
-    args: { name: t.arg.string({ required: true, description: TEAM_NAME_ARG }) },
+    args: { name: t.arg.string({ required: true, ...bounded(ORACLE_NAME, TEAM_NAME_ARG) }) },
     resolve: async (_root, { name }, context) => {
       const team = await context.loaders.teamByName.load(name);
-      if (!team) throw await unknownTeam(context, name);
+      if (!team) throw await context.repositories.teams.unknown(name);
       return team;
     },
   }),

@@ -1,6 +1,7 @@
 import { builder } from '../builder.js';
 import { durationMs, type ToolCall } from '../model/team.js';
 import { TOOL_CALL_ORDER_KEYS } from '../repositories/team-history.js';
+import { bounded, KEY, ORACLE_NAME } from './bounds.js';
 import { HISTORY, NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
 import { nodeByKey } from './lookup.js';
 import { connectionComplexity, keysetConnection, rootList } from './pagination.js';
@@ -117,9 +118,9 @@ builder.objectFields(TaskRunRef, (t) => ({
 const ToolCallFilterRef = builder.inputType('ToolCallFilter', {
   description: 'Which tool calls to list; all given conditions apply.',
   fields: (t) => ({
-    toolName: t.string({ description: 'Only calls of this tool (TOOL_NAME, exact).' }),
-    agentName: t.string({ description: 'Only calls by this agent (AGENT_NAME, exact).' }),
-    teamExecId: t.id({ description: 'Only calls of this team run (TEAM_EXEC_ID).' }),
+    toolName: t.string(bounded(ORACLE_NAME, 'Only calls of this tool (TOOL_NAME, exact).')),
+    agentName: t.string(bounded(ORACLE_NAME, 'Only calls by this agent (AGENT_NAME, exact).')),
+    teamExecId: t.id(bounded(KEY, 'Only calls of this team run (TEAM_EXEC_ID).')),
   }),
 });
 

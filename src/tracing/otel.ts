@@ -23,10 +23,11 @@ import { AppError, isErrorCode } from '../errors.js';
 export interface Tracing {
   /** The driver with one span per round trip, named after the statement. */
   traceDriver(driver: Driver): Driver;
-  /** One span per GraphQL operation; the statements it runs are its children. */
+  /**
+   * One span per GraphQL operation; the statements it runs are its children. Its onDispose
+   * sends the spans not yet exported, when the server disposes of yoga, last as it stops.
+   */
   readonly plugin: Plugin<Context>;
-  /** Sends the spans not yet exported; the server calls it last when it stops. */
-  shutdown(): Promise<void>;
 }
 
 export interface OtelOptions {
@@ -170,13 +171,13 @@ export function createTracing(options: OtelOptions): Tracing {
       onSubscribe({ subscribeFn, setSubscribeFn }) {
         setSubscribeFn(traced(subscribeFn));
       },
-    },
-    async shutdown() {
-      try {
-        await provider.shutdown();
-      } catch (error) {
-        options.logger.warn({ err: error }, 'could not export the last spans');
-      }
+      async onDispose() {
+        try {
+          await provider.shutdown();
+        } catch (error) {
+          options.logger.warn({ err: error }, 'could not export the last spans');
+        }
+      },
     },
   };
 }

@@ -43,7 +43,14 @@ test('without ORACLE_CONNECT_STRING it checks the embedded database: every state
   expect(stdout).toMatch(/^discovery {8}\d+ ms$/m);
   expect(stdout).toMatch(/^ {2}USER_AI_AGENT_TEAM_HISTORY +found, 6 columns$/m);
   expect(stdout).toMatch(/^ {2}task history conversation column +COVERSATION_PARAM$/m);
-  expect(stdout).toMatch(/^ {2}USER_AI_AGENT_TEAM_HISTORY\.START_DATE +TIMESTAMP WITH TIME ZONE$/m);
+  // The seeds' types (002: DATE, 003: TIMESTAMP), the scheduler's as Oracle's reference has it.
+  expect(stdout).toMatch(/^ {2}USER_AI_AGENTS\.CREATE_TIME +DATE$/m);
+  expect(stdout).toMatch(/^ {2}USER_AI_AGENT_TEAM_HISTORY\.START_DATE +TIMESTAMP\(6\)$/m);
+  expect(stdout).toMatch(/^ {2}USER_AI_AGENT_TASK_HISTORY\.END_DATE +TIMESTAMP\(6\)$/m);
+  expect(stdout).toMatch(/^ {2}USER_AI_AGENT_TOOL_HISTORY\.START_DATE +TIMESTAMP\(6\)$/m);
+  expect(stdout).toMatch(
+    /^ {2}USER_SCHEDULER_JOB_RUN_DETAILS\.LOG_DATE +TIMESTAMP\(6\) WITH TIME ZONE$/m,
+  );
   expect(stdout).toMatch(/^ {2}DBMS_AI_AGENT\.DESCRIBE_AGENT +yes {2}Agent\.description/m);
   const table = lines.slice(
     lines.indexOf('statements (each variant once, first row only)') + 2,

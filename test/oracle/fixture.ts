@@ -48,9 +48,12 @@ function oracleType(column: Column): string {
       return 'NUMBER';
     case 'text':
       return 'CLOB';
+    case 'emb_oracle.date':
+      return 'DATE';
+    case 'timestamp without time zone':
+      return 'TIMESTAMP';
     case 'timestamp with time zone':
-      // USER_AI_AGENTS.CREATE_TIME is a DATE (reference); the history views use TIMESTAMP.
-      return column.name === 'create_time' ? 'DATE' : 'TIMESTAMP';
+      return 'TIMESTAMP WITH TIME ZONE';
     default: {
       const varchar = /^character varying\((\d+)\)$/.exec(column.type);
       if (varchar) return `VARCHAR2(${varchar[1]})`;
@@ -125,9 +128,11 @@ const name = (relation: string) => relation.toUpperCase();
 
 function literal(value: unknown, column: Column): string {
   if (value === null || value === undefined) return 'NULL';
-  if (column.type === 'timestamp with time zone') {
+  if (/^(DATE|TIMESTAMP)/.test(oracleType(column))) {
+    // The demo rows hold UTC instants: UTC wall clocks, and +00:00 where the column has a zone.
     const iso = new Date(String(value)).toISOString();
-    return `TIMESTAMP '${iso.slice(0, 10)} ${iso.slice(11, 23)}'`;
+    const zone = oracleType(column).endsWith('TIME ZONE') ? ' +00:00' : '';
+    return `TIMESTAMP '${iso.slice(0, 10)} ${iso.slice(11, 23)}${zone}'`;
   }
   if (typeof value === 'number') return String(value);
   const text = String(value).replaceAll("'", "''");

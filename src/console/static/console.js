@@ -1,17 +1,49 @@
+// @ts-check
 // The agent-graph console: plain DOM and the graphql-ws client, nothing else. Every view reads
-// the public GraphQL API only (POST /graphql and graphql-ws on the same path).
+// the public GraphQL API only (POST /graphql and graphql-ws on the same path). Checked by
+// `npm run typecheck` (tsconfig.console.json); test/console-documents.test.ts validates its
+// GraphQL documents against the schema.
 import { createClient } from 'graphql-ws';
 import { agentViews } from './agent.js';
 
 const TOKEN_KEY = 'agent-graph.console.token';
-const view = document.getElementById('view');
-const connection = document.getElementById('connection');
+/**
+ * An element of index.html, which the console cannot run without.
+ * @template {HTMLElement} [E=HTMLElement]
+ * @param {string} id
+ * @returns {E}
+ */
+function byId(id) {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`index.html has no #${id}`);
+  return /** @type {E} */ (element);
+}
+
+/**
+ * A GraphQL error as the server sends it.
+ * @typedef {{ message: string, extensions?: { code?: string, state?: string } }} GraphQLFailure
+ */
+
+const view = byId('view');
+const connection = byId('connection');
 
 // The token lives in sessionStorage: kept across reloads of this tab, gone with the tab.
 let token = sessionStorage.getItem(TOKEN_KEY) ?? '';
+/** @returns {Record<string, string>} */
 const authorization = () => (token ? { authorization: `Bearer ${token}` } : {});
 
-/** Appends nodes or text (never parsed as HTML), skipping null, undefined and false. */
+/**
+ * What add() and h() take as children: nodes, text, numbers, nested lists, or nothing.
+ * @typedef {Node | string | number | null | undefined | false | readonly any[]} Child
+ */
+
+/**
+ * Appends nodes or text (never parsed as HTML), skipping null, undefined and false.
+ * @template {Element} E
+ * @param {E} parent
+ * @param {...Child} children
+ * @returns {E}
+ */
 function add(parent, ...children) {
   for (const child of children.flat(Number.POSITIVE_INFINITY)) {
     if (child === undefined || child === null || child === false) continue;
@@ -20,6 +52,14 @@ function add(parent, ...children) {
   return parent;
 }
 
+/**
+ * An HTML element with attributes (true: present, false/null/undefined: absent) and children.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, unknown>} [attributes]
+ * @param {...Child} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function h(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
@@ -30,6 +70,13 @@ function h(tag, attributes = {}, ...children) {
 }
 
 const SVG = 'http://www.w3.org/2000/svg';
+/**
+ * An SVG element, for the statistics charts.
+ * @param {string} tag
+ * @param {Record<string, string | number>} [attributes]
+ * @param {...Node} children
+ * @returns {SVGElement}
+ */
 function s(tag, attributes = {}, ...children) {
   const element = document.createElementNS(SVG, tag);
   for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
@@ -37,6 +84,12 @@ function s(tag, attributes = {}, ...children) {
   return element;
 }
 
+/**
+ * One query or mutation over HTTP.
+ * @param {string} query
+ * @param {Record<string, unknown>} [variables]
+ * @returns {Promise<{ data: any, errors: GraphQLFailure[] }>}
+ */
 async function gql(query, variables = {}) {
   const response = await fetch('/graphql', {
     method: 'POST',
@@ -64,7 +117,12 @@ function ws() {
     on: {
       connected: () => showConnection('Live', 'live'),
       closed: (event) =>
-        showConnection(event?.code === 4401 ? 'Not signed in' : 'Disconnected; retrying…', 'down'),
+        showConnection(
+          /** @type {CloseEvent | undefined} */ (event)?.code === 4401
+            ? 'Not signed in'
+            : 'Disconnected; retrying…',
+          'down',
+        ),
     },
   });
   return client;
@@ -75,7 +133,14 @@ function showConnection(text, state) {
   connection.className = state;
 }
 
-/** Subscribes; `next` gets each result. Returns the unsubscribe function. */
+/**
+ * Subscribes; `next` gets each result. Returns the unsubscribe function.
+ * @param {string} query
+ * @param {Record<string, unknown>} variables
+ * @param {(data: any) => void} next
+ * @param {(errors: readonly GraphQLFailure[]) => void} fail
+ * @returns {() => void}
+ */
 function subscribe(query, variables, next, fail) {
   return ws().subscribe(
     { query, variables },
@@ -96,7 +161,11 @@ function describeClose(error) {
   return { message: String(error?.message ?? error) };
 }
 
-/** What a person should read for an error, by its contract code (docs/architecture.md). */
+/**
+ * What a person should read for an error, by its contract code (docs/architecture.md).
+ * @param {GraphQLFailure} error
+ * @returns {string}
+ */
 function explain(error) {
   const code = error.extensions?.code;
   switch (code) {
@@ -286,7 +355,7 @@ function waitingView(root) {
         outcome.textContent = `Answer sent; the run is ${data.respondToHuman.run?.state ?? 'resuming'}. It leaves this list when the database shows it resumed.`;
       } catch (error) {
         outcome.className = 'outcome error';
-        outcome.textContent = `Not sent: ${error.message}`;
+        outcome.textContent = `Not sent: ${error instanceof Error ? error.message : String(error)}`;
         send.disabled = false;
       }
     });
@@ -409,7 +478,7 @@ function changesView(root) {
           ),
         ),
       );
-      while (feed.children.length > 200) feed.lastElementChild.remove();
+      while (feed.children.length > 200) feed.lastElementChild?.remove();
     },
     (errors) => problems.replaceChildren(errorBanner(errors)),
   );
@@ -937,8 +1006,9 @@ function route() {
 }
 
 // A new token applies to new requests and to a new WebSocket connection.
-const tokenForm = document.getElementById('token-form');
-const tokenInput = document.getElementById('token');
+const tokenForm = byId('token-form');
+/** @type {HTMLInputElement} */
+const tokenInput = byId('token');
 tokenInput.value = token;
 function useToken(value) {
   token = value.trim();
@@ -955,7 +1025,7 @@ tokenForm.addEventListener('submit', (event) => {
   event.preventDefault();
   useToken(tokenInput.value);
 });
-document.getElementById('token-clear').addEventListener('click', () => {
+byId('token-clear').addEventListener('click', () => {
   tokenInput.value = '';
   useToken('');
 });

@@ -24,7 +24,7 @@ import { normalizeRows } from '../rows.js';
 import { describeAgentProbe } from '../sql/session.js';
 import { DDL } from './ddl.js';
 import { demoData } from './demo-data.js';
-import { ORACLE_EMULATION_SCHEMA, PLSQL_EMULATION } from './plsql.js';
+import { ORACLE_BUILTINS, ORACLE_EMULATION_SCHEMA, PLSQL_EMULATION } from './plsql.js';
 
 /** What the simulator and the tests run through PGlite, inside a transaction or not. */
 export type EmbeddedStatements = Pick<Transaction, 'query' | 'exec'>;
@@ -112,6 +112,7 @@ export async function openPGlite(
 /** Where the snapshot of this version's schema and demo data is cached. */
 export function snapshotFile(cacheDir: string, data = demoData()): string {
   const key = createHash('sha256')
+    .update(ORACLE_BUILTINS)
     .update(DDL)
     .update(PLSQL_EMULATION)
     .update(JSON.stringify(data))
@@ -150,6 +151,7 @@ async function loadSnapshot(
 }
 
 async function seed(pg: PGlite, data: Record<string, Record<string, unknown>[]>): Promise<void> {
+  await pg.exec(ORACLE_BUILTINS);
   await pg.exec(DDL);
   await pg.exec(PLSQL_EMULATION);
   for (const [table, rows] of Object.entries(data)) {
@@ -317,8 +319,13 @@ export class EmbeddedDriver implements Driver {
 
   async columnsOf(views: readonly string[]): Promise<Map<string, ViewColumns>> {
     const rows = await this.run(
+      // Date types as Oracle's ALL_TAB_COLUMNS spells them (DATE, TIMESTAMP(6), TIMESTAMP(6)
+      // WITH TIME ZONE): what oracle:check and the start-up line print.
       `SELECT upper(table_name) AS view_name, upper(column_name) AS column_name,
-         upper(data_type) AS data_type
+         CASE WHEN domain_name = 'date' THEN 'DATE'
+           WHEN data_type = 'timestamp without time zone' THEN 'TIMESTAMP(' || datetime_precision || ')'
+           WHEN data_type = 'timestamp with time zone' THEN 'TIMESTAMP(' || datetime_precision || ') WITH TIME ZONE'
+           ELSE upper(data_type) END AS data_type
        FROM information_schema.columns
        WHERE table_schema = 'public' AND upper(table_name) = ANY (string_to_array(:views, ','))`,
       { views: views.join(',') },

@@ -1,4 +1,5 @@
 import { MEASURES } from '../../model/exec-stat.js';
+import { ORACLE_EMULATION_SCHEMA } from './plsql.js';
 
 /**
  * Tables and views with Oracle's names and columns (seeds 002 and 003, and the Select AI
@@ -8,7 +9,15 @@ import { MEASURES } from '../../model/exec-stat.js';
  *
  * Spec details that Oracle only returns through DBMS_AI_AGENT (the description) live in
  * `emb_agent_specs`, behind DBA_AI_AGENTS.
+ *
+ * Dates have the seeds' types, zone and all: CREATE_TIME is a DATE (seed 002, Oracle's DATE
+ * emulated in plsql.ts), the history views' START_DATE and END_DATE are TIMESTAMP (seed 003),
+ * both without a time zone, so a driver that reads them in the process's local time shows it
+ * here as on Oracle. The scheduler's LOG_DATE and ACTUAL_START_DATE are TIMESTAMP(6) WITH
+ * TIME ZONE (Oracle Database Reference, ALL_SCHEDULER_JOB_RUN_DETAILS); the conversation
+ * prompts' CREATED is taken to be too, like the CREATED of the other DBMS_CLOUD_AI views.
  */
+const DATE = `${ORACLE_EMULATION_SCHEMA}.date`;
 
 /**
  * PostgreSQL truncates identifiers to 63 bytes, and two of seed 002's column names
@@ -68,7 +77,7 @@ CREATE TABLE emb_agent_specs (
   agent_id numeric PRIMARY KEY,
   owner varchar(128) NOT NULL,
   agent_name varchar(128) NOT NULL,
-  create_time timestamptz NOT NULL,
+  create_time ${DATE} NOT NULL,
   description text,
   inputs text,
   outputs text,
@@ -136,8 +145,8 @@ CREATE TABLE dba_ai_agent_team_history (
   team_exec_id varchar(128) PRIMARY KEY,
   team_name varchar(128) NOT NULL,
   team_owner varchar(128) NOT NULL,
-  start_date timestamptz,
-  end_date timestamptz,
+  start_date timestamp,
+  end_date timestamp,
   state varchar(30) NOT NULL,
   team_instance_id numeric
 );
@@ -155,8 +164,8 @@ CREATE TABLE dba_ai_agent_task_history (
   input text,
   result text,
   state varchar(30) NOT NULL,
-  start_date timestamptz,
-  end_date timestamptz
+  start_date timestamp,
+  end_date timestamp
 );
 CREATE INDEX emb_task_history_exec ON dba_ai_agent_task_history (team_exec_id, task_order);
 ${userView('user_ai_agent_task_history', 'dba_ai_agent_task_history', 'task_owner', TASK_HISTORY)}
@@ -168,8 +177,8 @@ CREATE TABLE dba_ai_agent_tool_history (
   tool_name varchar(128),
   agent_name varchar(128),
   task_name varchar(128),
-  start_date timestamptz,
-  end_date timestamptz,
+  start_date timestamp,
+  end_date timestamp,
   input text,
   output text,
   tool_output text

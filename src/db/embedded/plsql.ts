@@ -11,11 +11,12 @@ export const ORACLE_EMULATION_SCHEMA = 'emb_oracle';
 
 /**
  * Oracle's DUAL, SYS_CONTEXT('USERENV', …) and PRODUCT_COMPONENT_VERSION, for the start-up
- * session statement (src/db/sql/session.ts), and its CLOB type. They live in their own schema, after public in
- * the search path, so that the Oracle fixture (generated from the public schema) leaves them
- * to the real database.
+ * session statement (src/db/sql/session.ts), and its CLOB and DATE types. They live in their
+ * own schema, after public in the search path, so that the Oracle fixture (generated from the
+ * public schema) leaves them to the real database. Created before the tables (ddl.ts), whose
+ * DATE columns use the type.
  */
-const ORACLE_BUILTINS = `
+export const ORACLE_BUILTINS = `
 CREATE SCHEMA ${ORACLE_EMULATION_SCHEMA};
 CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.dual AS SELECT 'X'::varchar(1) AS dummy;
 CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.sys_context(namespace text, parameter text) RETURNS text
@@ -26,19 +27,22 @@ $$;
 -- Oracle's CLOB, as RETURNING CLOB names it in the JSON aggregates (jsonArrayQuery): over json,
 -- so that an object returned as CLOB is nested as JSON, not quoted, and never parsed again.
 CREATE DOMAIN ${ORACLE_EMULATION_SCHEMA}.clob AS json;
+-- Oracle's DATE: a date and a time of day to the second, without a time zone (seed 002's
+-- CREATE_TIME). The dictionary query of database.ts reports the column as DATE.
+CREATE DOMAIN ${ORACLE_EMULATION_SCHEMA}.date AS timestamp(0) without time zone;
 CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.product_component_version AS
   SELECT 'PGlite (embedded PostgreSQL)'::varchar(80) AS product,
          current_setting('server_version')::varchar(80) AS version_full;
 `;
 
-export const PLSQL_EMULATION = `${ORACLE_BUILTINS}
+export const PLSQL_EMULATION = `
 ${executeAgentEmulation(ORACLE_EMULATION_SCHEMA)}
 CREATE SCHEMA dbms_ai_agent;
 
 CREATE FUNCTION emb_agent_description(s emb_agent_specs) RETURNS json LANGUAGE sql STABLE AS $$
   SELECT json_build_object(
     'name', s.agent_name,
-    'create_time', to_char(s.create_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS'),
+    'create_time', to_char(s.create_time, 'YYYY-MM-DD"T"HH24:MI:SS'),
     'description', s.description,
     'inputs', COALESCE(s.inputs, '[]')::json,
     'outputs', COALESCE(s.outputs, '[]')::json,

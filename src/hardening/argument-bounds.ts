@@ -1,0 +1,146 @@
+import {
+  type DocumentNode,
+  type FieldNode,
+  type GraphQLArgument,
+  GraphQLError,
+  type GraphQLField,
+  type GraphQLInputField,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  getArgumentValues,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  Kind,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { boundOf, boundProblem, maxItemsOf } from '../schema/bounds.js';
+
+/** A field of the document that takes at least one bounded argument, directly or nested. */
+interface Site {
+  readonly field: GraphQLField<unknown, unknown>;
+  readonly node: FieldNode;
+}
+
+/**
+ * Refuses, before execution and on every transport, a string argument that does not fit the
+ * bound its schema declaration carries (schema/bounds.ts), whether written in the document
+ * or passed in a variable, at any depth of input objects and lists. BAD_USER_INPUT names the
+ * argument and the limit, never the value.
+ */
+export function argumentBounds(): Plugin {
+  const containsBound = new WeakMap<GraphQLInputType, boolean>();
+  const declares = (definition: GraphQLArgument | GraphQLInputField): boolean =>
+    boundOf(definition) !== undefined ||
+    maxItemsOf(definition) !== undefined ||
+    hasBound(definition.type);
+  const hasBound = (type: GraphQLInputType): boolean => {
+    const inner = isNonNullType(type) || isListType(type) ? type.ofType : type;
+    if (inner !== type) return hasBound(inner);
+    if (!isInputObjectType(type)) return false;
+    const known = containsBound.get(type);
+    if (known !== undefined) return known;
+    containsBound.set(type, false); // recursive input types end here
+    const found = Object.values(type.getFields()).some(declares);
+    containsBound.set(type, found);
+    return found;
+  };
+  const checked = (field: GraphQLField<unknown, unknown>) => field.args.some(declares);
+
+  /** The first value under `value` that breaks its declared bound, as a message. */
+  const problemIn = (
+    value: unknown,
+    type: GraphQLInputType,
+    declared: GraphQLArgument | GraphQLInputField | undefined,
+    path: string,
+  ): string | null => {
+    const bound = declared && boundOf(declared);
+    if (value === null || value === undefined) return null;
+    if (isNonNullType(type)) return problemIn(value, type.ofType, declared, path);
+    if (isListType(type)) {
+      if (!Array.isArray(value)) return problemIn(value, type.ofType, declared, path);
+      const maxItems = declared && maxItemsOf(declared);
+      if (maxItems !== undefined && value.length > maxItems) {
+        return `Argument "${path}" takes at most ${maxItems} items (got ${value.length})`;
+      }
+      if (!bound && !hasBound(type.ofType)) return null;
+      for (const [i, item] of value.entries()) {
+        const problem = problemIn(item, type.ofType, declared, `${path}[${i}]`);
+        if (problem) return problem;
+      }
+      return null;
+    }
+    if (bound && typeof value === 'string') {
+      const problem = boundProblem(bound, value);
+      return problem && `Argument "${path}" ${problem}`;
+    }
+    if (isInputObjectType(type) && typeof value === 'object') {
+      for (const field of Object.values(type.getFields())) {
+        if (!declares(field)) continue;
+        const problem = problemIn(
+          (value as Record<string, unknown>)[field.name],
+          field.type,
+          field,
+          `${path}.${field.name}`,
+        );
+        if (problem) return problem;
+      }
+    }
+    return null;
+  };
+
+  // Yoga's parser cache hands out the same DocumentNode for a repeated text.
+  const sitesOf = new WeakMap<DocumentNode, Site[]>();
+  const sites = (schema: GraphQLSchema, document: DocumentNode): Site[] => {
+    const known = sitesOf.get(document);
+    if (known) return known;
+    const found: Site[] = [];
+    const typeInfo = new TypeInfo(schema);
+    visit(
+      document,
+      visitWithTypeInfo(typeInfo, {
+        [Kind.FIELD]: (node) => {
+          const field = typeInfo.getFieldDef();
+          if (field && node.arguments?.length && checked(field)) found.push({ field, node });
+        },
+      }),
+    );
+    sitesOf.set(document, found);
+    return found;
+  };
+
+  const check = (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    variables: Record<string, unknown> | null | undefined,
+  ): GraphQLError | undefined => {
+    for (const { field, node } of sites(schema, document)) {
+      let values: Record<string, unknown>;
+      try {
+        values = getArgumentValues(field, node, variables ?? {});
+      } catch {
+        continue; // a value of the wrong type: execution reports it
+      }
+      for (const arg of field.args) {
+        if (!declares(arg)) continue;
+        const problem = problemIn(values[arg.name], arg.type, arg, arg.name);
+        if (problem) return new GraphQLError(problem, { extensions: { code: 'BAD_USER_INPUT' } });
+      }
+    }
+    return undefined;
+  };
+
+  return {
+    onExecute: ({ args, setResultAndStopExecution }) => {
+      const error = check(args.schema, args.document, args.variableValues);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+    onSubscribe: ({ args, setResultAndStopExecution }) => {
+      const error = check(args.schema, args.document, args.variableValues);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+  };
+}
