@@ -13,9 +13,12 @@ export interface AgentInput {
   readonly value: unknown;
 }
 
-/** Bounds on the arguments, checked before any other work. */
+/**
+ * Bounds on the arguments: the count and the name's size are declared on the schema's
+ * arguments (schema/agent-execution.ts, enforced before execution); the JSON's size here.
+ */
 export const MAX_AGENT_INPUTS = 100;
-export const MAX_INPUT_NAME_LENGTH = 128;
+export const MAX_INPUT_NAME_BYTES = 512;
 /**
  * The inputs array as JSON text. Bound as a PL/SQL string, whose implicit conversion into
  * the CLOB argument holds 32,767 bytes; a margin stays for the surrounding JSON.
@@ -35,15 +38,8 @@ export interface ContractProblem {
 export const inputsJson = (inputs: readonly AgentInput[]): string =>
   JSON.stringify(inputs.map(({ name, value }) => ({ name, value })));
 
-/** Problems of the arguments alone (count, sizes, duplicates): no contract needed. */
-export function shapeProblems(inputs: readonly AgentInput[]): string | null {
-  if (inputs.length > MAX_AGENT_INPUTS) {
-    return `Argument "inputs" has ${inputs.length} entries; at most ${MAX_AGENT_INPUTS} are accepted`;
-  }
-  const long = inputs.find((input) => input.name.length > MAX_INPUT_NAME_LENGTH);
-  if (long) {
-    return `Input name "${long.name.slice(0, 40)}…" is longer than ${MAX_INPUT_NAME_LENGTH} characters`;
-  }
+/** Whether the inputs, as the JSON EXECUTE_AGENT receives, are too large: checked first. */
+export function sizeProblem(inputs: readonly AgentInput[]): string | null {
   const bytes = Buffer.byteLength(inputsJson(inputs));
   if (bytes > MAX_INPUTS_BYTES) {
     return `Argument "inputs" is ${bytes} bytes as JSON; at most ${MAX_INPUTS_BYTES} are accepted (EXECUTE_AGENT's inputs are bound as one PL/SQL string)`;

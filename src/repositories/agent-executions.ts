@@ -21,7 +21,7 @@ import {
   type ContractProblem,
   contractProblems,
   inputsJson,
-  shapeProblems,
+  sizeProblem,
 } from '../model/call-contract.js';
 import type { Viewer } from '../model/viewer.js';
 import { type ActionOptions, type ActionOutcome, actionForbidden, outcomeOf } from './actions.js';
@@ -74,8 +74,8 @@ export class AgentExecutions {
   ): Promise<AgentExecution> {
     let outcome: ActionOutcome = 'error';
     try {
-      const shape = shapeProblems(inputs);
-      if (shape) throw badUserInput(shape);
+      const tooLarge = sizeProblem(inputs);
+      if (tooLarge) throw badUserInput(tooLarge);
       const call = this.callFor(trace);
       const agent = await this.agent(name);
       this.checkOwner(agent.owner);

@@ -5,7 +5,25 @@ import {
   TRACE_MEASURES,
   type TraceComponent,
 } from '../model/agent-trace.js';
+import {
+  MAX_AGENT_INPUTS,
+  MAX_INPUT_NAME_BYTES,
+  MAX_INPUTS_BYTES,
+} from '../model/call-contract.js';
 import type { AgentExecution, AgentExecutionTrace } from '../repositories/agent-executions.js';
+import { type ArgumentBound, bounded, ORACLE_NAME } from './bounds.js';
+
+/** An input's name: inputs[].title of an Agent Spec, any text but control characters. */
+const INPUT_NAME: ArgumentBound = {
+  kind: 'an input name',
+  minBytes: 1,
+  maxBytes: MAX_INPUT_NAME_BYTES,
+  refused: {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+    pattern: /[\u0000-\u001f\u007f]/,
+    description: 'control characters',
+  },
+};
 
 const AgentInputRef = builder.inputType('AgentInput', {
   description:
@@ -13,7 +31,7 @@ const AgentInputRef = builder.inputType('AgentInput', {
   fields: (t) => ({
     name: t.string({
       required: true,
-      description: 'Matches one inputs[].title of the agent exactly, case included.',
+      ...bounded(INPUT_NAME, 'Matches one inputs[].title of the agent exactly, case included.'),
     }),
     value: t.field({
       type: 'JSON',
@@ -215,12 +233,16 @@ builder.mutationFields((t) => ({
     args: {
       name: t.arg.string({
         required: true,
-        description: 'AGENT_NAME, exact and case-sensitive.',
+        ...bounded(ORACLE_NAME, 'AGENT_NAME, exact and case-sensitive.'),
       }),
       inputs: t.arg({
         type: [AgentInputRef],
         required: true,
-        description: 'The inputs, at most 100, 32,000 bytes as JSON.',
+        ...bounded(
+          null,
+          `The inputs, at most ${MAX_INPUTS_BYTES.toLocaleString('en')} bytes as a JSON array (BAD_USER_INPUT beyond, before the agent is read).`,
+          { maxItems: MAX_AGENT_INPUTS },
+        ),
       }),
       trace: t.arg.boolean({
         defaultValue: false,

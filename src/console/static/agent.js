@@ -1,3 +1,4 @@
+// @ts-check
 // The console's agent pages: the stored agents, and one agent with a form generated from its
 // call contract, its output and its trace drawn as a tree with bars on a time axis. The DOM
 // and GraphQL helpers are console.js's, handed in by agentViews().
