@@ -8,9 +8,9 @@
  * With `--baseline <checkout>`, that checkout's server is measured in the same rounds,
  * alternating, for a change's effect. Servers run as bench/server-process.ts starts them.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { SCENARIOS } from './scenarios.js';
 import { startServer } from './server-process.js';
+import { shareOf, threadCpu } from './thread-cpu.js';
 
 const argument = (name: string) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -24,18 +24,6 @@ const scenarios = SCENARIOS.filter((s) => (only ? only.includes(s.name) : s.name
 const checkouts: [string, string | undefined][] = [['this checkout', undefined]];
 const baseline = argument('baseline');
 if (baseline) checkouts.push(['baseline', baseline]);
-
-/** CPU ms so far of each thread of `pid`, by thread id. */
-function threadCpu(pid: number): Map<number, number> {
-  const ticks = new Map<number, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    // utime and stime: fields 14 and 15, counted after the parenthesised command name.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * 10);
-  }
-  return ticks;
-}
 
 interface Measure {
   serving: number;
@@ -61,15 +49,8 @@ async function measure(directory: string | undefined, query: string): Promise<Me
     const before = threadCpu(pid);
     for (let i = 0; i < REQUESTS; i++) await post();
     const after = threadCpu(pid);
-    const perRequest = [...after].map(([tid, ms]) => ({
-      tid,
-      ms: (ms - (before.get(tid) ?? 0)) / REQUESTS,
-    }));
-    const serving = perRequest.find((t) => t.tid === pid)?.ms ?? 0;
-    const others = perRequest.filter((t) => t.tid !== pid).map((t) => t.ms);
-    const busiestOther = Math.max(0, ...others);
-    const rest = others.reduce((sum, ms) => sum + ms, 0) - busiestOther;
-    return { serving, busiestOther, rest };
+    const { main, busiestOther, rest } = shareOf(pid, before, after, REQUESTS);
+    return { serving: main, busiestOther, rest };
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));

@@ -35,6 +35,26 @@ interface Row {
   responseBytes: number;
   ratioToFloor: number | null;
   errors: number;
+  /** Per statement name: executions per request and mean ms per execution, over the run. */
+  statements: Record<string, { perRequest: number; ms: number }>;
+}
+
+/** agentgraph_db_statement_duration_seconds: executions and seconds so far, by statement. */
+async function statementTimes(url: string): Promise<Map<string, { count: number; sum: number }>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const times = new Map<string, { count: number; sum: number }>();
+  for (const line of text.split('\n')) {
+    const found =
+      /^agentgraph_db_statement_duration_seconds_(sum|count)\{statement="([^"]+)"\} (\S+)$/.exec(
+        line,
+      );
+    if (!found) continue;
+    const [, field, name = '', value] = found;
+    const entry = times.get(name) ?? { count: 0, sum: 0 };
+    entry[field as 'sum' | 'count'] = Number(value);
+    times.set(name, entry);
+  }
+  return times;
 }
 
 async function statementCount(url: string): Promise<number> {
@@ -73,6 +93,7 @@ async function load(url: string, scenario: Scenario, connections: number, second
     })
   ).text();
   const statements = (await statementCount(url)) - before;
+  const timesBefore = await statementTimes(url);
   const result = await autocannon({
     url: `${url}/graphql`,
     method: 'POST',
@@ -83,6 +104,17 @@ async function load(url: string, scenario: Scenario, connections: number, second
     // A 200 carrying GraphQL errors (a timeout, an upstream failure) is a failed request too.
     verifyBody: (text) => !text?.includes('"errors"'),
   });
+  const timesAfter = await statementTimes(url);
+  const perStatement: Record<string, { perRequest: number; ms: number }> = {};
+  for (const [name, { count, sum }] of timesAfter) {
+    const was = timesBefore.get(name) ?? { count: 0, sum: 0 };
+    const executions = count - was.count;
+    if (executions <= 0) continue;
+    perStatement[name] = {
+      perRequest: executions / Math.max(1, result.requests.total),
+      ms: ((sum - was.sum) * 1000) / executions,
+    };
+  }
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
@@ -90,6 +122,7 @@ async function load(url: string, scenario: Scenario, connections: number, second
     statementsPerRequest: statements,
     responseBytes: Buffer.byteLength(probeText),
     errors: result.errors + result.non2xx + result.mismatches,
+    statements: perStatement,
   };
 }
 
@@ -170,6 +203,29 @@ function httpTable(rows: Row[]): string {
   );
 }
 
+/**
+ * Database time per statement in the one-connection runs (one request at a time, so the
+ * figures are the statements' own, apart from statements one request sends together, which
+ * the embedded database runs one after the other).
+ */
+function statementTable(rows: Row[]): string {
+  const lines = rows
+    .filter((r) => r.connections === 1)
+    .flatMap((r) =>
+      Object.entries(r.statements)
+        .sort(([, a], [, b]) => b.ms * b.perRequest - a.ms * a.perRequest)
+        .map(([name, s]) => [
+          r.scenario,
+          `${r.latencyMs} ms`,
+          name,
+          s.perRequest.toFixed(2),
+          s.ms.toFixed(2),
+          (s.ms * s.perRequest).toFixed(2),
+        ]),
+    );
+  return table(['scenario', 'db latency', 'statement', 'per req', 'ms each', 'ms per req'], lines);
+}
+
 const started = Date.now();
 const chosen = SCENARIOS.filter((s) => wanted(s.name));
 const base = chosen.length > 0 ? await runSuite(0, chosen, null) : [];
@@ -198,5 +254,5 @@ await writeFile(
   `${JSON.stringify(results, null, 2)}\n`,
 );
 process.stdout.write(
-  `${httpTable(rows)}\n\n${subscribers.length > 0 ? `${subscriberTable(subscribers)}\n\n` : ''}${stop ? `stop() after the last response: ${stop.afterLastResponseMs} ms\n\n` : ''}written to ${ONLY ? 'bench/results-only.json' : 'bench/results.json'} in ${results.elapsedSeconds} s\n`,
+  `${httpTable(rows)}\n\ndatabase time per statement (agentgraph_db_statement_duration_seconds, 1 connection):\n\n${statementTable(rows)}\n\n${subscribers.length > 0 ? `${subscriberTable(subscribers)}\n\n` : ''}${stop ? `stop() after the last response: ${stop.afterLastResponseMs} ms\n\n` : ''}written to ${ONLY ? 'bench/results-only.json' : 'bench/results.json'} in ${results.elapsedSeconds} s\n`,
 );

@@ -93,6 +93,8 @@ export interface LimitsConfig {
   readonly maxSubscriptionsPerSocket: number;
   /** Open subscriptions of one viewer, over every socket and SSE stream of this process. */
   readonly maxSubscriptionsPerViewer: number;
+  /** Action fields (schema/action.ts) in one operation. */
+  readonly maxActionsPerOperation: number;
 }
 
 /** Per-viewer budgets per window, in this process; 0 turns a budget off (the default). */
@@ -102,6 +104,11 @@ export interface RateLimitConfig {
   readonly requests: number;
   /** Subscriptions started per viewer per window. */
   readonly subscriptions: number;
+  /**
+   * Actions (runTeam, respondToHuman: each field, aliases counted) per viewer per window;
+   * RATE_LIMIT_REQUESTS unless set, so a budget of operations also bounds what they start.
+   */
+  readonly actions: number;
 }
 
 export interface HttpConfig {
@@ -127,6 +134,16 @@ export interface ExecuteAgentConfig {
   readonly timeoutMs: number;
 }
 
+/** What production GraphQL setups expect of a server; see src/production/. */
+export interface ProductionConfig {
+  /** TRUSTED_DOCUMENTS: a client preset manifest (`hash → document`), loaded at start. */
+  readonly trustedDocuments: string | undefined;
+  /** TRUSTED_DOCUMENTS_ONLY: refuse every document that is not in a manifest. */
+  readonly trustedDocumentsOnly: boolean;
+  /** RESPONSE_CACHE_TTL_MS: how long a query result may be served again; 0 turns the cache off. */
+  readonly responseCacheTtlMs: number;
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -146,11 +163,17 @@ export interface Config {
     readonly redisPrefix: string;
     readonly simulate: boolean;
   };
+  /**
+   * How long a team's tools (the team → task → tool catalog) are reused across requests
+   * before they are read again; 0 reads them for every request.
+   */
+  readonly teamToolsCacheTtlMs: number;
   readonly limits: LimitsConfig;
   readonly executeAgent: ExecuteAgentConfig;
   readonly rateLimit: RateLimitConfig;
   readonly http: HttpConfig;
   readonly tracing: TracingConfig;
+  readonly production: ProductionConfig;
 }
 
 export class ConfigError extends Error {
@@ -371,6 +394,7 @@ function readLimits(env: EnvReader): LimitsConfig {
     requestTimeoutMs: env.integer('REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),
     maxSubscriptionsPerSocket: env.integer('MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 1_000_000),
     maxSubscriptionsPerViewer: env.integer('MAX_SUBSCRIPTIONS_PER_VIEWER', 1_000, 1, 1_000_000),
+    maxActionsPerOperation: env.integer('MAX_ACTIONS_PER_OPERATION', 5, 1, 1_000),
   };
 }
 
@@ -385,10 +409,13 @@ function readExecuteAgent(env: EnvReader, limits: LimitsConfig): ExecuteAgentCon
 }
 
 function readRateLimit(env: EnvReader): RateLimitConfig {
+  const windowMs = env.integer('RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000);
+  const requests = env.integer('RATE_LIMIT_REQUESTS', 0, 0, 1_000_000_000);
   return {
-    windowMs: env.integer('RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000),
-    requests: env.integer('RATE_LIMIT_REQUESTS', 0, 0, 1_000_000_000),
+    windowMs,
+    requests,
     subscriptions: env.integer('RATE_LIMIT_SUBSCRIPTIONS', 0, 0, 1_000_000_000),
+    actions: env.integer('RATE_LIMIT_ACTIONS', requests, 0, 1_000_000_000),
   };
 }
 
@@ -427,6 +454,16 @@ function readTracing(env: EnvReader): TracingConfig {
   };
 }
 
+function readProduction(env: EnvReader): ProductionConfig {
+  const trustedDocuments = env.string('TRUSTED_DOCUMENTS');
+  const trustedDocumentsOnly = env.boolean('TRUSTED_DOCUMENTS_ONLY', false);
+  return {
+    trustedDocuments,
+    trustedDocumentsOnly,
+    responseCacheTtlMs: env.integer('RESPONSE_CACHE_TTL_MS', 0, 0, 86_400_000),
+  };
+}
+
 export function loadConfig(rawEnv: Env): Config {
   const env = new EnvReader(rawEnv);
   const database = readDatabase(env);
@@ -450,11 +487,13 @@ export function loadConfig(rawEnv: Env): Config {
       redisPrefix: env.string('REDIS_PREFIX') ?? 'agentgraph:',
       simulate: env.boolean('SIMULATE', database.kind === 'embedded'),
     },
+    teamToolsCacheTtlMs: env.integer('TEAM_TOOLS_CACHE_TTL_MS', 60_000, 0, 86_400_000),
     limits,
     executeAgent: readExecuteAgent(env, limits),
     rateLimit: readRateLimit(env),
     http: readHttp(env),
     tracing: readTracing(env),
+    production: readProduction(env),
   };
   if (env.problems.length > 0) throw new ConfigError(env.problems);
   return deepFreeze(config);

@@ -13,6 +13,10 @@ export const ERROR_CODES = [
   'CONFLICT',
   'UPSTREAM_UNAVAILABLE',
   'TIMEOUT',
+  /** A trusted-document hash that no manifest lists (src/production/trusted-documents.ts). */
+  'PERSISTED_QUERY_NOT_FOUND',
+  /** A document sent as text to a server that runs trusted documents only. */
+  'PERSISTED_QUERY_REQUIRED',
   'INTERNAL',
 ] as const;
 

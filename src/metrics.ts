@@ -15,6 +15,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly dbStatementDuration = new Histogram({
+    name: 'agentgraph_db_statement_duration_seconds',
+    help: 'Time from sending a database round trip to having its rows (or its error), by statement name: the database work, the network, and any wait for a pool connection (Oracle) or behind earlier statements (the embedded database runs one at a time).',
+    labelNames: ['statement'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
   readonly pollCycles = new Counter({
     name: 'agentgraph_poll_cycles_total',
     help: 'Poll cycles run by the live poller, by outcome.',
@@ -48,6 +56,13 @@ export class Metrics {
   readonly a2aCache = new Counter({
     name: 'agentgraph_a2a_cache_total',
     help: 'A2A list and card look-ups by cache result: hit (no request), revalidated (304), miss.',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly responseCache = new Counter({
+    name: 'agentgraph_response_cache_total',
+    help: 'Query executions by response cache result (RESPONSE_CACHE_TTL_MS): hit (served without the database) or miss.',
     labelNames: ['result'] as const,
     registers: [this.registry],
   });

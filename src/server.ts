@@ -10,7 +10,7 @@ import { startA2A } from './a2a/start.js';
 import { authFailureRecorder } from './auth/failures.js';
 import { createAuthenticator } from './auth/jwt.js';
 import type { Config } from './config.js';
-import { createConsoleAssets } from './console/serve.js';
+import { CONSOLE_MANIFEST, createConsoleAssets } from './console/serve.js';
 import { dateColumnTypes, missingViews } from './db/catalog.js';
 import { discoverDatabase } from './db/discover.js';
 import { countStatements, type Driver } from './db/driver.js';
@@ -22,10 +22,12 @@ import { createLiveHub, type LiveHub } from './live/hub.js';
 import { withRedaction } from './logger.js';
 import { Metrics } from './metrics.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
+import { createProduction, trustedManifest } from './production/index.js';
 import type { ActionOptions } from './repositories/actions.js';
 import type { Repositories } from './repositories/create.js';
 import { createRepositories } from './repositories/create.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
+import { TeamToolsCache } from './repositories/team-tools-cache.js';
 import { TeamRepository } from './repositories/teams.js';
 import { schema } from './schema/index.js';
 import { startTracing, type Tracing } from './tracing/index.js';
@@ -63,6 +65,8 @@ export async function createServer(
   processLogger: Logger,
 ): Promise<AgentGraphServer> {
   const logger = withRedaction(processLogger);
+  // Before the database opens: a bad manifest is a configuration error, reported at once.
+  const manifest = trustedManifest(config.production, schema, CONSOLE_MANIFEST);
   const metrics = new Metrics({ processMetrics: true });
   const tracing = await startTracing(config.tracing, logger);
   const database = await openDatabase(config.database, {
@@ -74,7 +78,10 @@ export async function createServer(
   }
   const driver = countStatements(
     tracing ? tracing.traceDriver(database.driver) : database.driver,
-    (name) => metrics.dbStatements.inc({ statement: name }),
+    (name) => {
+      metrics.dbStatements.inc({ statement: name });
+      return metrics.dbStatementDuration.startTimer({ statement: name });
+    },
   );
   const { catalog, session, agentDetails, executeAgent, durationMs } = await discoverDatabase(
     driver,
@@ -135,12 +142,18 @@ export async function createServer(
       );
     },
   };
+  const toolsCache = new TeamToolsCache(config.teamToolsCacheTtlMs);
   const repositoriesFor = (viewer: Viewer, usage?: { statements: number }) =>
     createRepositories(
-      usage ? countStatements(driver, () => usage.statements++) : driver,
+      usage
+        ? countStatements(driver, () => {
+            usage.statements++;
+          })
+        : driver,
       catalog,
       viewer,
       actions,
+      toolsCache,
     );
   // One poller per process reads every run; each subscription filters for its viewer.
   const live = createLiveHub({
@@ -152,6 +165,15 @@ export async function createServer(
   const maskError = createMaskError(logger, metrics);
   const authenticate = createAuthenticator(config.auth);
   const viewers = new WeakMap<Request, Viewer>();
+  const production = createProduction({
+    config,
+    schema,
+    manifest,
+    viewers,
+    live,
+    metrics,
+    logger,
+  });
   const yoga = createAgentGraphYoga({
     schema,
     repositoriesFor,
@@ -166,6 +188,7 @@ export async function createServer(
     limits: config.limits,
     rateLimit: config.rateLimit,
     http: config.http,
+    production,
     tracing,
   });
   const simulator =
@@ -272,7 +295,11 @@ export async function createServer(
           for (const socket of sockets) socket.destroy();
         }, drainMs);
         // Ending the subscriptions completes SSE responses, so their connections can close.
-        await Promise.all([ws.close(Math.min(drainMs, 1_000)), live.stop(), simulator?.stop()]);
+        await Promise.all([
+          ws.close(Math.min(drainMs, 1_000)),
+          production.close().then(() => live.stop()),
+          simulator?.stop(),
+        ]);
         await closed;
         clearTimeout(timer);
         await a2a.stop();

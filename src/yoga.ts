@@ -29,6 +29,7 @@ import { createLoaders } from './loaders.js';
 import type { Metrics } from './metrics.js';
 import type { Viewer } from './model/viewer.js';
 import { useContextPerEvent } from './per-event-context.js';
+import type { Production } from './production/index.js';
 import type { Repositories } from './repositories/create.js';
 import { requestIdOf } from './request-id.js';
 import { useRequestLog } from './request-log.js';
@@ -242,6 +243,8 @@ export interface YogaOptions {
   readonly limits: LimitsConfig;
   readonly rateLimit: RateLimitConfig;
   readonly http: HttpConfig;
+  /** Trusted documents and the response cache (src/production/). */
+  readonly production: Production;
   /** Absent unless OTEL_EXPORTER_OTLP_ENDPOINT is set, and then its plugin comes last. */
   readonly tracing?: Tracing | undefined;
 }
@@ -268,11 +271,15 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     landingPage: false,
     maskedErrors: { maskError: options.maskError },
     logging: false,
-    graphiql: { title: 'agent-graph', defaultQuery: EXAMPLE_QUERY },
+    graphiql: {
+      title: 'agent-graph',
+      defaultQuery: options.production.graphiqlQuery ?? EXAMPLE_QUERY,
+    },
     renderGraphiQL: graphiqlPage,
     cors: corsOptions(options.http.corsOrigins),
     // hardening/request-body.ts limits the body in the same pass as its UTF-8 check.
     maxRequestBodySize: false,
+    extraParamNames: [...options.production.paramNames],
     context: ({ request }): Context => {
       const viewer = viewers.get(request);
       if (!viewer) throw new AppError('UNAUTHENTICATED', 'request was not authenticated');
@@ -299,6 +306,8 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
         viewers,
         authFailureRecorder(options.logger, options.metrics),
       ),
+      // After authentication: the response cache keys on the viewer's scope.
+      ...options.production.plugins,
       useErrorRequestIds(),
       useContextPerEvent(),
       useRequestLog(options.logger, options.metrics),

@@ -104,6 +104,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['builder.ts', 'schema/'],
   [
     'hardening/',
+    'production/',
     'tracing/',
     'subscription-shape.ts',
     'per-event-context.ts',

@@ -27,6 +27,7 @@ describe('loadConfig', () => {
         statsPublic: false,
       },
       a2a: { baseUrl: undefined, timeoutMs: 3000, cacheTtlMs: 60_000, retries: 2 },
+      teamToolsCacheTtlMs: 60_000,
       limits: { maxQueryCost: 200_000, maxQueryDepth: 12, maxAliases: 15, maxBodyBytes: 1_048_576 },
       http: { introspection: true, corsOrigins: [] },
       tracing: { endpoint: undefined, serviceName: 'agent-graph' },
@@ -45,6 +46,7 @@ describe('loadConfig', () => {
       EMBEDDED_CACHE_DIR: '/tmp/agent-graph-cache',
       EMBEDDED_WORKER: 'false',
       POLL_INTERVAL_MS: '500',
+      TEAM_TOOLS_CACHE_TTL_MS: '0',
       REDIS_URL: 'redis://127.0.0.1:6379',
       SIMULATE: 'off',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
@@ -63,6 +65,7 @@ describe('loadConfig', () => {
         worker: false,
       },
       live: { pollIntervalMs: 500, redisUrl: 'redis://127.0.0.1:6379', simulate: false },
+      teamToolsCacheTtlMs: 0,
       tracing: { endpoint: 'http://127.0.0.1:4318', serviceName: 'agent-graph-eu' },
     });
   });

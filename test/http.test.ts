@@ -58,6 +58,21 @@ describe('GET /metrics', () => {
     const after = sample(await (await fetch(`${t.url}/metrics`)).text(), line);
     expect(after).toBe(before + 2);
   });
+
+  test('times every database round trip, by statement', async () => {
+    const count = /^agentgraph_db_statement_duration_seconds_count\{statement="agents\.page"\} /;
+    const sum = /^agentgraph_db_statement_duration_seconds_sum\{statement="agents\.page"\} /;
+    const slowest =
+      /^agentgraph_db_statement_duration_seconds_bucket\{le="\+Inf",statement="agents\.page"\} /;
+    const before = await (await fetch(`${t.url}/metrics`)).text();
+    await t.post('{ agents(first: 3) { totalCount } }');
+    await t.post('{ agents(first: 50) { totalCount nodes { name } } }');
+    const after = await (await fetch(`${t.url}/metrics`)).text();
+    expect(after).toContain('# TYPE agentgraph_db_statement_duration_seconds histogram');
+    expect(sample(after, count)).toBe((sample(before, count) ?? 0) + 2);
+    expect(sample(after, slowest)).toBe((sample(before, slowest) ?? 0) + 2);
+    expect(sample(after, sum) ?? 0).toBeGreaterThan(sample(before, sum) ?? 0);
+  });
 });
 
 describe('/graphql', () => {

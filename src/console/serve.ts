@@ -14,7 +14,11 @@ const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
 };
+
+/** The console's trusted documents (src/console/documents.ts writes it; the server loads it). */
+export const CONSOLE_MANIFEST = join(STATIC, 'persisted-documents.json');
 
 interface Asset {
   readonly body: Buffer;
@@ -91,7 +95,13 @@ export function createConsoleAssets(): ConsoleAssets {
   );
   assets.set(CONSOLE_PATH, asset(page, 'index.html', revalidate));
   assets.set(`${CONSOLE_PATH}/`, asset(page, 'index.html', revalidate));
-  for (const file of ['console.js', 'console.css', 'agent.js', 'agent.css']) {
+  for (const file of [
+    'console.js',
+    'console.css',
+    'agent.js',
+    'agent.css',
+    'persisted-documents.json',
+  ]) {
     assets.set(
       `${CONSOLE_PATH}/${file}`,
       asset(readFileSync(join(STATIC, file)), file, revalidate),

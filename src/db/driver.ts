@@ -121,34 +121,29 @@ export function outerOrder(statement: Pick<Statement, 'orderedBy'>): string {
   return columns.length === 0 ? '' : ` ORDER BY ${columns.map((c) => `q.${c}`).join(', ')}`;
 }
 
-/** Every round trip goes through here once, so the statement counter is exact. */
-export function countStatements(driver: Driver, count: (statementName: string) => void): Driver {
+/**
+ * Every round trip goes through here once, so the statement counter is exact. `count` is told
+ * the statement's name as it is sent and may return a callback, called once the round trip
+ * has settled (rows or error): how the statement-duration histogram times it. Whatever else
+ * it returns is ignored.
+ */
+export function countStatements(driver: Driver, count: (statementName: string) => unknown): Driver {
+  const sent = <T>(name: string, send: () => Promise<T>): Promise<T> => {
+    const settled = count(name);
+    if (typeof settled !== 'function') return send();
+    return send().finally(settled as () => void);
+  };
   return {
     kind: driver.kind,
-    query(statement, binds, options) {
-      count(statement.name);
-      return driver.query(statement, binds, options);
-    },
-    queryWithAgentDetails(statement, binds, options) {
-      count(statement.name);
-      return driver.queryWithAgentDetails(statement, binds, options);
-    },
-    probeAgentDetails() {
-      count('agents.describeProbe');
-      return driver.probeAgentDetails();
-    },
-    runBlock(block, binds, options) {
-      count(block.name);
-      return driver.runBlock(block, binds, options);
-    },
-    columnsOf(views) {
-      count('dictionary.columns');
-      return driver.columnsOf(views);
-    },
-    ping() {
-      count('ping');
-      return driver.ping();
-    },
+    query: (statement, binds, options) =>
+      sent(statement.name, () => driver.query(statement, binds, options)),
+    queryWithAgentDetails: (statement, binds, options) =>
+      sent(statement.name, () => driver.queryWithAgentDetails(statement, binds, options)),
+    probeAgentDetails: () => sent('agents.describeProbe', () => driver.probeAgentDetails()),
+    runBlock: (block, binds, options) =>
+      sent(block.name, () => driver.runBlock(block, binds, options)),
+    columnsOf: (views) => sent('dictionary.columns', () => driver.columnsOf(views)),
+    ping: () => sent('ping', () => driver.ping()),
     close: (drainSeconds) => driver.close(drainSeconds),
   };
 }

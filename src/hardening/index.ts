@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from '../config.js';
 import type { Context } from '../context.js';
 import type { Metrics } from '../metrics.js';
+import { actionCap } from './actions.js';
 import { argumentBounds } from './argument-bounds.js';
 import { csrfPrevention, unlistedOrigins } from './cross-origin.js';
 import { documentLimits } from './document-limits.js';
@@ -37,6 +38,7 @@ export function hardeningPlugins(options: HardeningOptions): (Plugin | Plugin<Co
     ...documentLimits(limits),
     rejectNulInStrings(),
     argumentBounds(),
+    actionCap(limits.maxActionsPerOperation),
     requestTimeout(limits.requestTimeoutMs, logger),
     responseSizeLimit(limits.maxResponseBytes),
     endSubscriptionsAtExpiry(),

@@ -12,6 +12,11 @@ export interface BrowserGuard {
   hostAllowed(host: string | undefined): boolean;
   /** Whether a WebSocket upgrade from this page (or from no page at all) is accepted. */
   originAllowed(origin: string | undefined, host: string | undefined): boolean;
+  /**
+   * Whether this page may act (run mutations) over its socket: what CORS lets it POST, so
+   * no page, a page of this server or one of CORS_ORIGINS.
+   */
+  mayAct(origin: string | undefined, host: string | undefined): boolean;
 }
 
 export function browserGuard(config: Config): BrowserGuard {
@@ -19,8 +24,11 @@ export function browserGuard(config: Config): BrowserGuard {
   // network address, anyone on that network can already call the server directly.
   const checkHost = config.auth.jwt === null && isLoopback(config.host);
   const origins = new Set(config.http.corsOrigins);
+  const sameHost = (origin: string, host: string | undefined) =>
+    URL.canParse(origin) && new URL(origin).host === host;
   return {
     hostAllowed: (host) => !checkHost || (host !== undefined && isLoopbackHost(host)),
+    mayAct: (origin, host) => origin === undefined || origins.has(origin) || sameHost(origin, host),
     originAllowed(origin, host) {
       // Non-browser clients send no Origin; browsers always do on a WebSocket.
       if (origin === undefined) return true;

@@ -4,15 +4,24 @@ import type { Logger } from 'pino';
 import type { RateLimitConfig } from '../config.js';
 import type { Context } from '../context.js';
 import type { Metrics } from '../metrics.js';
+import { actionsOf } from './actions.js';
 import { limitExceeded, viewerKey } from './subscriptions.js';
 
-type Kind = 'request' | 'subscription';
+type Kind = 'request' | 'subscription' | 'action';
+
+const BUDGETS: Record<Kind, { variable: string; unit: string }> = {
+  request: { variable: 'RATE_LIMIT_REQUESTS', unit: 'operations' },
+  subscription: { variable: 'RATE_LIMIT_SUBSCRIPTIONS', unit: 'subscriptions' },
+  action: { variable: 'RATE_LIMIT_ACTIONS', unit: 'actions (runTeam, respondToHuman, …)' },
+};
 
 /**
- * Per-viewer budgets of operations and of started subscriptions per fixed window, counted
- * where every transport meets (execute and subscribe), so HTTP, SSE and WebSocket share
- * them. Our own rather than @envelop/rate-limiter: that one limits resolver calls of
- * fields marked with a directive (graphql-rate-limit), not operations per identity, and
+ * Per-viewer budgets of operations, of started subscriptions and of actions (each action
+ * field of a mutation, schema/action.ts) per fixed window, counted where every transport
+ * meets (execute and subscribe), so HTTP, SSE and WebSocket share them. An operation whose
+ * actions do not all fit in what is left is refused whole, before any of them runs. Our own
+ * rather than @envelop/rate-limiter: that one limits resolver calls of fields marked with a
+ * directive (graphql-rate-limit), one by one as they resolve, not before execution, and
  * would put the budget into the schema instead of the configuration.
  */
 export function rateLimit(
@@ -20,14 +29,19 @@ export function rateLimit(
   metrics: Metrics,
   logger: Logger,
 ): Plugin<Context>[] {
-  if (config.requests === 0 && config.subscriptions === 0) return [];
+  const budgets: Record<Kind, number> = {
+    request: config.requests,
+    subscription: config.subscriptions,
+    action: config.actions,
+  };
+  if (Object.values(budgets).every((budget) => budget === 0)) return [];
   let windowStart = 0;
   // One map per window: starting a new window forgets every count at once, so the memory
   // held is bounded by the identities seen within one window.
   let counts = new Map<string, Record<Kind, number>>();
-  const refuse = (kind: Kind, context: Context): ExecutionResult | undefined => {
-    const budget = kind === 'request' ? config.requests : config.subscriptions;
-    if (budget === 0) return undefined;
+  const refuse = (kind: Kind, context: Context, amount = 1): ExecutionResult | undefined => {
+    const budget = budgets[kind];
+    if (budget === 0 || amount === 0) return undefined;
     const now = Date.now();
     if (now - windowStart >= config.windowMs) {
       windowStart = now;
@@ -36,11 +50,11 @@ export function rateLimit(
     const key = viewerKey(context.viewer);
     let count = counts.get(key);
     if (!count) {
-      count = { request: 0, subscription: 0 };
+      count = { request: 0, subscription: 0, action: 0 };
       counts.set(key, count);
     }
-    if (count[kind] < budget) {
-      count[kind]++;
+    if (count[kind] + amount <= budget) {
+      count[kind] += amount;
       return undefined;
     }
     metrics.rateLimited.inc({ kind });
@@ -49,9 +63,12 @@ export function rateLimit(
       { requestId: context.requestId, viewer: context.viewer.subject ?? undefined, kind },
       'rate limited',
     );
-    const variable = kind === 'request' ? 'RATE_LIMIT_REQUESTS' : 'RATE_LIMIT_SUBSCRIPTIONS';
+    const { variable, unit } = BUDGETS[kind];
+    const left = budget - count[kind];
     const error = limitExceeded(
-      `Rate limit: at most ${budget} ${kind === 'request' ? 'operations' : 'subscriptions'} per ${config.windowMs / 1000} s for one identity (${variable}); retry in ${retryAfter} s`,
+      `Rate limit: at most ${budget} ${unit} per ${config.windowMs / 1000} s for one identity (${variable})${
+        amount > 1 ? `; this operation has ${amount}, ${left} left` : ''
+      }; retry in ${retryAfter} s`,
     );
     // 429 whatever the Accept header, with the time left in this window.
     error.extensions.http = { status: 429, headers: { 'retry-after': String(retryAfter) } };
@@ -60,7 +77,8 @@ export function rateLimit(
   return [
     {
       onExecute({ args, setResultAndStopExecution }) {
-        const refused = refuse('request', args.contextValue);
+        const context = args.contextValue;
+        const refused = refuse('request', context) ?? refuse('action', context, actionsOf(args));
         if (refused) setResultAndStopExecution(refused);
       },
       onSubscribe({ args, setResultAndStopExecution }) {

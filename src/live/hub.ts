@@ -14,6 +14,7 @@ import {
   waitingOf,
 } from './snapshot.js';
 
+export type { CycleMessage } from './snapshot.js';
 /** live/'s public entry is this file: the rest of src/ reaches the channels through it. */
 export { Channel };
 
@@ -84,6 +85,8 @@ interface Session {
  */
 export class LiveHub {
   private readonly listeners = new Set<Listener>();
+  /** Listeners of observeCycles, which agentgraph_active_subscriptions does not count. */
+  private readonly observers = new WeakSet<Listener>();
   private readonly changes = new WeakMap<Transition, TeamRunChange>();
   private readonly waitingViews = new WeakMap<readonly WireRun[], Map<string, WaitingView>>();
   private session: Session | null = null;
@@ -146,6 +149,24 @@ export class LiveHub {
     const mirror = this.session?.mirror;
     if (mirror) emit(mirror.waiting);
     return channel;
+  }
+
+  /**
+   * Every cycle message from now on, for what follows the runs without being a subscription
+   * (the response cache's invalidation, src/production/response-cache.ts). It keeps the
+   * poller running, with or without subscribers, until the returned function is called.
+   */
+  observeCycles(onCycle: (message: CycleMessage) => void): () => void {
+    if (this.closed) return () => {};
+    const listener: Listener = {
+      deliver: (message) => onCycle(message),
+      restore: () => {},
+      end: () => this.remove(listener),
+    };
+    this.observers.add(listener);
+    this.listeners.add(listener);
+    this.session ??= this.startSession();
+    return listener.end;
   }
 
   /** One event object per transition, shared (read-only) by every subscription it matches. */
@@ -213,7 +234,7 @@ export class LiveHub {
 
   private remove(listener: Listener): void {
     if (!this.listeners.delete(listener)) return;
-    this.options.metrics.activeSubscriptions.dec();
+    if (!this.observers.has(listener)) this.options.metrics.activeSubscriptions.dec();
     if (this.listeners.size > 0 || !this.session) return;
     const session = this.session;
     this.session = null;

@@ -17,3 +17,11 @@ export interface Viewer {
 
 /** Without authentication configured, every caller is this (loopback only, unless allowed). */
 export const ANONYMOUS_ADMIN: Viewer = Object.freeze({ owner: null, admin: true, subject: null });
+
+/**
+ * What decides the rows a viewer sees (owner and admin role, not who the token names): two
+ * viewers with the same scope get the same answers, so they may share cached ones.
+ */
+export function visibilityScope(viewer: Viewer): string {
+  return viewer.admin ? 'admin' : `owner:${viewer.owner ?? ''}`;
+}

@@ -329,6 +329,7 @@ export const CAPABILITY_PROBES: CapabilityProbe[] = [
           sql.binds({
             jobName: runTeamJobName('ANSWER', 'AGENTGRAPH_CHECK', 'NO_SUCH_CALL'),
             execId: 'AGENTGRAPH_CHECK_NO_SUCH_RUN',
+            teamOwner: discovery.catalog.sessionUser,
             teamName: 'AGENTGRAPH_CHECK_NO_SUCH_TEAM',
             prompt: 'check',
             conversationId: null,

@@ -130,6 +130,7 @@ export class TeamActions {
             String((tasks ?? []).findLast((t) => t.state === 'WAITING_FOR_HUMAN')?.startDate),
         ),
         execId,
+        teamOwner: run.owner,
         teamName: run.teamName,
         prompt: response,
         conversationId,
@@ -152,6 +153,7 @@ export class TeamActions {
       const submitted = await this.submit({
         jobName: runTeamJobName('START', teamName, crypto.randomUUID()),
         execId: null,
+        teamOwner: team.owner,
         teamName,
         prompt,
         conversationId: null,

@@ -6,6 +6,7 @@ import { AgentExecutions } from './agent-executions.js';
 import { AgentRepository } from './agents.js';
 import { ExecStatRepository } from './exec-stats.js';
 import { TeamHistoryRepository } from './team-history.js';
+import type { TeamToolsCache } from './team-tools-cache.js';
 import { TeamRepository } from './teams.js';
 
 export interface Repositories {
@@ -25,8 +26,9 @@ export function createRepositories(
   catalog: Catalog,
   viewer: Viewer,
   actions: ActionOptions,
+  toolsCache?: TeamToolsCache,
 ): Repositories {
-  const teams = new TeamRepository(driver, catalog, viewer);
+  const teams = new TeamRepository(driver, catalog, viewer, toolsCache);
   const history = new TeamHistoryRepository(driver, catalog, viewer);
   const agents = new AgentRepository(driver, catalog, viewer);
   return {

@@ -13,6 +13,7 @@ import { type AppError, notFound } from '../errors.js';
 import { nearestName, unknownTeamMessage } from '../model/names.js';
 import type { Team, TeamFilter, TeamStats, TeamTool } from '../model/team.js';
 import type { Viewer } from '../model/viewer.js';
+import type { TeamToolsCache } from './team-tools-cache.js';
 import { requireView } from './views.js';
 
 const ALL_PAGE = 1000;
@@ -24,6 +25,8 @@ export class TeamRepository {
     private readonly driver: Driver,
     private readonly catalog: Catalog,
     private readonly viewer: Viewer,
+    /** Shared across requests; without it, every call reads the catalog. */
+    private readonly toolsCache?: TeamToolsCache,
   ) {
     this.sql = teamSql(catalog);
   }
@@ -68,11 +71,20 @@ export class TeamRepository {
     return teams.map((team, i) => ({ team, tools: tools[i] ?? [] }));
   }
 
-  /** Each team's tools (through its members' tasks), one statement per 1,000 teams. */
+  /**
+   * Each team's tools (through its members' tasks), one statement per 1,000 teams not in the
+   * cross-request cache (team-tools-cache.ts).
+   */
   async toolsOf(teamNames: readonly string[]): Promise<TeamTool[][]> {
     requireView(this.catalog.teamAttributes);
     requireView(this.catalog.taskAttributes);
     requireView(this.catalog.tools);
+    return this.toolsCache
+      ? this.toolsCache.toolsOf(this.viewer, teamNames, (names) => this.readToolsOf(names))
+      : this.readToolsOf(teamNames);
+  }
+
+  private async readToolsOf(teamNames: readonly string[]): Promise<TeamTool[][]> {
     const byTeam = new Map<string, Map<string, TeamTool>>();
     for (const tool of await this.forTeams(teamNames, this.sql.toolsByTeams)) {
       const tools = byTeam.get(tool.teamName) ?? new Map<string, TeamTool>();

@@ -333,7 +333,7 @@ builder.objectFields(TeamRef, (t) => ({
     type: [CardDriftRef],
     nullable: true,
     description:
-      'How the published A2A card differs from the catalog (seed 001’s mapping): missing tools, extra skills, other descriptions or ids.',
+      'How the published A2A card differs from the catalog (seed 001’s mapping): missing tools, extra skills, other descriptions or ids. The catalog side is the team’s `tools`, as fresh as they are.',
     resolve: async (team, _args, context) => {
       const [card, tools] = await Promise.all([
         AgentCardRef.getDataloader(context).load(team.name),

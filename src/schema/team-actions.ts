@@ -1,5 +1,6 @@
 import { builder } from '../builder.js';
 import type { Submitted } from '../repositories/actions.js';
+import { ACTION } from './action.js';
 import { bounded, KEY, ORACLE_NAME } from './bounds.js';
 import { HISTORY } from './descriptions.js';
 import { TeamRunRef } from './team-run.js';
@@ -40,6 +41,7 @@ const SubmittedRef = builder.objectRef<Submitted>('RunTeamSubmission').implement
 
 builder.mutationFields((t) => ({
   respondToHuman: t.field({
+    ...ACTION,
     type: SubmittedRef,
     description:
       'Answers a run paused in WAITING_FOR_HUMAN: RUN_TEAM is called again for the run’s conversation with the response as user_prompt, and the run goes RESUMING, then RUNNING. CONFLICT (extensions.state) when the run does not wait, or when this wait has already been answered; NOT_FOUND for a run the caller cannot see; FORBIDDEN for anyone but its owner or an administrator.',
@@ -55,6 +57,7 @@ builder.mutationFields((t) => ({
       context.repositories.actions.respondToHuman(String(args.execId), args.response),
   }),
   runTeam: t.field({
+    ...ACTION,
     type: SubmittedRef,
     description:
       'Starts a run of a team with a prompt (RUN_TEAM in a new conversation) and returns the conversation id; the run appears in teamRuns(filter: { conversationId }) once the database has started it. Owner or admin only.',

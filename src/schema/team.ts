@@ -142,7 +142,7 @@ TeamRef.implement({
     tools: t.field({
       type: [TeamToolRef],
       description:
-        'The tools of the team’s tasks, in the order the team lists its members and each task its tools (team attribute agents, task attribute tools).',
+        'The tools of the team’s tasks, in the order the team lists its members and each task its tools (team attribute agents, task attribute tools). Shared across requests: a change to the catalog shows within TEAM_TOOLS_CACHE_TTL_MS (60 s by default).',
       resolve: (team, _args, context) => context.loaders.toolsOfTeam.load(team.name),
     }),
     stats: t.field({

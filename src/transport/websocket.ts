@@ -1,7 +1,13 @@
 import type { IncomingMessage, Server } from 'node:http';
-import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLError,
+  getOperationAST,
+} from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { isAsyncIterable } from 'graphql-yoga';
+import { type GraphQLParams, isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { RecordAuthFailure } from '../auth/failures.js';
@@ -12,6 +18,7 @@ import { type BrowserGuard, verifyUpgrade } from '../hardening/origin.js';
 import { asyncIteratorOf } from '../iterables.js';
 import type { Viewer } from '../model/viewer.js';
 import { eventChannelOf } from '../per-event-context.js';
+import { resolveSocketParams, type SocketServerContext } from '../production/socket-params.js';
 import { type AgentGraphYoga, copyError, type MaskError } from '../yoga.js';
 import {
   bypassable,
@@ -118,26 +125,43 @@ export function attachGraphqlWs(options: {
           return [expiredError()];
         }
         if (viewer) options.viewers.set(request, viewer);
-        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+        const serverContext: SocketServerContext = {
           request,
           socket: ctx.extra.socket,
-          params: payload,
-        });
+          // graphql-ws allows null where yoga's params leave a member out.
+          params: payload as GraphQLParams,
+        };
+        try {
+          // Trusted documents: a hash becomes its document here, as in yoga's HTTP pipeline.
+          await resolveSocketParams(yoga, serverContext);
+        } catch (error) {
+          return [forSocket(maskError(error))];
+        }
+        const { params } = serverContext;
+        const { schema, execute, subscribe, contextFactory, parse, validate } =
+          yoga.getEnveloped(serverContext);
         let document: DocumentNode;
         let validationErrors: readonly GraphQLError[];
         try {
-          document = parse(payload.query);
+          document = parse(params.query ?? '');
           // The document limits (GraphQL Armor) throw from validation rather than report.
           validationErrors = validate(schema, document);
         } catch (error) {
           return [forSocket(maskError(error))];
         }
         if (validationErrors.length > 0) return validationErrors.map(forSocket);
+        const refusal = mutationRefusal(
+          document,
+          payload.operationName,
+          ctx.extra.request,
+          options.guard,
+        );
+        if (refusal) return [forSocket(maskError(refusal))];
         const args: EnvelopedArgs = {
           schema,
           document,
-          operationName: payload.operationName,
-          variableValues: payload.variables,
+          operationName: params.operationName,
+          variableValues: params.variables,
           contextValue: await contextFactory(),
           execute,
           subscribe,
@@ -250,7 +274,32 @@ function socketClosed(socket: WebSocket): AbortSignal {
   return signal;
 }
 
-/** The upgrade request as a Fetch Request, which is what the yoga context factory reads. */
+/**
+ * Mutations run over the socket with the limits and budgets of HTTP (yoga's execute), from
+ * a client that could POST them too: no browser page (no Origin), a page of this server, or
+ * one of CORS_ORIGINS. A page that may only open the socket (another loopback origin, with
+ * CORS_ORIGINS unset) may subscribe and query, as it may GET.
+ */
+function mutationRefusal(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  upgrade: IncomingMessage,
+  guard: BrowserGuard,
+): AppError | undefined {
+  if (getOperationAST(document, operationName)?.operation !== 'mutation') return undefined;
+  const origin = upgrade.headers.origin || undefined;
+  if (guard.mayAct(origin, upgrade.headers.host)) return undefined;
+  return new AppError(
+    'FORBIDDEN',
+    `A mutation over WebSocket from a page at ${origin} is refused, as a POST from it would be: add that origin to CORS_ORIGINS on the server, or send the mutation from a page of this server`,
+  );
+}
+
+/**
+ * The upgrade request as a Fetch Request, which is what the yoga context factory reads. Its
+ * method is POST: yoga refuses mutations in GET requests, and a socket message is no GET
+ * (no link or image can send one; mutationRefusal applies POST's origin rule).
+ */
 function toFetchRequest(request: IncomingMessage, path: string, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
@@ -259,5 +308,5 @@ function toFetchRequest(request: IncomingMessage, path: string, signal: AbortSig
   }
   // The Host header is the client's to choose; a malformed one must not fail the subscription.
   const host = URL.canParse(`http://${request.headers.host}`) ? request.headers.host : 'localhost';
-  return new Request(`http://${host}${path}`, { headers, signal });
+  return new Request(`http://${host}${path}`, { method: 'POST', headers, signal });
 }

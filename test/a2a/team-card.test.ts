@@ -3,7 +3,8 @@ import { startTestServer, type TestServer } from '../support/server.js';
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer({ A2A_CACHE_TTL_MS: '600000' });
+  // The drift test changes the tool catalog and reads it back at once: no catalog cache.
+  t = await startTestServer({ A2A_CACHE_TTL_MS: '600000', TEAM_TOOLS_CACHE_TTL_MS: '0' });
 });
 afterAll(() => t.stop());
 

@@ -1,7 +1,7 @@
 /**
  * The RUN_TEAM hand-off on every target (the embedded database always, Oracle when
  * ORACLE_TEST_* is set). Only the case that creates no job: a run that does not wait. On
- * Oracle that still compiles the whole block against DBMS_SCHEDULER, DBMS_ASSERT and
+ * Oracle that still compiles the whole block against DBMS_SCHEDULER and
  * DBMS_CLOUD_AI, so it is also the self-check's probe (docs/oracle.md).
  */
 import { describe, expect, test } from 'vitest';
@@ -24,6 +24,7 @@ for (const target of TARGETS) {
             sql.binds({
               jobName: runTeamJobName('ANSWER', 'NO_SUCH_RUN', 'NO_SUCH_CALL'),
               execId: 'NO_SUCH_RUN',
+              teamOwner: contract.catalogs[scope].sessionUser,
               teamName: 'NO_SUCH_TEAM',
               prompt: 'approve',
               conversationId: '6f1c2a1e-0d3b-4b8e-9a55-3c2f1e0b7d41',

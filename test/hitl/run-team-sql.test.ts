@@ -11,6 +11,7 @@ test('the RUN_TEAM block takes every value as a bind, on both databases', () => 
   const request = {
     jobName: runTeamJobName('ANSWER', 'EXEC-1', 'CALL-1'),
     execId: 'EXEC-1',
+    teamOwner: 'ANALYST',
     teamName: "O'BRIEN_TEAM",
     prompt: "It's approved; DROP TABLE x; --",
     conversationId: '6f1c2a1e-0d3b-4b8e-9a55-3c2f1e0b7d41',

@@ -15,6 +15,7 @@ describe('limits', () => {
       requestTimeoutMs: 30_000,
       maxSubscriptionsPerSocket: 100,
       maxSubscriptionsPerViewer: 1_000,
+      maxActionsPerOperation: 5,
     });
   });
 
@@ -30,6 +31,7 @@ describe('limits', () => {
       REQUEST_TIMEOUT_MS: '2500',
       MAX_SUBSCRIPTIONS_PER_SOCKET: '3',
       MAX_SUBSCRIPTIONS_PER_VIEWER: '7',
+      MAX_ACTIONS_PER_OPERATION: '2',
     });
     expect(config.limits).toEqual({
       maxQueryCost: 5_000,
@@ -42,6 +44,7 @@ describe('limits', () => {
       requestTimeoutMs: 2_500,
       maxSubscriptionsPerSocket: 3,
       maxSubscriptionsPerViewer: 7,
+      maxActionsPerOperation: 2,
     });
     expect(Object.isFrozen(config.limits)).toBe(true);
   });
@@ -75,7 +78,12 @@ describe('limits', () => {
 
 describe('rate limit', () => {
   test('off by default', () => {
-    expect(loadConfig({}).rateLimit).toEqual({ windowMs: 60_000, requests: 0, subscriptions: 0 });
+    expect(loadConfig({}).rateLimit).toEqual({
+      windowMs: 60_000,
+      requests: 0,
+      subscriptions: 0,
+      actions: 0,
+    });
   });
 
   test('read from its variables, bad values reported together', () => {
@@ -85,7 +93,10 @@ describe('rate limit', () => {
         RATE_LIMIT_REQUESTS: '600',
         RATE_LIMIT_SUBSCRIPTIONS: '30',
       }).rateLimit,
-    ).toEqual({ windowMs: 10_000, requests: 600, subscriptions: 30 });
+    ).toEqual({ windowMs: 10_000, requests: 600, subscriptions: 30, actions: 600 });
+    expect(
+      loadConfig({ RATE_LIMIT_REQUESTS: '600', RATE_LIMIT_ACTIONS: '20' }).rateLimit.actions,
+    ).toBe(20);
     expect(
       problemsOf({
         RATE_LIMIT_WINDOW_MS: '10',

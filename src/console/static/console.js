@@ -84,6 +84,26 @@ function s(tag, attributes = {}, ...children) {
   return element;
 }
 
+// The console's documents are trusted documents (persisted-documents.json, written by
+// src/console/documents.ts): it sends their hashes, so it works where the server refuses
+// documents sent as text (TRUSTED_DOCUMENTS_ONLY=true).
+const TRUSTED = await fetch('/console/persisted-documents.json')
+  .then((response) => (response.ok ? response.json() : {}))
+  .then((manifest) => new Map(Object.entries(manifest).map(([hash, text]) => [text, hash])))
+  .catch(() => new Map());
+
+/**
+ * The request for `query`: its hash when the manifest has it, else its text.
+ * @param {string} query
+ * @param {Record<string, unknown>} variables
+ */
+function operation(query, variables) {
+  const sha256Hash = TRUSTED.get(query);
+  return sha256Hash
+    ? { variables, extensions: { persistedQuery: { version: 1, sha256Hash } } }
+    : { query, variables };
+}
+
 /**
  * One query or mutation over HTTP.
  * @param {string} query
@@ -98,7 +118,7 @@ async function gql(query, variables = {}) {
       accept: 'application/graphql-response+json, application/json',
       ...authorization(),
     },
-    body: JSON.stringify({ query, variables }),
+    body: JSON.stringify(operation(query, variables)),
   });
   const body = await response.json().catch(() => ({
     errors: [{ message: `HTTP ${response.status}`, extensions: { code: 'INTERNAL' } }],
@@ -142,8 +162,9 @@ function showConnection(text, state) {
  * @returns {() => void}
  */
 function subscribe(query, variables, next, fail) {
+  // graphql-ws requires a query string: empty, when the hash names the document.
   return ws().subscribe(
-    { query, variables },
+    { query: '', ...operation(query, variables) },
     {
       next: (result) => (result.errors?.length ? fail(result.errors) : next(result.data)),
       error: (error) => fail(Array.isArray(error) ? error : [describeClose(error)]),

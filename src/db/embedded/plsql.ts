@@ -1,3 +1,4 @@
+import { jobAction } from '../sql/run-team.js';
 import { executeAgentEmulation } from './execute-agent.js';
 
 /**
@@ -81,7 +82,9 @@ END
 $$;
 
 -- DBMS_SCHEDULER.CREATE_JOB's part of the RUN_TEAM hand-off (src/db/sql/run-team.ts): job
--- names are unique, which is what makes a second answer to the same wait a duplicate.
+-- names are unique, which is what makes a second answer to the same wait a duplicate. The
+-- job's action is the text the Oracle block would give the scheduler, built by the same
+-- expression.
 CREATE TABLE emb_scheduler_jobs (
   job_name varchar(128) PRIMARY KEY,
   owner varchar(128) NOT NULL,
@@ -89,14 +92,16 @@ CREATE TABLE emb_scheduler_jobs (
   team_name varchar(128) NOT NULL,
   user_prompt text NOT NULL,
   conversation_id varchar(128),
+  job_action text NOT NULL,
   created timestamptz NOT NULL
 );
 
 -- The block of run-team.ts and the RUN_TEAM call its job makes, at once: resuming closes the
 -- open tool call with the answer as its output and moves the run to RESUMING (the simulator
--- carries it on); starting adds a RUNNING run with its first task and a new conversation.
-CREATE FUNCTION emb_run_team_submit(p_job_name text, p_exec_id text, p_team_name text,
-  p_prompt text, p_conversation_id text)
+-- carries it on); starting adds a RUNNING run of the owner's team with its first task and a
+-- new conversation.
+CREATE FUNCTION emb_run_team_submit(p_job_name text, p_exec_id text, p_team_owner text,
+  p_team_name text, p_prompt text, p_conversation_id text)
 RETURNS TABLE (outcome text, run_state text, conversation_out text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -115,17 +120,24 @@ BEGIN
     END IF;
     l_owner := l_run.team_owner;
   ELSE
-    SELECT t.owner INTO l_owner FROM dba_ai_agent_teams t WHERE t.agent_team_name = p_team_name
-    ORDER BY (t.owner = current_setting('agentgraph.session_user', true)) DESC, t.owner LIMIT 1;
+    SELECT t.owner INTO l_owner FROM dba_ai_agent_teams t
+    WHERE t.owner = p_team_owner AND t.agent_team_name = p_team_name;
     IF l_owner IS NULL THEN
-      RAISE EXCEPTION 'ORA-20050: team % does not exist', p_team_name;
+      RAISE EXCEPTION 'ORA-20050: team %.% does not exist', p_team_owner, p_team_name;
     END IF;
     l_conversation := gen_random_uuid()::text;
   END IF;
   BEGIN
     INSERT INTO emb_scheduler_jobs (job_name, owner, team_exec_id, team_name, user_prompt,
-      conversation_id, created)
-    VALUES (p_job_name, l_owner, p_exec_id, p_team_name, p_prompt, l_conversation, l_now);
+      conversation_id, job_action, created)
+    VALUES (p_job_name, l_owner, p_exec_id, p_team_name, p_prompt, l_conversation,
+      ${jobAction({
+        owner: 'p_team_owner',
+        team: 'p_team_name',
+        prompt: 'p_prompt',
+        params: "json_build_object('conversation_id', l_conversation)::text",
+      })},
+      l_now);
   EXCEPTION WHEN unique_violation THEN
     RETURN QUERY SELECT 'DUPLICATE'::text, NULL::text, NULL::text;
     RETURN;

@@ -24,14 +24,49 @@ import { perCatalog } from './statement.js';
  *
  * The job name is derived from the wait (the run and its open tool call): a second answer
  * to the same wait collides with the first job (ORA-27477) while it exists, and after the
- * job has run the state check finds the run no longer waiting. Values enter only as binds;
- * the block quotes them into the job's action with DBMS_ASSERT.ENQUOTE_LITERAL.
+ * job has run the state check finds the run no longer waiting.
+ *
+ * Values reach the block only as binds. The job itself cannot take them as arguments: the
+ * scheduler gives no arguments to a PLSQL_BLOCK job, and a STORED_PROCEDURE job runs a
+ * procedure, not a function such as RUN_TEAM (DBMS_SCHEDULER.CREATE_JOB, job_type); a table
+ * the job reads by id would need objects of agent-graph's own in the user's schema. So the
+ * block writes them into the job's action as string literals, with jobAction below.
  */
+
+/**
+ * The PL/SQL string literal of an SQL expression's text: enclosed in quotes, quotes doubled,
+ * nothing else changed (inside a literal only the quote is special; newlines, `--`, `/*` and
+ * `q'[` stay text). Not DBMS_ASSERT.ENQUOTE_LITERAL: it adds no quotes to a text that
+ * already starts and ends with one, so an answer `'yes'` would fail and `'` become empty.
+ */
+const literal = (text: string) => `'''' || REPLACE(${text}, '''', '''''') || ''''`;
+
+/** The team as RUN_TEAM addresses it: its bare name in the job owner's schema, else OWNER.NAME. */
+const teamReference = (owner: string, name: string) =>
+  `CASE WHEN ${owner} = SYS_CONTEXT('USERENV', 'SESSION_USER') THEN ${name} ELSE ${owner} || '.' || ${name} END`;
+
+/**
+ * The scheduler job's action, as an SQL expression over SQL expressions for the team's owner
+ * and name, the prompt and the params JSON: the Oracle block passes it to CREATE_JOB, the
+ * embedded emulation (src/db/embedded/plsql.ts) evaluates the same text and keeps the result.
+ */
+export function jobAction(parts: {
+  readonly owner: string;
+  readonly team: string;
+  readonly prompt: string;
+  readonly params: string;
+}): string {
+  return `'DECLARE l_result CLOB; BEGIN l_result := DBMS_CLOUD_AI_AGENT.RUN_TEAM(team_name => '
+      || ${literal(teamReference(parts.owner, parts.team))} || ', user_prompt => ' || ${literal(parts.prompt)}
+      || ', params => ' || ${literal(parts.params)} || '); END;'`;
+}
 
 export interface RunTeamRequest {
   readonly jobName: string;
   /** The run to resume, or null to start a new run. */
   readonly execId: string | null;
+  /** The owner the caller was authorised for: RUN_TEAM addresses the team by owner and name. */
+  readonly teamOwner: string;
   readonly teamName: string;
   /** The person's answer (resume) or the request (start). */
   readonly prompt: string;
@@ -66,10 +101,6 @@ export const runTeamSql = perCatalog((catalog: Catalog) => {
     oracle: `DECLARE
   l_state VARCHAR2(30);
   l_conversation VARCHAR2(128) := :conversation_id;
-  FUNCTION lit(p VARCHAR2) RETURN VARCHAR2 IS
-  BEGIN
-    RETURN DBMS_ASSERT.ENQUOTE_LITERAL(REPLACE(p, '''', ''''''));
-  END;
 BEGIN
   :outcome := 'SUBMITTED';
   IF :exec_id IS NOT NULL THEN
@@ -85,9 +116,12 @@ BEGIN
   DBMS_SCHEDULER.CREATE_JOB(
     job_name => :job_name,
     job_type => 'PLSQL_BLOCK',
-    job_action => 'DECLARE l_result CLOB; BEGIN l_result := DBMS_CLOUD_AI_AGENT.RUN_TEAM(team_name => '
-      || lit(:team_name) || ', user_prompt => ' || lit(:prompt) || ', params => '
-      || lit(JSON_OBJECT('conversation_id' VALUE l_conversation)) || '); END;',
+    job_action => ${jobAction({
+      owner: ':team_owner',
+      team: ':team_name',
+      prompt: ':prompt',
+      params: "JSON_OBJECT('conversation_id' VALUE l_conversation)",
+    })},
     enabled => TRUE,
     auto_drop => TRUE,
     comments => 'agent-graph: RUN_TEAM');
@@ -101,13 +135,14 @@ EXCEPTION
     END IF;
 END;`,
     embedded: `SELECT outcome, run_state, conversation_out
-      FROM emb_run_team_submit(:job_name, :exec_id, :team_name, :prompt, :conversation_id)`,
+      FROM emb_run_team_submit(:job_name, :exec_id, :team_owner, :team_name, :prompt, :conversation_id)`,
   };
   return {
     block,
     binds: (request: RunTeamRequest): Binds => ({
       job_name: request.jobName,
       exec_id: request.execId,
+      team_owner: request.teamOwner,
       team_name: request.teamName,
       prompt: request.prompt,
       conversation_id: request.conversationId,
