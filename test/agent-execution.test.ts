@@ -340,6 +340,43 @@ describe('executeAgent: who may run it, and its limits', () => {
     }
   });
 
+  test('each execution is one action of the budget: capped per operation, counted per identity', async () => {
+    const budgeted = await startTestServer({
+      RATE_LIMIT_ACTIONS: '2',
+      RATE_LIMIT_WINDOW_MS: '600000',
+      MAX_ACTIONS_PER_OPERATION: '1',
+    });
+    try {
+      const budgetedPg = embeddedPg(budgeted.server);
+      const rows = async () =>
+        Number(
+          (await budgetedPg.query<{ n: number }>('SELECT count(*) AS n FROM gv$agent_exec_stat'))
+            .rows[0]?.n,
+        );
+      const before = await rows();
+      const twice = await budgeted.post(
+        `mutation($inputs: [AgentInput!]!) {
+          a: executeAgent(name: "REPORT_SUMMARIZER", inputs: $inputs) { durationMs }
+          b: executeAgent(name: "REPORT_SUMMARIZER", inputs: $inputs) { durationMs }
+        }`,
+        { inputs: SUMMARIZE.inputs },
+      );
+      expect(twice.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(twice.errors?.[0]?.message).toContain('MAX_ACTIONS_PER_OPERATION');
+      expect(await rows()).toBe(before);
+
+      for (let i = 0; i < 2; i++) {
+        expect((await budgeted.post(EXECUTE, SUMMARIZE)).errors).toBeUndefined();
+      }
+      const third = await budgeted.post(EXECUTE, SUMMARIZE);
+      expect(third.status).toBe(429);
+      expect(third.errors?.[0]?.message).toContain('RATE_LIMIT_ACTIONS');
+      expect(await rows()).toBe(before + 2);
+    } finally {
+      await budgeted.stop();
+    }
+  });
+
   test('EXECUTE_AGENT_TIMEOUT_MS: TIMEOUT, and the call never completes behind it', async () => {
     const slow = await startTestServer({
       EMBEDDED_LATENCY_MS: '300',

@@ -11,6 +11,7 @@ import {
   MAX_INPUTS_BYTES,
 } from '../model/call-contract.js';
 import type { AgentExecution, AgentExecutionTrace } from '../repositories/agent-executions.js';
+import { ACTION } from './action.js';
 import { type ArgumentBound, bounded, ORACLE_NAME } from './bounds.js';
 
 /** An input's name: inputs[].title of an Agent Spec, any text but control characters. */
@@ -227,6 +228,7 @@ const ExecutionRef = builder.objectRef<AgentExecution>('AgentExecution').impleme
 
 builder.mutationFields((t) => ({
   executeAgent: t.field({
+    ...ACTION,
     type: ExecutionRef,
     description:
       'Runs a stored Agent Spec with DBMS_AI_AGENT.EXECUTE_AGENT and waits for its output. The inputs are checked against the agent’s call contract first (every required input present, names exactly inputs[].title, none unknown or repeated, values of the declared type): BAD_USER_INPUT names each offending input (extensions.problems) and the accepted titles (extensions.acceptedInputs), and the database is not called. TIMEOUT after EXECUTE_AGENT_TIMEOUT_MS, the call then cancelled on the database, as it is when the client goes away. NOT_FOUND for an agent the caller cannot see; FORBIDDEN for anyone but its owner or an administrator, and where this database’s EXECUTE_AGENT cannot be called (the message names what is missing). Audit-logged (never the values).',
