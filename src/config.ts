@@ -399,7 +399,13 @@ function readLimits(env: EnvReader): LimitsConfig {
 }
 
 function readExecuteAgent(env: EnvReader, limits: LimitsConfig): ExecuteAgentConfig {
-  const timeoutMs = env.integer('EXECUTE_AGENT_TIMEOUT_MS', 20_000, 1, 3_600_000);
+  // Unset, it follows a lowered REQUEST_TIMEOUT_MS; set above it, it could never apply.
+  const timeoutMs = env.integer(
+    'EXECUTE_AGENT_TIMEOUT_MS',
+    Math.min(20_000, limits.requestTimeoutMs),
+    1,
+    3_600_000,
+  );
   if (timeoutMs > limits.requestTimeoutMs) {
     env.problems.push(
       `EXECUTE_AGENT_TIMEOUT_MS (${timeoutMs}) exceeds REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}), which would end the operation first: raise REQUEST_TIMEOUT_MS too`,
