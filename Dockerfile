@@ -14,7 +14,9 @@ RUN npm run build
 
 # Final stage: production dependencies and dist/ only; no compiler, no tsx, no tests.
 FROM node:24-bookworm-slim
+# TZ=UTC: the catalog views hold UTC wall clocks (src/db/process-zone.ts; the process sets it too).
 ENV NODE_ENV=production \
+    TZ=UTC \
     HOST=0.0.0.0 \
     PORT=4000 \
     EMBEDDED_CACHE_DIR=/app/.cache/agent-graph

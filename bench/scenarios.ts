@@ -33,3 +33,12 @@ export const SCENARIOS: readonly Scenario[] = [
           llmCallCount toolCallCount inputTokens outputTokens } } }`,
   },
 ];
+
+/**
+ * Many clients asking for the same dashboard, as a room of operators' screens do: the
+ * response cache's case (`npm run bench:cache`, bench/cache.ts).
+ */
+export const REPEATED_DASHBOARD: Scenario = {
+  name: 'repeated-dashboard',
+  query: dashboard(DASHBOARD_RUN),
+};

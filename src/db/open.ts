@@ -1,6 +1,7 @@
 import type { DatabaseConfig } from '../config.js';
 import type { Driver } from './driver.js';
 import type { EmbeddedDatabase, StartupLog } from './embedded/database.js';
+import { runInUtc } from './process-zone.js';
 
 export interface OpenDatabase {
   readonly driver: Driver;
@@ -23,6 +24,8 @@ export async function openDatabase(
   config: DatabaseConfig,
   options: OpenOptions = {},
 ): Promise<OpenDatabase> {
+  // Before either driver reads a date, and before the embedded worker thread starts.
+  runInUtc();
   if (config.kind === 'embedded') {
     const { openEmbeddedDatabase } = config.worker
       ? { openEmbeddedDatabase: (await import('./embedded/worker.js')).openEmbeddedWorker }

@@ -74,7 +74,7 @@ const ZONELESS = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/;
 
 /**
  * A Date, or the ISO text of one (JSON has no dates). Zone-less text is a UTC wall clock, the
- * catalog views' convention (see wallClockAsUtc), not the Node process's local time.
+ * catalog views' convention, whatever the process's local time (src/db/process-zone.ts).
  */
 export function dateOrNull(value: unknown): Date | null {
   if (value === null || value === undefined) return null;

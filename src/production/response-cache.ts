@@ -84,7 +84,10 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   redis?.on('error', (error: Error) =>
     logger.warn({ err: error }, 'Redis connection error (response cache)'),
   );
-  const cache = counted(redis ? createRedisCache({ redis }) : createInMemoryCache(), metrics);
+  const cache = counted(
+    byIdOnly(redis ? createRedisCache({ redis }) : createInMemoryCache()),
+    metrics,
+  );
   const ttlPerSchemaCoordinate: Record<string, number> = {};
   for (const type of Object.values(options.schema.getTypeMap())) {
     if (isObjectType(type) && !type.name.startsWith('__') && !CATALOG_TYPES.has(type.name)) {
@@ -111,10 +114,9 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     // request-log.ts count in execute). Enabled only once yoga has built our context, so
     // every look-up happens in execute, after the budgets, on every transport alike.
     enabled: (_request, context) => 'viewer' in context,
-    // Mutations would invalidate by type for objects without an id, which the Redis cache
-    // does with KEYS over the whole (shared) Redis; the runs they change are evicted by the
-    // poller within one interval instead.
-    invalidateViaMutation: false,
+    // Mutations are never cached, and evict the objects they return (the run an answer
+    // resumed); `byIdOnly` keeps that from evicting whole types.
+    invalidateViaMutation: true,
     includeExtensionMetadata: false,
   });
   return {
@@ -136,6 +138,20 @@ function changedEntities(message: CycleMessage): { typename: string; id: string 
     entities.set(`t${teamId}`, { typename: 'Team', id: teamId });
   }
   return [...entities.values()];
+}
+
+/**
+ * Invalidation of the entities that have an id only. A mutation's result also names the
+ * types of its objects without one (RunTeamSubmission), and the Redis cache evicts a whole
+ * type with KEYS over the whole (shared) Redis; what the poller and mutations change is
+ * always an object with an id.
+ */
+function byIdOnly(cache: Cache): Cache {
+  return {
+    get: (key) => cache.get(key),
+    set: (...args) => cache.set(...args),
+    invalidate: (entities) => cache.invalidate([...entities].filter((entity) => entity.id != null)),
+  };
 }
 
 /** The cache, counting look-ups as agentgraph_response_cache_total{result}. */

@@ -186,8 +186,7 @@ export function attachGraphqlWs(options: {
         }
         return sendingShared(result, subscription);
       },
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        result.errors ? { ...result, errors: result.errors.map(forSocket) } : result,
+      onNext: (_ctx, _id, _payload, _args, result) => resultForSocket(result),
     },
     wss,
     KEEP_ALIVE_MS,
@@ -247,9 +246,18 @@ function sendingShared(
 }
 
 /**
- * `extensions.http` is yoga's note to its HTTP response (a status code); yoga drops it when it
- * writes an HTTP body, and nothing does on a socket.
+ * `extensions.http` is yoga's note to its HTTP response (a status code, the response cache's
+ * ETag); yoga drops it when it writes an HTTP body, and nothing does on a socket.
  */
+function resultForSocket(result: ExecutionResult): ExecutionResult {
+  let sent = result;
+  if (sent.extensions?.http) {
+    const { http: _http, ...extensions } = sent.extensions;
+    sent = { ...sent, extensions: Object.keys(extensions).length > 0 ? extensions : undefined };
+  }
+  return sent.errors ? { ...sent, errors: sent.errors.map(forSocket) } : sent;
+}
+
 function forSocket(error: GraphQLError): GraphQLError {
   if (!error.extensions.http) return error;
   const { http: _http, ...extensions } = error.extensions;

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import oracledb from 'oracledb';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { dateColumnTypes, discoverCatalog } from '../../src/db/catalog.js';
@@ -12,8 +11,6 @@ import {
   type OraclePool,
   type OraclePoolStatistics,
   openOracleDriver,
-  utcAsWallClock,
-  wallClockAsUtc,
   withAgentDetails,
 } from '../../src/db/oracle/driver.js';
 import { poolAttributes } from '../../src/db/oracle/options.js';
@@ -23,24 +20,6 @@ import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
 import { TeamHistoryRepository } from '../../src/repositories/team-history.js';
 import { databaseError, njsError } from './oracledb-errors.js';
 import { closedPort, oracleTestConfig, silentListener } from './support.js';
-
-/** node-oracledb Thin's own bind conversion and wire encoding (internal modules). */
-const require = createRequire(import.meta.url);
-const thinTransformer = require('oracledb/lib/transformer.js') as {
-  transformValueIn(info: { type?: unknown }, value: unknown, options: object): unknown;
-};
-const { GrowableBuffer: ThinBuffer } = require('oracledb/lib/impl/datahandlers/buffer.js') as {
-  GrowableBuffer: new () => { buf: Buffer; writeOracleDate(value: unknown, type: unknown): void };
-};
-
-/** The wall clock in an Oracle TIMESTAMP's wire bytes: length, century, year, month, … */
-function timestampWallClock(bytes: Buffer): string {
-  const at = (i: number) => bytes[i] as number;
-  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-  const date = `${pad((at(1) - 100) * 100 + at(2) - 100, 4)}-${pad(at(3))}-${pad(at(4))}`;
-  const time = `${pad(at(5) - 1)}:${pad(at(6) - 1)}:${pad(at(7) - 1)}`;
-  return `${date} ${time}.${pad(bytes.readInt32BE(8) / 1e6, 3)}`;
-}
 
 interface Call {
   readonly sql: string;
@@ -121,7 +100,7 @@ describe('OracleDriver over a pool', () => {
     expect(call?.sql).toBe(
       'SELECT * FROM T WHERE A = :name0 OFFSET :page_offset ROWS FETCH NEXT :page_limit ROWS ONLY',
     );
-    expect(call?.binds).toEqual({ ...binds, since: utcAsWallClock(new Date(0)) });
+    expect(call?.binds).toEqual(binds);
     expect(call?.callTimeout).toBe(1234);
     expect(call?.options.outFormat).toBe(oracledb.OUT_FORMAT_OBJECT);
     expect(call?.options.fetchTypeHandler).toBe(fetchTypeHandler);
@@ -469,44 +448,6 @@ describe('fetching', () => {
     expect(fetchTypeHandler(meta(oracledb.DB_TYPE_NCLOB))).toEqual({ type: oracledb.STRING });
   });
 
-  test('zone-less DATE and TIMESTAMP wall clocks are read as UTC', () => {
-    for (const dbType of [oracledb.DB_TYPE_DATE, oracledb.DB_TYPE_TIMESTAMP]) {
-      const convert = fetchTypeHandler(meta(dbType))?.converter;
-      // What the Thin driver hands over: the wall clock 2026-08-20 12:34:56 in local time.
-      expect(convert?.(new Date(2026, 7, 20, 12, 34, 56, 789))).toEqual(
-        new Date('2026-08-20T12:34:56.789Z'),
-      );
-      expect(convert?.(null)).toBeNull();
-    }
-    expect(wallClockAsUtc(new Date(2026, 0, 1))).toEqual(new Date('2026-01-01T00:00:00Z'));
-  });
-
-  test('Date binds reach Oracle as their UTC wall clock, whatever TZ the process runs in', async () => {
-    const zone = process.env.TZ;
-    process.env.TZ = 'America/New_York';
-    try {
-      const fake = fakePool([[]]);
-      const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000 });
-      const after = new Date('2026-09-15T12:30:00.250Z');
-      await driver.query(statement, { started_after: after, name0: 'A' });
-      const bound = fake.calls[0]?.binds as Record<string, unknown>;
-      expect(bound.name0).toBe('A');
-      // Encoded as node-oracledb Thin encodes it: a Date bind is a zone-less TIMESTAMP, and
-      // its bytes are the wall clock the catalog views hold for that instant.
-      const info: { type?: unknown } = {};
-      thinTransformer.transformValueIn(info, bound.started_after, {});
-      expect(info.type).toBe(oracledb.DB_TYPE_TIMESTAMP);
-      const buffer = new ThinBuffer();
-      buffer.writeOracleDate(bound.started_after, info.type);
-      expect(timestampWallClock(buffer.buf)).toBe('2026-09-15 12:30:00.250');
-      // Reading that wall clock back gives the instant asked for.
-      expect(wallClockAsUtc(bound.started_after as Date)).toEqual(after);
-    } finally {
-      if (zone === undefined) delete process.env.TZ;
-      else process.env.TZ = zone;
-    }
-  });
-
   test('a history list comes back as one JSON CLOB and reads as before, whatever TZ the process runs in', async () => {
     const zone = process.env.TZ;
     process.env.TZ = 'America/New_York';
@@ -597,8 +538,10 @@ describe('fetching', () => {
     }
   });
 
-  test('other types, zoned timestamps included, are left to the driver', () => {
+  test('other types, dates included, are left to the driver (the process runs in UTC)', () => {
     for (const dbType of [
+      oracledb.DB_TYPE_DATE,
+      oracledb.DB_TYPE_TIMESTAMP,
       oracledb.DB_TYPE_VARCHAR,
       oracledb.DB_TYPE_NUMBER,
       oracledb.DB_TYPE_TIMESTAMP_TZ,

@@ -72,7 +72,24 @@ describe('the statement registry (src/oracle-check/statements.ts)', () => {
     const offending = entries.filter((entry) => castToText.test(entry.statement.text));
     expect(offending.map((entry) => entry.statement.name)).toEqual([]);
     const stats = entries.find((entry) => entry.statement.name === 'teams.stats');
-    expect(stats?.statement.text).toContain("typ.ATTRIBUTE_VALUE LIKE 'HUMAN'");
+    expect(stats?.statement.text).toContain(
+      "UPPER(TRIM(DBMS_LOB.SUBSTR(typ.ATTRIBUTE_VALUE, 30, 1))) = 'HUMAN'",
+    );
+  });
+
+  test('JSON_TABLE columns have the types Oracle’s grammar names there (VARCHAR2, not VARCHAR)', () => {
+    // 19c's JSON_value_return_type: VARCHAR2, NUMBER, DATE, TIMESTAMP [WITH TIME ZONE], CLOB.
+    const columns = entries.flatMap((entry) =>
+      [...entry.statement.text.matchAll(/JSON_TABLE\(.*?COLUMNS \((.*?)\)\) \w+/g)].flatMap(
+        (m) => (m[1] as string).split(','),
+      ),
+    );
+    expect(columns.length).toBeGreaterThan(3);
+    for (const column of columns) {
+      expect(column.trim()).toMatch(
+        /^\w+ (FOR ORDINALITY|(VARCHAR2\(\d+\)|NUMBER|DATE|TIMESTAMP|CLOB) PATH '[^']*')$/,
+      );
+    }
   });
 
   test('every statement read with agent details names its order, which its own ORDER BY ends with', () => {

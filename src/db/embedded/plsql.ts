@@ -31,6 +31,23 @@ CREATE DOMAIN ${ORACLE_EMULATION_SCHEMA}.clob AS json;
 -- Oracle's DATE: a date and a time of day to the second, without a time zone (seed 002's
 -- CREATE_TIME). The dictionary query of database.ts reports the column as DATE.
 CREATE DOMAIN ${ORACLE_EMULATION_SCHEMA}.date AS timestamp(0) without time zone;
+-- Oracle's VARCHAR2(n), as JSON_TABLE's COLUMNS name it (src/db/sql/teams.ts): PostgreSQL's
+-- varchar under another name, with its length modifier, and read as text.
+CREATE TYPE ${ORACLE_EMULATION_SCHEMA}.varchar2;
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.varchar2in(cstring, oid, integer) RETURNS ${ORACLE_EMULATION_SCHEMA}.varchar2
+  LANGUAGE internal IMMUTABLE STRICT AS 'varcharin';
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.varchar2out(${ORACLE_EMULATION_SCHEMA}.varchar2) RETURNS cstring
+  LANGUAGE internal IMMUTABLE STRICT AS 'varcharout';
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.varchar2recv(internal, oid, integer) RETURNS ${ORACLE_EMULATION_SCHEMA}.varchar2
+  LANGUAGE internal STABLE STRICT AS 'varcharrecv';
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.varchar2send(${ORACLE_EMULATION_SCHEMA}.varchar2) RETURNS bytea
+  LANGUAGE internal STABLE STRICT AS 'varcharsend';
+CREATE TYPE ${ORACLE_EMULATION_SCHEMA}.varchar2 (INPUT = ${ORACLE_EMULATION_SCHEMA}.varchar2in,
+  OUTPUT = ${ORACLE_EMULATION_SCHEMA}.varchar2out, RECEIVE = ${ORACLE_EMULATION_SCHEMA}.varchar2recv,
+  SEND = ${ORACLE_EMULATION_SCHEMA}.varchar2send, TYPMOD_IN = varchartypmodin,
+  TYPMOD_OUT = varchartypmodout, LIKE = varchar, CATEGORY = 'S', COLLATABLE = true);
+CREATE CAST (${ORACLE_EMULATION_SCHEMA}.varchar2 AS text) WITHOUT FUNCTION AS IMPLICIT;
+CREATE CAST (text AS ${ORACLE_EMULATION_SCHEMA}.varchar2) WITHOUT FUNCTION AS ASSIGNMENT;
 CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.product_component_version AS
   SELECT 'PGlite (embedded PostgreSQL)'::varchar(80) AS product,
          current_setting('server_version')::varchar(80) AS version_full;
@@ -38,6 +55,11 @@ CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.product_component_version AS
 
 export const PLSQL_EMULATION = `
 ${executeAgentEmulation(ORACLE_EMULATION_SCHEMA)}
+-- DBMS_LOB.SUBSTR(lob, amount, offset): the characters of a CLOB from offset, at most amount.
+CREATE SCHEMA dbms_lob;
+CREATE FUNCTION dbms_lob.substr(lob text, amount integer, start_at integer) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$ SELECT substr(lob, start_at, amount) $$;
+
 CREATE SCHEMA dbms_ai_agent;
 
 CREATE FUNCTION emb_agent_description(s emb_agent_specs) RETURNS json LANGUAGE sql STABLE AS $$

@@ -15,6 +15,7 @@ import {
   type Statement,
   type ViewColumns,
 } from '../driver.js';
+import { runInUtc } from '../process-zone.js';
 import { normalizeRow } from '../rows.js';
 import { describeAgentProbe } from '../sql/session.js';
 import { inList } from '../sql/statement.js';
@@ -60,53 +61,9 @@ export interface OracleDriverOptions {
 }
 
 /**
- * Node-oracledb Thin reads DATE and TIMESTAMP as wall-clock times in the Node process's
- * time zone. The catalog views keep UTC wall-clock times (Autonomous Database runs in UTC, and
- * the embedded database answers in UTC), so the same wall clock is read as UTC whatever TZ
- * the server runs with.
+ * CLOBs arrive as strings (JSON and text columns). Dates need nothing: the process runs in
+ * UTC (src/db/process-zone.ts), so Thin's local wall clocks are the views' UTC ones.
  */
-export function wallClockAsUtc(value: Date): Date {
-  return new Date(
-    Date.UTC(
-      value.getFullYear(),
-      value.getMonth(),
-      value.getDate(),
-      value.getHours(),
-      value.getMinutes(),
-      value.getSeconds(),
-      value.getMilliseconds(),
-    ),
-  );
-}
-
-/**
- * The same convention for binds: Thin writes a Date bind as a TIMESTAMP holding the Date's
- * local wall clock, so each Date is first moved to the instant whose local wall clock is its
- * UTC one (nothing changes when the process runs in UTC).
- */
-export function utcAsWallClock(value: Date): Date {
-  return new Date(
-    value.getUTCFullYear(),
-    value.getUTCMonth(),
-    value.getUTCDate(),
-    value.getUTCHours(),
-    value.getUTCMinutes(),
-    value.getUTCSeconds(),
-    value.getUTCMilliseconds(),
-  );
-}
-
-function wallClockBinds(binds: Binds): Binds {
-  if (!Object.values(binds).some((value) => value instanceof Date)) return binds;
-  return Object.fromEntries(
-    Object.entries(binds).map(([name, value]) => [
-      name,
-      value instanceof Date ? utcAsWallClock(value) : value,
-    ]),
-  );
-}
-
-/** CLOBs arrive as strings (JSON and text columns); zone-less dates as UTC. */
 export function fetchTypeHandler(
   metadata: oracledb.Metadata<unknown>,
 ): oracledb.FetchTypeResponse | undefined {
@@ -114,11 +71,6 @@ export function fetchTypeHandler(
     case oracledb.DB_TYPE_CLOB:
     case oracledb.DB_TYPE_NCLOB:
       return { type: oracledb.STRING };
-    case oracledb.DB_TYPE_DATE:
-    case oracledb.DB_TYPE_TIMESTAMP:
-      return {
-        converter: (value: unknown) => (value instanceof Date ? wallClockAsUtc(value) : value),
-      };
     default:
       return undefined;
   }
@@ -220,7 +172,9 @@ export class OracleDriver implements Driver {
   constructor(
     private readonly pool: OraclePool,
     private readonly options: OracleDriverOptions,
-  ) {}
+  ) {
+    runInUtc();
+  }
 
   query(statement: Statement, binds: Binds = {}, options: QueryOptions = {}): Promise<Row[]> {
     return this.run(statement.text, binds, options);
@@ -282,7 +236,7 @@ export class OracleDriver implements Driver {
       }
       const result = await connection.execute<Record<string, unknown>>(
         block.oracle,
-        { ...wallClockBinds(binds), ...out } as oracledb.BindParameters,
+        { ...binds, ...out } as oracledb.BindParameters,
         EXECUTE_OPTIONS,
       );
       if (interrupted) throw interrupted;
@@ -401,7 +355,7 @@ export class OracleDriver implements Driver {
       connection.callTimeout = options.callTimeoutMs ?? this.options.callTimeoutMs;
       const result = await connection.execute<Record<string, unknown>>(
         sql,
-        wallClockBinds(binds) as oracledb.BindParameters,
+        binds as oracledb.BindParameters,
         options.maxRows === undefined
           ? EXECUTE_OPTIONS
           : { ...EXECUTE_OPTIONS, maxRows: options.maxRows },

@@ -20,6 +20,11 @@ import { durationMsExpression } from './team-history.js';
  * `agents` = [{name, task}], task attribute `tools` = [tool names]. JSON_TABLE unnests both
  * in Oracle and PostgreSQL alike, in the order the team lists its members and each task its
  * tools. Every statement shows a viewer the teams of its owner only (the teams view decides).
+ * A member's task and tool names match the catalog's as written or upper-cased (the catalog
+ * keeps unquoted names in upper case; the JSON keeps what CREATE_TEAM was given).
+ * JSON_TABLE's columns are VARCHAR2, the type Oracle's grammar names there (19c takes VARCHAR2,
+ * NUMBER, DATE, TIMESTAMP and CLOB; VARCHAR is not among them); the embedded database has a
+ * VARCHAR2 type for it (src/db/embedded/plsql.ts).
  */
 
 /** `AND a.OWNER = b.OWNER` for DBA_ views; USER_ views are already one owner's rows. */
@@ -97,13 +102,13 @@ export const teamSql = perCatalog((catalog: Catalog) => {
            ins.ATTRIBUTE_VALUE AS INSTRUCTION, typ.ATTRIBUTE_VALUE AS TOOL_TYPE
          FROM ${catalog.teamAttributes.name} ta
          CROSS JOIN JSON_TABLE(ta.ATTRIBUTE_VALUE, '$[*]' COLUMNS (
-           MEMBER_ORDER FOR ORDINALITY, AGENT_NAME VARCHAR(128) PATH '$.name',
-           TASK_NAME VARCHAR(128) PATH '$.task')) m
+           MEMBER_ORDER FOR ORDINALITY, AGENT_NAME VARCHAR2(128) PATH '$.name',
+           TASK_NAME VARCHAR2(128) PATH '$.task')) m
          JOIN ${catalog.taskAttributes.name} ka
-           ON ka.TASK_NAME = m.TASK_NAME AND ka.ATTRIBUTE_NAME = 'tools' ${sameOwner(catalog.taskAttributes, 'ka', 'ta')}
+           ON ka.TASK_NAME IN (m.TASK_NAME, UPPER(m.TASK_NAME)) AND ka.ATTRIBUTE_NAME = 'tools' ${sameOwner(catalog.taskAttributes, 'ka', 'ta')}
          CROSS JOIN JSON_TABLE(ka.ATTRIBUTE_VALUE, '$[*]' COLUMNS (
-           TOOL_ORDER FOR ORDINALITY, TOOL_NAME VARCHAR(128) PATH '$')) kt
-         JOIN ${catalog.tools.name} tl ON tl.TOOL_NAME = kt.TOOL_NAME ${sameOwner(catalog.tools, 'tl', 'ta')}
+           TOOL_ORDER FOR ORDINALITY, TOOL_NAME VARCHAR2(128) PATH '$')) kt
+         JOIN ${catalog.tools.name} tl ON tl.TOOL_NAME IN (kt.TOOL_NAME, UPPER(kt.TOOL_NAME)) ${sameOwner(catalog.tools, 'tl', 'ta')}
          LEFT JOIN ${toolAttr.name} ins
            ON ins.TOOL_NAME = tl.TOOL_NAME AND ins.ATTRIBUTE_NAME = 'instruction' ${sameOwner(toolAttr, 'ins', 'tl')}
          LEFT JOIN ${toolAttr.name} typ ON ${typeOf('typ', 'tl.TOOL_NAME', 'tl.OWNER')}
@@ -149,10 +154,10 @@ export const teamSql = perCatalog((catalog: Catalog) => {
            ${sql.where(
              ...ofTeams,
              'c.END_DATE IS NOT NULL',
-             // LIKE takes a CLOB in both databases and reads any length: a CAST to VARCHAR
-             // raises ORA-22835 on a long value (an instruction) if Oracle evaluates it
-             // before the ATTRIBUTE_NAME filter. No wildcard: it matches HUMAN exactly.
-             "typ.ATTRIBUTE_VALUE LIKE 'HUMAN'",
+             // The CLOB's first characters, whatever its length (a CAST to VARCHAR raises
+             // ORA-22835 on a long value, an instruction, if Oracle evaluates it before the
+             // ATTRIBUTE_NAME filter), compared upper-cased: `human` is a HUMAN tool too.
+             "UPPER(TRIM(DBMS_LOB.SUBSTR(typ.ATTRIBUTE_VALUE, 30, 1))) = 'HUMAN'",
            )}
            GROUP BY h.TEAM_NAME
          ) w ON w.TEAM_NAME = r.TEAM_NAME`,
