@@ -80,8 +80,8 @@ describe('the statement registry (src/oracle-check/statements.ts)', () => {
   test('JSON_TABLE columns have the types Oracle’s grammar names there (VARCHAR2, not VARCHAR)', () => {
     // 19c's JSON_value_return_type: VARCHAR2, NUMBER, DATE, TIMESTAMP [WITH TIME ZONE], CLOB.
     const columns = entries.flatMap((entry) =>
-      [...entry.statement.text.matchAll(/JSON_TABLE\(.*?COLUMNS \((.*?)\)\) \w+/g)].flatMap(
-        (m) => (m[1] as string).split(','),
+      [...entry.statement.text.matchAll(/JSON_TABLE\(.*?COLUMNS \((.*?)\)\) \w+/g)].flatMap((m) =>
+        (m[1] as string).split(','),
       ),
     );
     expect(columns.length).toBeGreaterThan(3);
