@@ -17,6 +17,12 @@ export interface EmbeddedDatabaseConfig {
   readonly cacheDir: string;
   /** Runs PGlite in a worker thread, off the thread that serves requests. */
   readonly worker: boolean;
+  /**
+   * The instant the demo history is moved up to when the database opens (epoch ms); null
+   * for the moment it opens, so the newest runs are minutes old. Fixed, it gives the same
+   * dates on every start (the Oracle contract suite compares them with demoData()).
+   */
+  readonly demoNow: number | null;
 }
 
 export interface OracleDatabaseConfig {
@@ -225,6 +231,20 @@ class EnvReader {
     return value;
   }
 
+  /** An ISO 8601 instant with its offset (2026-10-01T08:00:00Z), as epoch milliseconds. */
+  instant(name: string): number | null {
+    const raw = this.string(name);
+    if (raw === undefined) return null;
+    const value = Date.parse(raw);
+    if (!/(Z|[+-]\d\d:\d\d)$/i.test(raw) || Number.isNaN(value)) {
+      this.problems.push(
+        `${name} must be an ISO 8601 instant with a time zone, like 2026-10-01T08:00:00Z (got "${raw}")`,
+      );
+      return null;
+    }
+    return value;
+  }
+
   boolean(name: string, fallback: boolean): boolean {
     const raw = this.string(name)?.toLowerCase();
     if (raw === undefined) return fallback;
@@ -293,6 +313,7 @@ function readDatabase(env: EnvReader): DatabaseConfig {
       latencyMs: env.integer('EMBEDDED_LATENCY_MS', 0, 0, 10_000),
       cacheDir: env.string('EMBEDDED_CACHE_DIR') ?? 'node_modules/.cache/agent-graph',
       worker: env.boolean('EMBEDDED_WORKER', true),
+      demoNow: env.instant('EMBEDDED_DEMO_NOW'),
     };
   }
   const why = 'when ORACLE_CONNECT_STRING is set';

@@ -15,9 +15,11 @@ import { startTestServer, type TestServer } from './support/server.js';
 let worker: TestServer;
 let oneThread: TestServer;
 beforeAll(async () => {
+  // Both move the demo history to the same instant, so their dates agree to the second.
+  const EMBEDDED_DEMO_NOW = new Date().toISOString();
   [worker, oneThread] = await Promise.all([
-    startTestServer(),
-    startTestServer({ EMBEDDED_WORKER: 'false' }),
+    startTestServer({ EMBEDDED_DEMO_NOW }),
+    startTestServer({ EMBEDDED_WORKER: 'false', EMBEDDED_DEMO_NOW }),
   ]);
 });
 afterAll(() => Promise.all([worker?.stop(), oneThread?.stop()]));

@@ -47,8 +47,10 @@ const DASHBOARD =
 /** A keyset cursor as the server writes it: the list's order, then the row's key values. */
 const cursor = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString('base64url');
 
+// After a place later than any run's end (the demo history ends when the database opens), so
+// the page has rows and carries its total.
 const HISTORY_PAGES = `{
-  teamRuns(first: 3, after: "${cursor(['teamRuns:END_DATE:DESC', ['2026-09-20T10:00:00.123Z', '456'], 'X'])}",
+  teamRuns(first: 3, after: "${cursor(['teamRuns:END_DATE:DESC', ['2100-01-01T10:00:00.123Z', '456'], 'X'])}",
            orderBy: { field: END_DATE, direction: DESC }, filter: { states: [SUCCEEDED, FAILED] }) {
     totalCount nodes { execId } pageInfo { hasNextPage endCursor }
   }

@@ -28,7 +28,10 @@ export interface Coordinator {
    */
   commit(token: string, snapshot: Snapshot, message: CycleMessage | null): Promise<boolean>;
   release(token: string): Promise<void>;
-  /** Resolves once every message published from now on reaches this process's listeners. */
+  /**
+   * Resolves once every message published from now on reaches this process's listeners; the
+   * poller waits for it before each commit, so that it never publishes past them.
+   */
   listening(): Promise<void>;
   close(): Promise<void>;
 }
@@ -122,6 +125,8 @@ export class RedisCoordinator implements Coordinator {
   private readonly listeners = new Set<OnMessage>();
   /** The SUBSCRIBE of the current listeners, which `listening()` waits for. */
   private subscribed: Promise<unknown> = Promise.resolve();
+  /** Settles `subscribed` once the subscriber, disconnected, is subscribed again. */
+  private resubscribed: ((subscribe: unknown) => void) | undefined;
   private readonly commands: Redis;
   private readonly subscriber: Redis;
   private readonly lockKey: string;
@@ -159,6 +164,24 @@ export class RedisCoordinator implements Coordinator {
     this.snapshotKey = `${options.prefix}live:snapshot`;
     this.lockTtlMs = Math.round(options.intervalMs * 1.5);
     this.snapshotTtlMs = options.intervalMs * 4;
+    // A reconnected subscriber is subscribed again (ioredis's autoResubscribe) only some time
+    // after the command connection is back: until that SUBSCRIBE is confirmed, listening()
+    // waits, and the poller publishes nothing this process would miss.
+    this.subscriber.on('close', () => {
+      if (this.listeners.size === 0 || this.resubscribed) return;
+      this.subscribed = new Promise((resolve) => {
+        this.resubscribed = resolve;
+      });
+    });
+    this.subscriber.on('ready', () => {
+      const resolve = this.resubscribed;
+      this.resubscribed = undefined;
+      if (this.listeners.size === 0) return resolve?.(undefined);
+      const again = this.subscriber.subscribe(this.topic);
+      again.catch(() => undefined);
+      this.subscribed = again;
+      resolve?.(again);
+    });
     this.subscriber.on('message', (channel: string, text: string) => {
       if (channel !== this.topic) return;
       const message = JSON.parse(text) as CycleMessage;

@@ -32,6 +32,14 @@ const MAX_BACKOFF_MS = 30_000;
  * cycle (minus the overlap), diffs them against the last good snapshot and publishes the
  * transitions. A failed cycle changes nothing, so the first good one after an outage sees
  * every run that ended during it, however long it lasted.
+ *
+ * The same holds for an outage of the coordinator (Redis): the last good snapshot is kept
+ * while the lock cannot be claimed, and compared with the one Redis still has (if any) when
+ * the lock is back, the newer winning; by then Redis's copy has usually expired or gone
+ * with a restart. Only another instance taking the lock makes this one forget its snapshot:
+ * that instance carries on from its own. And the claims of one outage all use one token, so
+ * a claim that Redis runs late (queued while it was paused) holds the lock for this
+ * instance rather than locking it out until the lock expires.
  */
 export class Poller {
   private running = false;
@@ -40,6 +48,8 @@ export class Poller {
   private cycleInFlight: Promise<void> | undefined;
   /** A new token per acquisition, so a cycle begun under an earlier hold cannot commit. */
   private token: string | undefined;
+  /** The token to claim with while not holding the lock: the same until a claim answers. */
+  private claimToken: string | undefined;
   private snapshot: Snapshot | null = null;
   private failures = 0;
   private retryAt = 0;
@@ -87,7 +97,8 @@ export class Poller {
     const { coordinator, intervalMs, metrics, logger } = this.options;
     const started = Date.now();
     try {
-      const token = this.token ?? randomUUID();
+      this.claimToken ??= randomUUID();
+      const token = this.token ?? this.claimToken;
       const claim = await coordinator.claim(token);
       if (this.claimFailing) logger.info('poll lock reachable again');
       this.claimFailing = false;
@@ -97,8 +108,10 @@ export class Poller {
         metrics.pollCycles.inc({ outcome: 'standby' });
       } else {
         if (claim === 'acquired' || this.token !== token) {
+          const stored = await coordinator.loadSnapshot();
           this.token = token;
-          this.snapshot = await coordinator.loadSnapshot();
+          this.claimToken = undefined;
+          this.snapshot = newer(this.snapshot, stored);
           logger.info({ resumed: this.snapshot !== null }, 'holding the poll lock; polling');
         }
         if (!this.cycleInFlight && Date.now() >= this.retryAt) {
@@ -108,8 +121,10 @@ export class Poller {
         }
       }
     } catch (error) {
-      // Without the coordinator this process cannot know it holds the lock, nor publish.
-      this.drop();
+      // Without the coordinator this process cannot know it holds the lock, nor publish; it
+      // keeps its last good snapshot to carry on from (see the class comment).
+      if (this.token) this.claimToken = this.token;
+      this.token = undefined;
       metrics.pollCycles.inc({ outcome: 'error' });
       // Once per outage: the claim is retried every quarter interval.
       if (!this.claimFailing) logger.error({ err: error }, 'poll lock claim failed; retrying');
@@ -121,8 +136,10 @@ export class Poller {
     }
   }
 
+  /** Another instance polls: its snapshot, not this one's, is the one to carry on from. */
   private drop(): void {
     this.token = undefined;
+    this.claimToken = undefined;
     this.snapshot = null;
   }
 
@@ -142,6 +159,7 @@ export class Poller {
         transitions.push(...vanishedTransitions(found.vanished, await source.runsByIds(ids)));
       }
       const next = advance(previous, found.runs, transitions, polledAt);
+      if (next.message) await coordinator.listening();
       if (!(await coordinator.commit(token, next.snapshot, next.message))) {
         if (this.token === token) this.drop();
         metrics.pollCycles.inc({ outcome: 'standby' });
@@ -164,4 +182,10 @@ export class Poller {
       timer();
     }
   }
+}
+
+/** The later of two snapshots: a kept one and what the coordinator has. */
+function newer(kept: Snapshot | null, stored: Snapshot | null): Snapshot | null {
+  if (!kept || !stored) return kept ?? stored;
+  return Date.parse(stored.polledAt) >= Date.parse(kept.polledAt) ? stored : kept;
 }

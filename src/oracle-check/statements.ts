@@ -16,8 +16,10 @@ import {
   type SortKey,
 } from '../db/sql/statement.js';
 import { taskDetailsSql } from '../db/sql/task-details.js';
+import { teamActivitySql } from '../db/sql/team-activity.js';
 import { runOrderKeys, TOOL_CALL_ORDER_KEYS, teamHistorySql } from '../db/sql/team-history.js';
 import { teamSql } from '../db/sql/teams.js';
+import { type ActivityFilter, activityWindow } from '../model/activity.js';
 import type { ExecStatFilter, ExecStatOrderField } from '../model/exec-stat.js';
 import type { TeamRunFilter, TeamRunOrderField, ToolCallFilter } from '../model/team.js';
 import { ANONYMOUS_ADMIN, type Viewer } from '../model/viewer.js';
@@ -46,6 +48,7 @@ export const ENUMERATED_MODULES = [
   'session.ts',
   'statement.ts',
   'task-details.ts',
+  'team-activity.ts',
   'teams.ts',
   'team-history.ts',
 ];
@@ -190,9 +193,11 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
     ...forLists(sql.runsByIds(viewer), lists.runs),
     ...forLists(sql.waitingByTeams(viewer), lists.teams),
     sql.livePoll(new Date('2026-09-01T00:00:00Z')),
-    ...[true, false].flatMap((texts) => [
-      ...forLists(sql.tasksByRuns(viewer, texts), lists.runs),
-      ...forLists(sql.toolCallsByRuns(viewer, texts), lists.runs),
+    // Every column, and the keys alone (what a selection of no column reads).
+    ...forLists(sql.runsByTeams(viewer, {}, window, new Set()), lists.teams),
+    ...[undefined, new Set<never>()].flatMap((wanted) => [
+      ...forLists(sql.tasksByRuns(viewer, wanted), lists.runs),
+      ...forLists(sql.toolCallsByRuns(viewer, wanted), lists.runs),
     ]),
     ...forLists(sql.toolCallsByIds(viewer), lists.calls),
     ...callFilters.flatMap((filter) => both(sql.toolCallsPage(viewer, filter, firstPage))),
@@ -210,6 +215,20 @@ function taskDetailStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[
       inList('conversation', [VALUE.conversationId, 'ANOTHER']),
     ]),
   ];
+}
+
+function activityStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
+  const sql = teamActivitySql(catalog);
+  const filters = combinations<ActivityFilter>({
+    teamName: [null, VALUE.teamName],
+    owner: [null, VALUE.owner],
+  });
+  const to = new Date('2026-10-01T00:00:00Z');
+  return (['HOUR', 'DAY'] as const).flatMap((bucket) =>
+    filters.map((filter) =>
+      sql.activity(viewer, filter, activityWindow(bucket, new Date('2026-09-01T00:00:00Z'), to)),
+    ),
+  );
 }
 
 function execStatStatements(
@@ -254,6 +273,7 @@ export function registeredStatements(
         ...teamStatements(catalog, viewer),
         ...historyStatements(catalog, viewer),
         ...taskDetailStatements(catalog, viewer),
+        ...activityStatements(catalog, viewer),
       ]),
       ...execStatStatements(catalog, orderFields),
       ...sessionStatements(),

@@ -5,6 +5,7 @@ import { type ActionOptions, TeamActions } from './actions.js';
 import { AgentExecutions } from './agent-executions.js';
 import { AgentRepository } from './agents.js';
 import { ExecStatRepository } from './exec-stats.js';
+import { TeamActivityRepository } from './team-activity.js';
 import { TeamHistoryRepository } from './team-history.js';
 import type { TeamToolsCache } from './team-tools-cache.js';
 import { TeamRepository } from './teams.js';
@@ -14,6 +15,7 @@ export interface Repositories {
   readonly execStats: ExecStatRepository;
   readonly teams: TeamRepository;
   readonly history: TeamHistoryRepository;
+  readonly activity: TeamActivityRepository;
   /** respondToHuman and runTeam. */
   readonly actions: TeamActions;
   /** executeAgent. */
@@ -36,6 +38,7 @@ export function createRepositories(
     execStats: new ExecStatRepository(driver, catalog),
     teams,
     history,
+    activity: new TeamActivityRepository(driver, catalog, viewer),
     actions: new TeamActions(driver, catalog, viewer, history, teams, actions),
     executions: new AgentExecutions(driver, catalog, viewer, agents, actions),
   };

@@ -12,5 +12,6 @@ import './agent-card.js';
 import './subscription.js';
 import './team-actions.js';
 import './agent-execution.js';
+import './team-activity.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

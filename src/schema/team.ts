@@ -68,7 +68,7 @@ export const TeamRunStateRef = builder.enumType('TeamRunState', {
   } as const,
 });
 
-const StateCountRef = builder
+export const StateCountRef = builder
   .objectRef<{ state: (typeof TEAM_RUN_STATES)[number]; count: number }>('TeamRunStateCount')
   .implement({
     description: 'How many runs of a team are in one state.',

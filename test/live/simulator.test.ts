@@ -5,6 +5,7 @@ import {
   type EmbeddedPg,
   openEmbeddedDatabase,
 } from '../../src/db/embedded/database.js';
+import { DEMO_PRESENT } from '../../src/db/embedded/demo-data.js';
 import { Simulator, setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { until } from './support.js';
 
@@ -12,7 +13,8 @@ let one: EmbeddedDatabase;
 let two: EmbeddedDatabase;
 
 beforeAll(async () => {
-  const config = loadConfig({});
+  // Both databases hold the same dates, as generated.
+  const config = loadConfig({ EMBEDDED_DEMO_NOW: new Date(DEMO_PRESENT).toISOString() });
   if (config.database.kind !== 'embedded') throw new Error('embedded only');
   [one, two] = await Promise.all([
     openEmbeddedDatabase(config.database),

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openEmbeddedDatabase } from '../../src/db/embedded/database.js';
+import { DEMO_PRESENT } from '../../src/db/embedded/demo-data.js';
 import { checkDatabase, oracleCheck } from '../../src/oracle-check/check.js';
 import { closedPort } from './support.js';
 
@@ -72,7 +73,8 @@ test('without ORACLE_CONNECT_STRING it checks the embedded database: every state
 }, 120_000);
 
 test('a broken view is reported with its error code and fails the check; a missing view is skipped', async () => {
-  const config = loadConfig({});
+  // The generated dates, which the registry's date filters (September 2026) fall among.
+  const config = loadConfig({ EMBEDDED_DEMO_NOW: new Date(DEMO_PRESENT).toISOString() });
   if (config.database.kind !== 'embedded') throw new Error('expected the embedded config');
   const database = await openEmbeddedDatabase(config.database);
   try {

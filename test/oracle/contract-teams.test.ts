@@ -106,7 +106,7 @@ const BUSY_RUN = RUNS.filter((r) => r.owner === 'ANALYST')
   .sort((a, b) => b.calls - a.calls)[0]?.id as string;
 const TEAM_NAMES = [...TEAMS.map((t) => t.name), 'NO_SUCH_TEAM'];
 /** The start of a run: filters at exactly that instant show which side includes it. */
-const MIDDLE_RUN = sortRuns(RUNS, NEWEST_FIRST)[RUNS.length / 2] as TeamRun;
+const MIDDLE_RUN = sortRuns(RUNS, NEWEST_FIRST)[Math.floor(RUNS.length / 2)] as TeamRun;
 const MIDDLE = MIDDLE_RUN.startDate as Date;
 const DAY = 24 * 3600 * 1000;
 /** A keyset window that holds every row of the fixture. */
@@ -436,7 +436,8 @@ for (const target of TARGETS) {
             ),
           );
           expect(waiting).toEqual(expected);
-          if (a === ADMIN) expect(expected.flat().length).toBeGreaterThan(TEAMS.length);
+          // Some team has several paused runs, so their order is checked too.
+          if (a === ADMIN) expect(expected.some((runs) => runs.length > 1)).toBe(true);
           expect(issued).toEqual(sql(a, 'teamRuns.waitingByTeams'));
         },
       );

@@ -3,6 +3,7 @@ import oracledb from 'oracledb';
 import { loadConfig } from '../../src/config.js';
 import type { Driver } from '../../src/db/driver.js';
 import { openEmbeddedDatabase } from '../../src/db/embedded/database.js';
+import { DEMO_PRESENT } from '../../src/db/embedded/demo-data.js';
 import { openEmbeddedWorker } from '../../src/db/embedded/worker.js';
 import { openOracleDriver } from '../../src/db/oracle/driver.js';
 import { poolAttributes } from '../../src/db/oracle/options.js';
@@ -24,7 +25,11 @@ const embeddedTarget = (name: string, open: typeof openEmbeddedWorker): Target =
   skipReason: undefined,
   sessionUser: FIXTURE_SESSION_USER,
   async open() {
-    const config = loadConfig({ EMBEDDED_SESSION_USER: FIXTURE_SESSION_USER });
+    // The generated dates, as demoData() and the Oracle fixture hold them.
+    const config = loadConfig({
+      EMBEDDED_SESSION_USER: FIXTURE_SESSION_USER,
+      EMBEDDED_DEMO_NOW: new Date(DEMO_PRESENT).toISOString(),
+    });
     if (config.database.kind !== 'embedded') throw new Error('expected the embedded config');
     const database = await open(config.database);
     return { driver: database.driver, close: () => database.driver.close() };

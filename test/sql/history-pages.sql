@@ -1,5 +1,5 @@
 -- {
---   teamRuns(first: 3, after: "WyJ0ZWFtUnVuczpFTkRfREFURTpERVNDIixbIjIwMjYtMDktMjBUMTA6MDA6MDAuMTIzWiIsIjQ1NiJdLCJYIl0",
+--   teamRuns(first: 3, after: "WyJ0ZWFtUnVuczpFTkRfREFURTpERVNDIixbIjIxMDAtMDEtMDFUMTA6MDA6MDAuMTIzWiIsIjQ1NiJdLCJYIl0",
 --            orderBy: { field: END_DATE, direction: DESC }, filter: { states: [SUCCEEDED, FAILED] }) {
 --     totalCount nodes { execId } pageInfo { hasNextPage endCursor }
 --   }

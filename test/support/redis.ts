@@ -48,8 +48,10 @@ function freePort(): Promise<number> {
  * A throwaway redis-server on a free loopback port, with nothing saved to disk; resolves once
  * it accepts connections, or to undefined when redis-server is not installed.
  */
-async function startPrivateRedis(): Promise<{ url: string; child: ChildProcess } | undefined> {
-  const port = await freePort();
+async function startPrivateRedis(
+  port?: number,
+): Promise<{ url: string; child: ChildProcess } | undefined> {
+  port ??= await freePort();
   const child = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
@@ -87,4 +89,52 @@ export function redisUrl(): string {
   const redis = inject('redis');
   if ('problem' in redis) throw new Error(redis.problem);
   return redis.url;
+}
+
+/**
+ * A redis-server of this test's own, to kill, pause (SIGSTOP) and bring back: never the
+ * shared one at 127.0.0.1:6379, which other tests use at the same time.
+ */
+export class PrivateRedis {
+  private constructor(
+    readonly url: string,
+    readonly port: number,
+    private child: ChildProcess,
+  ) {}
+
+  static async start(): Promise<PrivateRedis> {
+    const started = await startPrivateRedis();
+    if (!started) throw new Error(NO_REDIS);
+    return new PrivateRedis(started.url, Number(new URL(started.url).port), started.child);
+  }
+
+  /** SIGKILL, resolving once the process has exited (its port is free again). */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  /** A new, empty redis-server on the same port. */
+  async restart(): Promise<void> {
+    await this.kill();
+    const started = await startPrivateRedis(this.port);
+    if (!started) throw new Error(`redis-server did not start again on port ${this.port}`);
+    this.child = started.child;
+  }
+
+  pause(): void {
+    this.child.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child.kill('SIGCONT');
+  }
+
+  async stop(): Promise<void> {
+    this.resume();
+    await this.kill();
+  }
 }

@@ -4,10 +4,28 @@ import { pgColumn } from './ddl.js';
 
 /**
  * Deterministic demo data for the embedded database: the same rows on every machine, so
- * tests can name them. Generated from a seeded PRNG; the DEMO_EPOCH anchors every date.
+ * tests can name them. Generated from a seeded PRNG; the history spans the 30 days before
+ * DEMO_PRESENT, busier in its last day, with the unfinished runs started in its last hours.
+ * The database opens with every history date moved by the time from DEMO_PRESENT to the
+ * moment it opens (DEMO_DATE_COLUMNS, database.ts), so the newest runs are minutes old.
  */
 
 export const DEMO_EPOCH = Date.UTC(2026, 8, 1, 8, 0, 0);
+/** The moment the demo history was generated up to: its runs ended, or wait, before it. */
+export const DEMO_PRESENT = DEMO_EPOCH + 30 * 24 * 3600 * 1000;
+
+/**
+ * The history dates moved to the present when the database opens: every date of a run, a
+ * task, a tool call and what Select AI records beside them. The agent specs' CREATE_TIME is
+ * not history and stays as generated.
+ */
+export const DEMO_DATE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  dba_ai_agent_team_history: ['start_date', 'end_date'],
+  dba_ai_agent_task_history: ['start_date', 'end_date'],
+  dba_ai_agent_tool_history: ['start_date', 'end_date'],
+  dba_scheduler_job_run_details: ['log_date', 'actual_start_date'],
+  dba_cloud_ai_conversation_prompts: ['created'],
+};
 export const OWNERS = ['APP_USER', 'ANALYST', 'OPS'] as const;
 
 type Tables = Record<string, Record<string, unknown>[]>;
@@ -455,28 +473,101 @@ function callOutput(toolName: string, toolType: ToolType, rows: number): string 
   return JSON.stringify(toolType === 'HUMAN' ? humanAnswer(toolName) : { rows });
 }
 
+const HOUR = 3600 * 1000;
+const isHuman = ([, type]: [string, ToolType, string]) => type === 'HUMAN';
+
+/**
+ * How long before DEMO_PRESENT a run's last moment lies: a third of the finished runs in the
+ * last day (so an hourly chart of it has bars), the rest over 30 days; unfinished runs got
+ * to where they are in the last 90 minutes.
+ */
+function timeBeforePresent(random: Random, ended: boolean): number {
+  if (!ended) return random.int(30, 90 * 60) * 1000;
+  return random.float() < 0.35
+    ? random.int(60, 24 * 3600) * 1000
+    : random.int(24 * 3600, 29 * 24 * 3600) * 1000;
+}
+
+/**
+ * The runs of a team. Each run is laid out on its own clock from 0 and then placed so that
+ * its last moment lies before DEMO_PRESENT: every tool call falls inside its task's window,
+ * every task inside its run's, and a run's state agrees with its tasks and calls. A run in
+ * WAITING_FOR_HUMAN has one open call, of a HUMAN tool, in its last task (also
+ * WAITING_FOR_HUMAN); a RESUMING run's HUMAN call has just been answered; a RUNNING run's
+ * open call, if any, is not a HUMAN one. Teams without a HUMAN tool never wait for a person.
+ */
 function teamRuns(random: Random, team: TeamDef, tables: Tables): void {
   const runCount = random.int(11, 14);
+  const humanIndex = team.members.findIndex((member) => member.tools.some(isHuman));
   for (let r = 0; r < runCount; r++) {
-    const state = runState(random, r);
+    const drawn = runState(random, r);
+    const state: TeamRunState =
+      humanIndex === -1 && (drawn === 'WAITING_FOR_HUMAN' || drawn === 'RESUMING')
+        ? 'RUNNING'
+        : drawn;
     const ended = state === 'SUCCEEDED' || state === 'FAILED';
-    // Finished runs spread over 30 days; live ones start on the last day.
-    const start = ended
-      ? DEMO_EPOCH + random.int(0, 29 * 24 * 3600) * 1000
-      : DEMO_EPOCH + 29 * 24 * 3600 * 1000 + random.int(0, 23 * 3600) * 1000;
+    const paused = state === 'WAITING_FOR_HUMAN' || state === 'RESUMING';
     const teamExecId = random.guid();
     const conversationId = asUuid(random.guid());
     const prompt = random.pick(PROMPTS);
-    const taskCount = random.int(1, 5);
-    let clock = start;
+    // A paused run stops in its HUMAN member's task; the rest may stop in any.
+    const taskCount = paused ? humanIndex + 1 : random.int(1, 5);
+    const tasks: Record<string, unknown>[] = [];
+    const calls: Record<string, unknown>[] = [];
+    const prompts: Record<string, unknown>[] = [];
+    const failures: Record<string, unknown>[] = [];
+    let clock = 0;
     for (let order = 1; order <= taskCount; order++) {
       const member = team.members[Math.min(order - 1, team.members.length - 1)];
       if (!member) continue;
       const last = order === taskCount;
+      const open = last && !ended;
       const taskState = last ? state : 'SUCCEEDED';
       const taskStart = clock;
-      const taskEnd = last && !ended ? null : taskStart + random.int(800, 90_000);
-      tables.dba_ai_agent_task_history?.push({
+      const input = order === 1 ? prompt : `Continue with the result of task ${order - 1}`;
+      // The model plans first, then calls the tools one after another.
+      let callClock = taskStart + random.int(300, 3_000);
+      const drawnCalls = random.int(0, 4);
+      const callCount = paused && last ? Math.max(1, drawnCalls) : drawnCalls;
+      for (let c = 0; c < callCount; c++) {
+        const lastCall = last && c === callCount - 1;
+        const humanTool = member.tools.find(isHuman);
+        const otherTool = member.tools.find((t) => !isHuman(t));
+        let picked = random.pick(member.tools);
+        // A paused run's last call is its HUMAN one; a running run's open call is not.
+        if (paused && lastCall && humanTool) picked = humanTool;
+        else if (state === 'RUNNING' && lastCall && otherTool) picked = otherTool;
+        const [toolName, toolType] = picked;
+        const human = toolType === 'HUMAN';
+        const duration = human ? random.int(60_000, HOUR) : random.int(40, 8_000);
+        const openCall =
+          lastCall && (state === 'WAITING_FOR_HUMAN' || (state === 'RUNNING' && !human));
+        const callEnd = openCall ? null : callClock + duration;
+        calls.push({
+          invocation_id: random.guid(),
+          team_exec_id: teamExecId,
+          task_order: order,
+          tool_owner: team.owner,
+          tool_name: toolName,
+          agent_name: member.agent,
+          task_name: member.task,
+          start_date: callClock,
+          end_date: callEnd,
+          input: JSON.stringify(
+            human ? humanQuestion(toolName, prompt) : { query: prompt, step: c + 1 },
+          ),
+          output: callEnd === null ? null : callOutput(toolName, toolType, random.int(0, 25)),
+          tool_output: human
+            ? callEnd === null
+              ? 'waiting for a response from the reviewer'
+              : 'reviewer answered: approved'
+            : `${toolType} call completed in ${duration} ms`,
+        });
+        callClock = (callEnd ?? callClock) + random.int(10, 500);
+      }
+      // After its last tool call the model writes the task's result.
+      const taskEnd = open ? null : callClock + random.int(300, 4_000);
+      tasks.push({
         team_exec_id: teamExecId,
         team_name: team.name,
         task_owner: team.owner,
@@ -487,7 +578,7 @@ function teamRuns(random: Random, team: TeamDef, tables: Tables): void {
           conversation_id: conversationId,
           title: prompt.slice(0, 40),
         }),
-        input: order === 1 ? prompt : `Continue with the result of task ${order - 1}`,
+        input,
         result:
           taskState === 'SUCCEEDED'
             ? JSON.stringify({ status: 'ok', answer: `${member.task} done for "${prompt}"` })
@@ -495,77 +586,67 @@ function teamRuns(random: Random, team: TeamDef, tables: Tables): void {
               ? 'ORA-20404: tool returned no rows'
               : null,
         state: taskState,
-        start_date: iso(taskStart),
-        end_date: taskEnd === null ? null : iso(taskEnd),
+        start_date: taskStart,
+        end_date: taskEnd,
       });
       if (taskEnd !== null || taskState === 'WAITING_FOR_HUMAN') {
-        tables.dba_cloud_ai_conversation_prompts?.push({
+        prompts.push({
           owner: team.owner,
           conversation_id: conversationId,
-          prompt: `${member.task}: ${order === 1 ? prompt : `Continue with the result of task ${order - 1}`}`,
+          prompt: `${member.task}: ${input}`,
           prompt_response:
             taskState === 'FAILED'
               ? null
               : `Plan: call ${member.tools.map(([name]) => name).join(', ')} and report back on "${prompt}".`,
-          created: iso(taskStart + 20),
+          created: taskStart + 20,
         });
       }
       if (taskState === 'FAILED' && taskEnd !== null) {
-        const runs = tables.dba_scheduler_job_run_details as Record<string, unknown>[];
-        runs.push({
-          log_id: 7001 + runs.length,
-          log_date: iso(taskEnd),
+        failures.push({
           owner: team.owner,
           job_name: `${team.name}$${member.task}`,
           status: 'FAILED',
-          actual_start_date: iso(taskStart + 10),
-          additional_info: TASK_ERRORS[runs.length % TASK_ERRORS.length],
+          log_date: taskEnd,
+          actual_start_date: taskStart + 10,
         });
-      }
-      const callCount = random.int(0, 4);
-      let callClock = taskStart + 50;
-      for (let c = 0; c < callCount; c++) {
-        const picked = random.pick(member.tools);
-        const lastCall = c === callCount - 1;
-        const waiting = state === 'WAITING_FOR_HUMAN' && last && lastCall;
-        // A run that waits for a person waits on the task's HUMAN tool when it has one.
-        const [toolName, toolType] = waiting
-          ? (member.tools.find(([, type]) => type === 'HUMAN') ?? picked)
-          : picked;
-        const duration =
-          toolType === 'HUMAN' ? random.int(60_000, 3_600_000) : random.int(40, 8_000);
-        const callEnd = waiting || (last && !ended && lastCall) ? null : callClock + duration;
-        tables.dba_ai_agent_tool_history?.push({
-          invocation_id: random.guid(),
-          team_exec_id: teamExecId,
-          task_order: order,
-          tool_owner: team.owner,
-          tool_name: toolName,
-          agent_name: member.agent,
-          task_name: member.task,
-          start_date: iso(callClock),
-          end_date: callEnd === null ? null : iso(callEnd),
-          input: JSON.stringify(
-            toolType === 'HUMAN' ? humanQuestion(toolName, prompt) : { query: prompt, step: c + 1 },
-          ),
-          output: callEnd === null ? null : callOutput(toolName, toolType, random.int(0, 25)),
-          tool_output:
-            toolType === 'HUMAN'
-              ? waiting
-                ? 'waiting for a response from the reviewer'
-                : 'reviewer answered: approved'
-              : `${toolType} call completed in ${duration} ms`,
-        });
-        callClock += duration + random.int(10, 500);
       }
       clock = (taskEnd ?? callClock) + random.int(100, 2_000);
     }
+    const runEnd = ended ? clock : null;
+    // The run's last moment: its end, or the latest thing that happened in it.
+    const lastMoment = Math.max(
+      runEnd ?? 0,
+      ...calls.map((call) => (call.end_date ?? call.start_date) as number),
+      ...tasks.map((task) => (task.end_date ?? task.start_date) as number),
+    );
+    const start = DEMO_PRESENT - timeBeforePresent(random, ended) - lastMoment;
+    const at = (offset: unknown) => (offset === null ? null : iso(start + (offset as number)));
+    for (const row of [...tasks, ...calls]) {
+      row.start_date = at(row.start_date);
+      row.end_date = at(row.end_date);
+    }
+    for (const row of prompts) row.created = at(row.created);
+    const jobRuns = tables.dba_scheduler_job_run_details as Record<string, unknown>[];
+    for (const failure of failures) {
+      jobRuns.push({
+        log_id: 7001 + jobRuns.length,
+        log_date: at(failure.log_date),
+        owner: failure.owner,
+        job_name: failure.job_name,
+        status: failure.status,
+        actual_start_date: at(failure.actual_start_date),
+        additional_info: TASK_ERRORS[jobRuns.length % TASK_ERRORS.length],
+      });
+    }
+    tables.dba_ai_agent_task_history?.push(...tasks);
+    tables.dba_ai_agent_tool_history?.push(...calls);
+    tables.dba_cloud_ai_conversation_prompts?.push(...prompts);
     tables.dba_ai_agent_team_history?.push({
       team_exec_id: teamExecId,
       team_name: team.name,
       team_owner: team.owner,
       start_date: iso(start),
-      end_date: ended ? iso(clock) : null,
+      end_date: at(runEnd),
       state,
       team_instance_id: random.int(1, 2),
     });

@@ -31,6 +31,19 @@ CREATE DOMAIN ${ORACLE_EMULATION_SCHEMA}.clob AS json;
 -- Oracle's DATE: a date and a time of day to the second, without a time zone (seed 002's
 -- CREATE_TIME). The dictionary query of database.ts reports the column as DATE.
 CREATE DOMAIN ${ORACLE_EMULATION_SCHEMA}.date AS timestamp(0) without time zone;
+-- Oracle's TRUNC(date, format), returning a DATE, for the formats the statements use:
+-- HH (HH24, HH12), the hour, and DD (DDD, J), the day (teamRunActivity's buckets,
+-- src/db/sql/team-activity.ts). Any other format raises, as Oracle's ORA-01898 would.
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.trunc(d timestamp, format text)
+RETURNS ${ORACLE_EMULATION_SCHEMA}.date LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  CASE upper(format)
+    WHEN 'HH', 'HH24', 'HH12' THEN RETURN date_trunc('hour', d);
+    WHEN 'DD', 'DDD', 'J' THEN RETURN date_trunc('day', d);
+    ELSE RAISE EXCEPTION 'ORA-01898: too many precision specifiers (TRUNC format %)', format;
+  END CASE;
+END
+$$;
 -- Oracle's VARCHAR2(n), as JSON_TABLE's COLUMNS name it (src/db/sql/teams.ts): PostgreSQL's
 -- varchar under another name, with its length modifier, and read as text.
 CREATE TYPE ${ORACLE_EMULATION_SCHEMA}.varchar2;

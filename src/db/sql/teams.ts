@@ -37,6 +37,33 @@ export function containsPattern(text: string): string {
   return `%${text.toUpperCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/** The tool_type attribute of a tool: its row of `alias`, matched on name (and owner). */
+function toolTypeOf(catalog: Catalog, alias: string, tool: string, toolOwner: string): string {
+  return `${alias}.TOOL_NAME = ${tool} AND ${alias}.ATTRIBUTE_NAME = 'tool_type' ${
+    ownerColumn(catalog.toolAttributes) ? `AND ${alias}.OWNER = ${toolOwner}` : ''
+  }`;
+}
+
+/** Whether waits for a person can be read: the tool history and the tool attributes. */
+export const humanWaitsReadable = (catalog: Catalog): boolean =>
+  catalog.toolHistory.columns !== null && catalog.toolAttributes.columns !== null;
+
+/**
+ * What a wait for a person is in the history, in one place: a call of a tool whose
+ * tool_type attribute is HUMAN (the history itself records no tool type). The JOIN that
+ * keeps only such calls of the tool-history alias `call`.
+ */
+export function humanToolCalls(catalog: Catalog, call: string): string {
+  const toolOwner = ownerColumn(catalog.toolHistory, ['TOOL_OWNER'])
+    ? `${call}.TOOL_OWNER`
+    : 'NULL';
+  // The CLOB's first characters, whatever its length (a CAST to VARCHAR raises ORA-22835 on
+  // a long value, an instruction, if Oracle evaluates it before the ATTRIBUTE_NAME filter),
+  // compared upper-cased: `human` is a HUMAN tool too.
+  return `JOIN ${catalog.toolAttributes.name} typ ON ${toolTypeOf(catalog, 'typ', `${call}.TOOL_NAME`, toolOwner)}
+    AND UPPER(TRIM(DBMS_LOB.SUBSTR(typ.ATTRIBUTE_VALUE, 30, 1))) = 'HUMAN'`;
+}
+
 export const teamSql = perCatalog((catalog: Catalog) => {
   const teams = catalog.teams;
   const name = catalog.columns.teamName;
@@ -46,10 +73,6 @@ export const teamSql = perCatalog((catalog: Catalog) => {
   }`;
   const order = `${name}${owner ? ', OWNER' : ''}`;
   const toolAttr = catalog.toolAttributes;
-  const typeOf = (alias: string, tool: string, toolOwner: string) =>
-    `${alias}.TOOL_NAME = ${tool} AND ${alias}.ATTRIBUTE_NAME = 'tool_type' ${
-      ownerColumn(toolAttr) ? `AND ${alias}.OWNER = ${toolOwner}` : ''
-    }`;
   /** The teams view decides what a viewer sees of every team statement. */
   const mine = (viewer: Viewer) => viewerOwns(catalog, teams, viewer);
   const toTeam = (row: Row): Team => ({
@@ -111,7 +134,7 @@ export const teamSql = perCatalog((catalog: Catalog) => {
          JOIN ${catalog.tools.name} tl ON tl.TOOL_NAME IN (kt.TOOL_NAME, UPPER(kt.TOOL_NAME)) ${sameOwner(catalog.tools, 'tl', 'ta')}
          LEFT JOIN ${toolAttr.name} ins
            ON ins.TOOL_NAME = tl.TOOL_NAME AND ins.ATTRIBUTE_NAME = 'instruction' ${sameOwner(toolAttr, 'ins', 'tl')}
-         LEFT JOIN ${toolAttr.name} typ ON ${typeOf('typ', 'tl.TOOL_NAME', 'tl.OWNER')}
+         LEFT JOIN ${toolAttr.name} typ ON ${toolTypeOf(catalog, 'typ', 'tl.TOOL_NAME', 'tl.OWNER')}
          ${sql.where("ta.ATTRIBUTE_NAME = 'agents'", sql`ta.${name} IN (${names})`, mine(viewer)('ta.OWNER'))}
          ORDER BY ta.${name}, m.MEMBER_ORDER, kt.TOOL_ORDER`,
         (row): TeamTool => ({
@@ -127,7 +150,6 @@ export const teamSql = perCatalog((catalog: Catalog) => {
       ),
     statsByTeams: (viewer: Viewer) => (names: Fragment) => {
       const history = catalog.teamHistory.name;
-      const toolOwner = ownerColumn(catalog.toolHistory, ['TOOL_OWNER']) ? 'c.TOOL_OWNER' : 'NULL';
       const byState = (state: string) =>
         `SUM(CASE WHEN h.STATE = '${state}' THEN 1 ELSE 0 END) AS ${state}`;
       const ofTeams = [sql`h.TEAM_NAME IN (${names})`, mine(viewer)('h.TEAM_OWNER')];
@@ -150,15 +172,8 @@ export const teamSql = perCatalog((catalog: Catalog) => {
              AVG(${durationMsExpression('c')}) AS HUMAN_WAIT_AVG_MS
            FROM ${catalog.toolHistory.name} c
            JOIN ${history} h ON h.TEAM_EXEC_ID = c.TEAM_EXEC_ID
-           JOIN ${toolAttr.name} typ ON ${typeOf('typ', 'c.TOOL_NAME', toolOwner)}
-           ${sql.where(
-             ...ofTeams,
-             'c.END_DATE IS NOT NULL',
-             // The CLOB's first characters, whatever its length (a CAST to VARCHAR raises
-             // ORA-22835 on a long value, an instruction, if Oracle evaluates it before the
-             // ATTRIBUTE_NAME filter), compared upper-cased: `human` is a HUMAN tool too.
-             "UPPER(TRIM(DBMS_LOB.SUBSTR(typ.ATTRIBUTE_VALUE, 30, 1))) = 'HUMAN'",
-           )}
+           ${humanToolCalls(catalog, 'c')}
+           ${sql.where(...ofTeams, 'c.END_DATE IS NOT NULL')}
            GROUP BY h.TEAM_NAME
          ) w ON w.TEAM_NAME = r.TEAM_NAME`,
         toStats,
