@@ -4,10 +4,21 @@ import type { Driver } from '../db/driver.js';
 import { agentSql } from '../db/sql/agents.js';
 import { execStatSql } from '../db/sql/exec-stats.js';
 import { executeAgentArguments } from '../db/sql/execute-agent.js';
-import { runTeamJobName, runTeamSql } from '../db/sql/run-team.js';
-import { describeAgentProbe, sessionQuery, versionQuery } from '../db/sql/session.js';
+import {
+  createJobPrivilege,
+  runTeamCompiles,
+  runTeamJobName,
+  runTeamSql,
+} from '../db/sql/run-team.js';
+import {
+  describeAgentProbe,
+  sessionQuery,
+  timeZoneQuery,
+  versionQuery,
+} from '../db/sql/session.js';
 import {
   type Fragment,
+  fetchRows,
   inList,
   type KeysetWindow,
   type PagedQuery,
@@ -253,12 +264,14 @@ function execStatStatements(
   );
 }
 
-/** Start-up's own statements (src/db/sql/session.ts and the ALL_ARGUMENTS look-up), the same for every catalog. */
-const sessionStatements = (): Query<unknown>[] => [
+/** Start-up's own statements (src/db/sql/session.ts, the ALL_ARGUMENTS look-up) and the self-check's. */
+const sessionStatements = (catalog: Catalog): Query<unknown>[] => [
   sessionQuery,
   versionQuery,
   describeAgentProbe,
   executeAgentArguments,
+  timeZoneQuery(catalog),
+  createJobPrivilege,
 ];
 
 export function registeredStatements(
@@ -276,7 +289,7 @@ export function registeredStatements(
         ...activityStatements(catalog, viewer),
       ]),
       ...execStatStatements(catalog, orderFields),
-      ...sessionStatements(),
+      ...sessionStatements(catalog),
     ]) {
       if (!entry.noRows) unique.set(entry.statement.text, entry);
     }
@@ -340,8 +353,14 @@ export const CAPABILITY_PROBES: CapabilityProbe[] = [
     needs:
       'respondToHuman and runTeam (CREATE JOB, EXECUTE ON DBMS_CLOUD_AI_AGENT and DBMS_CLOUD_AI); see docs/oracle.md',
     // The block for a run that is not in the history: compiled whole, it stops at the state
-    // check, before any job exists. RUN_TEAM itself is text in the job's action, not compiled.
+    // check, before any job exists. RUN_TEAM is text in the job's action, so a block that
+    // references it without running it is compiled too, and CREATE JOB read from SESSION_PRIVS.
     probe: async (driver, discovery) => {
+      const [mayCreateJob] = await fetchRows(driver, createJobPrivilege);
+      if (!mayCreateJob) {
+        return { available: false, detail: 'no CREATE JOB privilege in SESSION_PRIVS' };
+      }
+      await driver.runBlock(runTeamCompiles, {});
       const sql = runTeamSql(discovery.catalog);
       const outcome = sql.decode(
         await driver.runBlock(
