@@ -4,6 +4,7 @@
 // `npm run typecheck` (tsconfig.console.json); test/console-documents.test.ts validates its
 // GraphQL documents against the schema.
 import { createClient } from 'graphql-ws';
+import { agentViews } from './agent.js';
 
 const TOKEN_KEY = 'agent-graph.console.token';
 /**
@@ -1632,9 +1633,10 @@ function breadcrumb(...steps) {
   );
 }
 
-// ---- routing: #/waiting, #/changes, #/run/<execId>, #/teams, #/team/<name>, #/stats ----
+// ---- routing: #/waiting, #/changes, #/run/<execId>, #/teams, #/team/<name>, #/agents, #/agent/<name>, #/stats ----
 
 const ROUTES = {
+  ...agentViews({ h, s, add, gql, errorBanner, number, when }),
   waiting: waitingView,
   changes: changesView,
   run: runView,
@@ -1650,8 +1652,8 @@ function route() {
   leave();
   view.replaceChildren();
   leave = render(view, decodeURIComponent(argument ?? '')) ?? (() => {});
-  // A run and a team are under Teams, where their breadcrumbs start.
-  const section = name === 'run' || name === 'team' ? 'teams' : name;
+  // A run and a team are under Teams, where their breadcrumbs start; an agent under Agents.
+  const section = { run: 'teams', team: 'teams', agent: 'agents' }[name] ?? name;
   for (const link of document.querySelectorAll('nav a')) {
     if (link.getAttribute('href') === `#/${section}`) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
