@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Agent } from './model/agent.js';
+import type { Reading } from './model/reading.js';
 import type {
   LlmPrompt,
   TaskFailure,
@@ -23,6 +24,21 @@ export function createLoaders(repositories: Repositories) {
   const { agents, teams, history } = repositories;
   const runPages = new Map<string, DataLoader<string, Page<TeamRun>>>();
   const promptPages = new Map<string, DataLoader<string, Page<LlmPrompt>>>();
+  const tasksReading = new Map<string, DataLoader<string, TaskRun[]>>();
+  const callsReading = new Map<string, DataLoader<string, ToolCall[]>>();
+  /** The loader of `loaders` for `key`, made on first use. */
+  const loaderFor = <V>(
+    loaders: Map<string, DataLoader<string, V>>,
+    key: string,
+    load: (keys: readonly string[]) => Promise<V[]>,
+  ) => {
+    let loader = loaders.get(key);
+    if (!loader) {
+      loader = new DataLoader(load);
+      loaders.set(key, loader);
+    }
+    return loader;
+  };
   return {
     agentByName: new DataLoader<string, Agent | null>((names) => agents.byNames(names)),
     /** Without DESCRIBE_AGENT, for selections that ask only for the agents view's columns. */
@@ -37,40 +53,34 @@ export function createLoaders(repositories: Repositories) {
     tasksOfRun: new DataLoader<string, TaskRun[]>((ids) => history.tasksOf(ids)),
     toolCallsOfRun: new DataLoader<string, ToolCall[]>((ids) => history.toolCallsOf(ids)),
     /**
-     * The same lists without their large text columns, for list levels whose selection asks
-     * for none of them (see selectsAny): the dashboard's. A level picks one of the two, so it
-     * stays one statement.
+     * The same lists reading only what an operation's selection reads (see readingOf): one
+     * loader per set of properties, and every level of an operation asks for the same set, so
+     * a level stays one statement.
      */
-    tasksOfRunWithoutTexts: new DataLoader<string, TaskRun[]>((ids) => history.tasksOf(ids, false)),
-    toolCallsOfRunWithoutTexts: new DataLoader<string, ToolCall[]>((ids) =>
-      history.toolCallsOf(ids, false),
-    ),
+    tasksOfRunReading: ({ wanted, key }: Reading<TaskRun>) =>
+      loaderFor(tasksReading, key, (ids) => history.tasksOf(ids, wanted)),
+    toolCallsOfRunReading: ({ wanted, key }: Reading<ToolCall>) =>
+      loaderFor(callsReading, key, (ids) => history.toolCallsOf(ids, wanted)),
     toolCallById: new DataLoader<string, ToolCall | null>((ids) => history.toolCallsByIds(ids)),
     failuresOfRun: new DataLoader<string, TaskFailure[]>((ids) => history.failuresOf(ids)),
     /** One loader per window: every task asking for the same page batches together. */
-    promptsOfConversation(offset: number, limit: number): DataLoader<string, Page<LlmPrompt>> {
-      const key = `${offset}:${limit}`;
-      let loader = promptPages.get(key);
-      if (!loader) {
-        loader = new DataLoader((ids) => history.promptPagesOf(ids, offset, limit));
-        promptPages.set(key, loader);
-      }
-      return loader;
-    },
-    /** One loader per distinct (filter, window): all teams asking for the same page batch together. */
-    runsOfTeam(
+    promptsOfConversation: (offset: number, limit: number): DataLoader<string, Page<LlmPrompt>> =>
+      loaderFor(promptPages, `${offset}:${limit}`, (ids) =>
+        history.promptPagesOf(ids, offset, limit),
+      ),
+    /**
+     * One loader per distinct (filter, window, properties read): all teams asking for the same
+     * page batch together.
+     */
+    runsOfTeam: (
       filter: TeamRunFilter,
       offset: number,
       limit: number,
-    ): DataLoader<string, Page<TeamRun>> {
-      const key = JSON.stringify([filter, offset, limit]);
-      let loader = runPages.get(key);
-      if (!loader) {
-        loader = new DataLoader((names) => history.pagesByTeams(names, filter, offset, limit));
-        runPages.set(key, loader);
-      }
-      return loader;
-    },
+      { wanted, key }: Reading<TeamRun>,
+    ): DataLoader<string, Page<TeamRun>> =>
+      loaderFor(runPages, JSON.stringify([filter, offset, limit, key]), (names) =>
+        history.pagesByTeams(names, filter, offset, limit, wanted),
+      ),
   };
 }
 

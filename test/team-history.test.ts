@@ -73,6 +73,36 @@ describe('round trips', () => {
     expect(large).toBe(6);
   });
 
+  test('two shapes of the same rows in one operation share one statement per level, reading the union of their fields', async () => {
+    // Each list level reads only the columns its type's fields need, decided per operation:
+    // `a` and `b` ask the same runs, tasks and calls for different fields, and get them from
+    // the same statements.
+    const shape = (fields: string) =>
+      `teams(first: 5) { nodes { name runs(first: 2) { nodes { ${fields} } } } }`;
+    const aFields = 'execId tasks { taskName } toolCalls { toolName }';
+    const bFields =
+      'state startDate tasks { taskOrder state agent { name } } toolCalls { invocationId durationMs }';
+    type Shape = Record<'a' | 'b', { nodes: { runs: { nodes: Record<string, unknown>[] } }[] }>;
+    const got: { data?: Shape | null } = {};
+    const count = await t.countStatements(async () => {
+      const result = await t.gql<Shape>(`{ a: ${shape(aFields)} b: ${shape(bFields)} }`);
+      expect(result.errors).toBeUndefined();
+      got.data = result.data;
+    });
+    // two root pages, then runs, tasks, agents and tool calls once each
+    expect(count).toBe(6);
+    const alone = async (fields: string) =>
+      (await t.gql<{ teams: Shape['a'] }>(`{ ${shape(fields)} }`)).data?.teams;
+    expect(got.data?.a).toEqual(await alone(aFields));
+    expect(got.data?.b).toEqual(await alone(bFields));
+    const runs = got.data?.b.nodes.flatMap((team) => team.runs.nodes) ?? [];
+    expect(runs.length).toBeGreaterThan(5);
+    for (const run of runs) {
+      expect(run.state).toEqual(expect.any(String));
+      expect(run.startDate).toEqual(expect.any(String));
+    }
+  });
+
   test('texts and agent details asked through fragments come back, still one statement per level', async () => {
     // The dashboard's own selection reads none of the large columns (test/sql/dashboard.sql
     // pins that); asking for them switches the whole level, never adds a statement.

@@ -3,10 +3,21 @@ import type { Discovery } from '../db/discover.js';
 import type { Driver } from '../db/driver.js';
 import { agentSql } from '../db/sql/agents.js';
 import { execStatSql } from '../db/sql/exec-stats.js';
-import { runTeamJobName, runTeamSql } from '../db/sql/run-team.js';
-import { describeAgentProbe, sessionQuery, versionQuery } from '../db/sql/session.js';
+import {
+  createJobPrivilege,
+  runTeamCompiles,
+  runTeamJobName,
+  runTeamSql,
+} from '../db/sql/run-team.js';
+import {
+  describeAgentProbe,
+  sessionQuery,
+  timeZoneQuery,
+  versionQuery,
+} from '../db/sql/session.js';
 import {
   type Fragment,
+  fetchRows,
   inList,
   type KeysetWindow,
   type PagedQuery,
@@ -189,9 +200,11 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
     ...forLists(sql.runsByIds(viewer), lists.runs),
     ...forLists(sql.waitingByTeams(viewer), lists.teams),
     sql.livePoll(new Date('2026-09-01T00:00:00Z')),
-    ...[true, false].flatMap((texts) => [
-      ...forLists(sql.tasksByRuns(viewer, texts), lists.runs),
-      ...forLists(sql.toolCallsByRuns(viewer, texts), lists.runs),
+    // Every column, and the keys alone (what a selection of no column reads).
+    ...forLists(sql.runsByTeams(viewer, {}, window, new Set()), lists.teams),
+    ...[undefined, new Set<never>()].flatMap((wanted) => [
+      ...forLists(sql.tasksByRuns(viewer, wanted), lists.runs),
+      ...forLists(sql.toolCallsByRuns(viewer, wanted), lists.runs),
     ]),
     ...forLists(sql.toolCallsByIds(viewer), lists.calls),
     ...callFilters.flatMap((filter) => both(sql.toolCallsPage(viewer, filter, firstPage))),
@@ -247,8 +260,14 @@ function execStatStatements(
   );
 }
 
-/** Start-up's own statements (src/db/sql/session.ts), the same for every catalog. */
-const sessionStatements = (): Query<unknown>[] => [sessionQuery, versionQuery, describeAgentProbe];
+/** Start-up's own statements (src/db/sql/session.ts) and the self-check's. */
+const sessionStatements = (catalog: Catalog): Query<unknown>[] => [
+  sessionQuery,
+  versionQuery,
+  describeAgentProbe,
+  timeZoneQuery(catalog),
+  createJobPrivilege,
+];
 
 export function registeredStatements(
   catalogs: readonly Catalog[],
@@ -265,7 +284,7 @@ export function registeredStatements(
         ...activityStatements(catalog, viewer),
       ]),
       ...execStatStatements(catalog, orderFields),
-      ...sessionStatements(),
+      ...sessionStatements(catalog),
     ]) {
       if (!entry.noRows) unique.set(entry.statement.text, entry);
     }
@@ -313,8 +332,14 @@ export const CAPABILITY_PROBES: CapabilityProbe[] = [
     needs:
       'respondToHuman and runTeam (CREATE JOB, EXECUTE ON DBMS_CLOUD_AI_AGENT and DBMS_CLOUD_AI); see docs/oracle.md',
     // The block for a run that is not in the history: compiled whole, it stops at the state
-    // check, before any job exists. RUN_TEAM itself is text in the job's action, not compiled.
+    // check, before any job exists. RUN_TEAM is text in the job's action, so a block that
+    // references it without running it is compiled too, and CREATE JOB read from SESSION_PRIVS.
     probe: async (driver, discovery) => {
+      const [mayCreateJob] = await fetchRows(driver, createJobPrivilege);
+      if (!mayCreateJob) {
+        return { available: false, detail: 'no CREATE JOB privilege in SESSION_PRIVS' };
+      }
+      await driver.runBlock(runTeamCompiles, {});
       const sql = runTeamSql(discovery.catalog);
       const outcome = sql.decode(
         await driver.runBlock(

@@ -12,6 +12,7 @@ import {
 } from '../db/sql/statement.js';
 import { taskDetailsSql } from '../db/sql/task-details.js';
 import { teamHistorySql } from '../db/sql/team-history.js';
+import type { Wanted } from '../model/reading.js';
 import type {
   LlmPrompt,
   PolledRun,
@@ -82,15 +83,19 @@ export class TeamHistoryRepository {
     return fetchPage(this.driver, this.sql.runsPage(this.viewer, filter, order, window));
   }
 
-  /** The newest runs of each team (`offset`/`limit` apply per team), in the teams' order. */
+  /**
+   * The newest runs of each team (`offset`/`limit` apply per team), in the teams' order; only
+   * the `wanted` properties are read (with the keys), all when undefined.
+   */
   async pagesByTeams(
     teamNames: readonly string[],
     filter: TeamRunFilter,
     offset: number,
     limit: number,
+    wanted?: Wanted<TeamRun>,
   ): Promise<Page<TeamRun>[]> {
     requireView(this.catalog.teamHistory);
-    const windowed = this.sql.runsByTeams(this.viewer, filter, { offset, limit });
+    const windowed = this.sql.runsByTeams(this.viewer, filter, { offset, limit }, wanted);
     const rows = await fetchForKeys(this.driver, teamNames, 'team', windowed);
     return pagesPerKey(teamNames, rows, offset, (row) => [row.run.teamName, row.run]);
   }
@@ -120,24 +125,24 @@ export class TeamHistoryRepository {
     return this.groupBy(teamNames, 'team', this.sql.waitingByTeams, (run) => run.teamName);
   }
 
-  /** Tasks of each run, in TASK_ORDER; without `texts`, input, result and conversationParams read null. */
-  async tasksOf(execIds: readonly string[], texts = true): Promise<TaskRun[][]> {
+  /** Tasks of each run, in TASK_ORDER; properties not `wanted` read null (all are read by default). */
+  async tasksOf(execIds: readonly string[], wanted?: Wanted<TaskRun>): Promise<TaskRun[][]> {
     requireView(this.catalog.taskHistory);
     return this.groupBy(
       execIds,
       'exec',
-      (viewer) => this.sql.tasksByRuns(viewer, texts),
+      (viewer) => this.sql.tasksByRuns(viewer, wanted),
       (task) => task.teamExecId,
     );
   }
 
-  /** Tool calls of each run, by task order then start; without `texts`, input, output and toolOutput read null. */
-  async toolCallsOf(execIds: readonly string[], texts = true): Promise<ToolCall[][]> {
+  /** Tool calls of each run, by task order then start; properties not `wanted` read null. */
+  async toolCallsOf(execIds: readonly string[], wanted?: Wanted<ToolCall>): Promise<ToolCall[][]> {
     requireView(this.catalog.toolHistory);
     return this.groupBy(
       execIds,
       'exec',
-      (viewer) => this.sql.toolCallsByRuns(viewer, texts),
+      (viewer) => this.sql.toolCallsByRuns(viewer, wanted),
       (call) => call.teamExecId,
     );
   }

@@ -19,6 +19,7 @@ import {
   rootList,
   type SchemaTypesOf,
 } from './pagination.js';
+import { readingOf } from './selection.js';
 import { TeamRef, TeamRunStateRef } from './team.js';
 
 const runs = nodeByKey<TeamRun>('TeamRun', {
@@ -28,6 +29,25 @@ const runs = nodeByKey<TeamRun>('TeamRun', {
 });
 
 export const TeamRunRef = runs.ref;
+
+/**
+ * The properties each field of TeamRun reads (see readingOf): a team's page of runs selects
+ * those columns only, with its keys (execId, teamName).
+ */
+const TEAM_RUN_NEEDS: Readonly<Record<string, readonly (keyof TeamRun)[]>> = {
+  id: ['execId'],
+  execId: ['execId'],
+  teamName: ['teamName'],
+  team: ['teamName'],
+  owner: ['owner'],
+  state: ['state'],
+  startDate: ['startDate'],
+  endDate: ['endDate'],
+  durationMs: ['startDate', 'endDate'],
+  instanceId: ['instanceId'],
+  tasks: ['execId'],
+  toolCalls: ['execId'],
+};
 
 TeamRunRef.implement({
   description:
@@ -170,9 +190,16 @@ builder.objectFields(TeamRef, (t) => ({
     // Offsets here, not keysets: one windowed statement serves every team of the batch with
     // the same arguments, and a cursor names a row of one team only; it reads each team's
     // whole history either way, so a keyset would not make it cheaper.
-    resolve: (team, args, context) =>
+    resolve: (team, args, context, info) =>
       offsetConnection(args, (offset, limit) =>
-        context.loaders.runsOfTeam(checkDates(args.filter), offset, limit).load(team.name),
+        context.loaders
+          .runsOfTeam(
+            checkDates(args.filter),
+            offset,
+            limit,
+            readingOf(info, 'TeamRun', TEAM_RUN_NEEDS),
+          )
+          .load(team.name),
       ),
   }),
   waitingForHuman: t.field({

@@ -468,26 +468,27 @@ describe('fetching', () => {
           column(calls, 'TASK_ORDER', 'NUMBER'),
           column(calls, 'START_DATE', 'TIMESTAMP(6)'),
         ],
-        // What Oracle's JSON_OBJECT renders: TIMESTAMPs as zone-less ISO text, NUMBERs as
-        // numbers, CLOBs as strings; JSON_ARRAYAGG over no rows is NULL.
+        // What Oracle's JSON_ARRAY renders, one positional row per task in the select list's
+        // order: TIMESTAMPs as zone-less ISO text, NUMBERs as numbers, CLOBs as strings, NULL
+        // as null; JSON_ARRAYAGG over no rows is NULL.
         [
           {
             ROWS_JSON: JSON.stringify([
-              {
-                teamExecId: 'E1',
-                teamName: 'T',
-                taskOwner: 'APP_USER',
-                agentName: 'A',
-                taskName: 'K',
-                taskOrder: 1,
-                conversationId: 'c-1',
-                state: 'SUCCEEDED',
-                startDate: '2026-09-15T12:30:00.250000',
-                endDate: null,
-                conversationParams: '{"conversation_id":"c-1"}',
-                input: 'in',
-                result: null,
-              },
+              [
+                'E1',
+                'T',
+                'APP_USER',
+                'A',
+                'K',
+                1,
+                'c-1',
+                'SUCCEEDED',
+                '2026-09-15T12:30:00.250000',
+                null,
+                '{"conversation_id":"c-1"}',
+                'in',
+                null,
+              ],
             ]),
           },
         ],
@@ -517,13 +518,14 @@ describe('fetching', () => {
         ],
         [],
       ]);
-      expect(await history.toolCallsOf(['E9'], false)).toEqual([[]]);
+      expect(await history.toolCallsOf(['E9'], new Set(['toolName']))).toEqual([[]]);
       expect(fake.calls[1]?.sql).toMatch(
-        /^SELECT JSON_ARRAYAGG\(JSON_OBJECT\('teamExecId' VALUE q\.TEAM_EXEC_ID, .* RETURNING CLOB\) ORDER BY q\.TEAM_EXEC_ID, q\.TASK_ORDER RETURNING CLOB\) AS ROWS_JSON FROM \(SELECT /,
+        /^SELECT JSON_ARRAYAGG\(JSON_ARRAY\(q\.TEAM_EXEC_ID, q\.TEAM_NAME, .* NULL ON NULL RETURNING CLOB\) ORDER BY q\.TEAM_EXEC_ID, q\.TASK_ORDER RETURNING CLOB\) AS ROWS_JSON FROM \(SELECT /,
       );
-      // Objects without CLOB members stay VARCHAR2: no temporary LOB per row.
+      // Only what is wanted, with the keys; rows without CLOB members stay VARCHAR2: no
+      // temporary LOB per row. The order's columns are read by the inner query only.
       expect(fake.calls[2]?.sql).toContain(
-        "'endDate' VALUE q.END_DATE) ORDER BY q.TEAM_EXEC_ID, q.TASK_ORDER, q.START_DATE, q.INVOCATION_ID RETURNING CLOB)",
+        'SELECT JSON_ARRAYAGG(JSON_ARRAY(q.TEAM_EXEC_ID, q.TASK_ORDER, q.TOOL_NAME NULL ON NULL) ORDER BY q.TEAM_EXEC_ID, q.TASK_ORDER, q.START_DATE, q.INVOCATION_ID RETURNING CLOB) AS ROWS_JSON FROM (SELECT TEAM_EXEC_ID, TASK_ORDER, TOOL_NAME, START_DATE, INVOCATION_ID FROM',
       );
     } finally {
       if (zone === undefined) delete process.env.TZ;

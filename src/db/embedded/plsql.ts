@@ -17,7 +17,14 @@ export const ORACLE_EMULATION_SCHEMA = 'emb_oracle';
  */
 export const ORACLE_BUILTINS = `
 CREATE SCHEMA ${ORACLE_EMULATION_SCHEMA};
-CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.dual AS SELECT 'X'::varchar(1) AS dummy;
+-- DBTIMEZONE and SYSTIMESTAMP are columns of DUAL here: Oracle writes them without
+-- parentheses, which PostgreSQL reads as column names (the check's session.timeZone).
+CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.dual AS
+  SELECT 'X'::varchar(1) AS dummy, '+00:00'::varchar(6) AS dbtimezone, now() AS systimestamp;
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.sys_extract_utc(t timestamptz) RETURNS timestamp
+LANGUAGE sql IMMUTABLE AS $$ SELECT t AT TIME ZONE 'UTC' $$;
+-- The embedded session acts as an administrator: it may create scheduler jobs.
+CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.session_privs AS SELECT 'CREATE JOB'::varchar(40) AS privilege;
 CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.sys_context(namespace text, parameter text) RETURNS text
 LANGUAGE sql STABLE AS $$
   SELECT CASE WHEN upper(namespace) = 'USERENV' AND upper(parameter) IN ('SESSION_USER', 'CURRENT_SCHEMA', 'CURRENT_USER')

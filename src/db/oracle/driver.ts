@@ -17,7 +17,7 @@ import { runInUtc } from '../process-zone.js';
 import { normalizeRow } from '../rows.js';
 import { describeAgentProbe } from '../sql/session.js';
 import { inList } from '../sql/statement.js';
-import { errorCode, mapQueryError, startupError } from './errors.js';
+import { errorCode, mapQueryError, reportedLine, startupError } from './errors.js';
 import { connectTarget, poolAttributes } from './options.js';
 
 /** The part of an oracledb Pool the driver uses; tests substitute a fake. */
@@ -108,10 +108,7 @@ export function isCompileError(error: unknown): boolean {
 }
 
 /** The line of a compile error worth logging: its PLS- line, else its first. */
-function compileReason(error: unknown): string {
-  const lines = String((error as Error).message).split('\n');
-  return (lines.find((line) => /PLS-\d+/.test(line)) ?? lines[0] ?? '').trim();
-}
+const compileReason = (error: unknown) => reportedLine(String((error as Error).message));
 
 /**
  * The columns of each view as the statements will resolve its unqualified name: an object of

@@ -218,43 +218,61 @@ export function outputName(item: string): string {
 }
 
 export interface JsonArrayParts {
-  /** Select-list items, each ending with its output name (`NULL AS TASK_OWNER`, `h.STATE`). */
+  /**
+   * Select-list items of the inner query, each ending with its output name
+   * (`NULL AS TASK_OWNER`, `h.STATE`): the members, and the columns the array is ordered by.
+   */
   readonly select: readonly string[];
+  /** Output names that become each row's members, in this order; every select item's by default. */
+  readonly members?: readonly string[];
   /** `FROM` onwards, without ORDER BY. */
   readonly from: Fragment;
   /** Output names (with ASC/DESC where needed) that order the array. */
   readonly orderBy: readonly string[];
-  /** Some item can exceed 4,000 bytes (a CLOB): Oracle's JSON_OBJECT must return a CLOB too. */
+  /** Some member can exceed 4,000 bytes (a CLOB): Oracle's JSON_ARRAY must return a CLOB too. */
   readonly clob?: boolean;
 }
 
 /**
- * A list returned as one row holding one JSON array, built by the database: PGlite then
- * decodes one text value instead of every field of thousands of rows, and Oracle sends one
- * CLOB instead of a fetch per 100 rows. Each object's keys are the camelCase output names,
- * the keys `decode` already reads. The same SQL:2016 text runs on both: CLOB is Oracle's
- * type (beyond 4,000 bytes), a domain over json in the embedded database (plsql.ts), whose
- * driver may hand the array over parsed. No rows aggregate to NULL, which reads as no rows.
- * Dates arrive as ISO text, which dateOrNull reads.
+ * A list returned as one row holding one JSON array of positional rows (one JSON array per
+ * row, its members in `members` order), built by the database: PGlite then builds and
+ * decodes one value instead of every field of thousands of rows, without repeating a key per
+ * member, and Oracle sends one CLOB instead of a fetch per 100 rows. `rowsOf` gives each row
+ * back its camelCase keys, the keys `decode` already reads. The same SQL:2016 text runs on both
+ * (JSON_ARRAY with NULL ON NULL, since its default, ABSENT ON NULL, would shift the members
+ * after a null): CLOB is Oracle's type (beyond 4,000 bytes), a domain over json in the
+ * embedded database (plsql.ts), whose driver may hand the array over parsed. No rows aggregate
+ * to NULL, which reads as no rows. Dates arrive as ISO text, which dateOrNull reads.
  */
 export function jsonArrayQuery<T>(
   name: string,
   parts: JsonArrayParts,
   decode: (row: Row) => T,
 ): Query<T> {
-  const members = parts.select
-    .map(outputName)
-    .map((column) => `'${camelCase(column)}' VALUE q.${column}`);
-  const object = `JSON_OBJECT(${members.join(', ')}${parts.clob ? ' RETURNING CLOB' : ''})`;
+  const members = parts.members ?? parts.select.map(outputName);
+  const keys = members.map(camelCase);
+  const row = `JSON_ARRAY(${members.map((column) => `q.${column}`).join(', ')} NULL ON NULL${
+    parts.clob ? ' RETURNING CLOB' : ''
+  })`;
   const order = parts.orderBy.map((column) => `q.${column}`).join(', ');
   return {
     ...query(
       name,
-      sql`SELECT JSON_ARRAYAGG(${object} ORDER BY ${order} RETURNING CLOB) AS ROWS_JSON
+      sql`SELECT JSON_ARRAYAGG(${row} ORDER BY ${order} RETURNING CLOB) AS ROWS_JSON
         FROM (SELECT ${parts.select.join(', ')} FROM ${parts.from}) q`,
       decode,
     ),
-    rowsOf: (rows) => rows.flatMap((row) => jsonOrNull(row.rowsJson) ?? []) as Row[],
+    rowsOf: (rows) => {
+      const keyed: Row[] = [];
+      for (const { rowsJson } of rows) {
+        for (const values of (jsonOrNull(rowsJson) ?? []) as unknown[][]) {
+          const object: Record<string, unknown> = {};
+          for (let i = 0; i < keys.length; i++) object[keys[i] as string] = values[i];
+          keyed.push(object);
+        }
+      }
+      return keyed;
+    },
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Wanted } from '../../model/reading.js';
 import type {
   PolledRun,
   TaskRun,
@@ -76,6 +77,20 @@ export interface WindowedRun {
   readonly totalCount: number;
 }
 
+/**
+ * The output columns of the properties wanted, in `columns`' order, with the always-read
+ * `keys`: what a positional JSON row (jsonArrayQuery) carries.
+ */
+function membersOf<T>(
+  columns: readonly (readonly [keyof T, string])[],
+  wanted: Wanted<T>,
+  keys: readonly (keyof T)[],
+): string[] {
+  return columns
+    .filter(([property]) => !wanted || wanted.has(property) || keys.includes(property))
+    .map(([, column]) => column);
+}
+
 export const teamHistorySql = perCatalog((catalog: Catalog) => {
   const runs = catalog.teamHistory;
   const runOwner = ownerColumn(runs, ['TEAM_OWNER']);
@@ -98,6 +113,15 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     endDate: dateOrNull(row.endDate),
     instanceId: numOrNull(row.teamInstanceId),
   });
+  const runColumnsOf: readonly (readonly [keyof TeamRun, string])[] = [
+    ['execId', 'TEAM_EXEC_ID'],
+    ['teamName', 'TEAM_NAME'],
+    ['owner', 'TEAM_OWNER'],
+    ['startDate', 'START_DATE'],
+    ['endDate', 'END_DATE'],
+    ['state', 'STATE'],
+    ['instanceId', 'TEAM_INSTANCE_ID'],
+  ];
   const tasks = catalog.taskHistory;
   const conversation = catalog.columns.taskConversation;
   /** Runs whose task history records the conversation (runTeam returns only that id). */
@@ -132,24 +156,42 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     ];
   };
 
-  // The large columns (CLOBs on Oracle: each one a LOB to fetch) are a column group of their
-  // own, selected only when the operation asks for one of them (`texts`); rows read without
-  // them carry null there, and no field that reads them is resolved on such a row.
-  const taskItems = (texts: boolean) => [
-    'TEAM_EXEC_ID',
-    'TEAM_NAME',
-    ownerColumn(tasks, ['TASK_OWNER']) ? 'TASK_OWNER' : 'NULL AS TASK_OWNER',
-    'AGENT_NAME',
-    'TASK_NAME',
-    'TASK_ORDER',
-    conversation
+  // The large columns (CLOBs on Oracle: each one a LOB to fetch) are selected only when the
+  // operation asks for them, as every other column; rows read without them carry null there,
+  // and no field that reads them is resolved on such a row.
+  const taskSelect: Record<string, string> = {
+    TEAM_EXEC_ID: 'TEAM_EXEC_ID',
+    TEAM_NAME: 'TEAM_NAME',
+    TASK_OWNER: ownerColumn(tasks, ['TASK_OWNER']) ? 'TASK_OWNER' : 'NULL AS TASK_OWNER',
+    AGENT_NAME: 'AGENT_NAME',
+    TASK_NAME: 'TASK_NAME',
+    TASK_ORDER: 'TASK_ORDER',
+    CONVERSATION_ID: conversation
       ? `JSON_VALUE(${conversation}, '$.conversation_id') AS CONVERSATION_ID`
       : 'NULL AS CONVERSATION_ID',
-    'STATE',
-    'START_DATE',
-    'END_DATE',
-    ...(texts ? [`${conversation ?? 'NULL'} AS CONVERSATION_PARAMS`, 'INPUT', 'RESULT'] : []),
+    STATE: 'STATE',
+    START_DATE: 'START_DATE',
+    END_DATE: 'END_DATE',
+    CONVERSATION_PARAMS: `${conversation ?? 'NULL'} AS CONVERSATION_PARAMS`,
+    INPUT: 'INPUT',
+    RESULT: 'RESULT',
+  };
+  const taskColumns: readonly (readonly [keyof TaskRun, string])[] = [
+    ['teamExecId', 'TEAM_EXEC_ID'],
+    ['teamName', 'TEAM_NAME'],
+    ['owner', 'TASK_OWNER'],
+    ['agentName', 'AGENT_NAME'],
+    ['taskName', 'TASK_NAME'],
+    ['taskOrder', 'TASK_ORDER'],
+    ['conversationId', 'CONVERSATION_ID'],
+    ['state', 'STATE'],
+    ['startDate', 'START_DATE'],
+    ['endDate', 'END_DATE'],
+    ['conversationParams', 'CONVERSATION_PARAMS'],
+    ['input', 'INPUT'],
+    ['result', 'RESULT'],
   ];
+  const TEXT_COLUMNS = new Set(['CONVERSATION_PARAMS', 'INPUT', 'RESULT', 'OUTPUT', 'TOOL_OUTPUT']);
   const toTask = (row: Row): TaskRun => ({
     teamExecId: str(row.teamExecId),
     teamName: str(row.teamName),
@@ -167,19 +209,35 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
   });
 
   const calls = catalog.toolHistory;
-  const callItems = (texts: boolean) => [
-    'INVOCATION_ID',
-    'TEAM_EXEC_ID',
-    'TASK_ORDER',
-    ownerColumn(calls, ['TOOL_OWNER']) ? 'TOOL_OWNER' : 'NULL AS TOOL_OWNER',
-    'TOOL_NAME',
-    'AGENT_NAME',
-    'TASK_NAME',
-    'START_DATE',
-    'END_DATE',
-    ...(texts ? ['INPUT', 'OUTPUT', 'TOOL_OUTPUT'] : []),
+  const callSelect: Record<string, string> = {
+    INVOCATION_ID: 'INVOCATION_ID',
+    TEAM_EXEC_ID: 'TEAM_EXEC_ID',
+    TASK_ORDER: 'TASK_ORDER',
+    TOOL_OWNER: ownerColumn(calls, ['TOOL_OWNER']) ? 'TOOL_OWNER' : 'NULL AS TOOL_OWNER',
+    TOOL_NAME: 'TOOL_NAME',
+    AGENT_NAME: 'AGENT_NAME',
+    TASK_NAME: 'TASK_NAME',
+    START_DATE: 'START_DATE',
+    END_DATE: 'END_DATE',
+    INPUT: 'INPUT',
+    OUTPUT: 'OUTPUT',
+    TOOL_OUTPUT: 'TOOL_OUTPUT',
+  };
+  const callColumnsOf: readonly (readonly [keyof ToolCall, string])[] = [
+    ['invocationId', 'INVOCATION_ID'],
+    ['teamExecId', 'TEAM_EXEC_ID'],
+    ['taskOrder', 'TASK_ORDER'],
+    ['toolOwner', 'TOOL_OWNER'],
+    ['toolName', 'TOOL_NAME'],
+    ['agentName', 'AGENT_NAME'],
+    ['taskName', 'TASK_NAME'],
+    ['startDate', 'START_DATE'],
+    ['endDate', 'END_DATE'],
+    ['input', 'INPUT'],
+    ['output', 'OUTPUT'],
+    ['toolOutput', 'TOOL_OUTPUT'],
   ];
-  const callColumns = (texts: boolean) => callItems(texts).join(', ');
+  const callColumns = Object.values(callSelect).join(', ');
   const toToolCall = (row: Row): ToolCall => ({
     invocationId: str(row.invocationId),
     teamExecId: str(row.teamExecId),
@@ -248,12 +306,20 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
      * team's first run comes back too (RN = 1, dropped unless in the window), so a window
      * past a team's last run still carries the team's total.
      */
-    runsByTeams: (viewer: Viewer, filter: TeamRunFilter, window: PageWindow) => (teams: Fragment) =>
-      jsonArrayQuery(
-        'teamRuns.byTeams',
-        {
-          select: [...runItems.map(outputName), 'RN', 'TOTAL_COUNT'],
-          from: sql`(
+    runsByTeams:
+      (viewer: Viewer, filter: TeamRunFilter, window: PageWindow, wanted?: Wanted<TeamRun>) =>
+      (teams: Fragment) =>
+        jsonArrayQuery(
+          'teamRuns.byTeams',
+          {
+            select: [...runItems.map(outputName), 'RN', 'TOTAL_COUNT'],
+            // The team and the run's id group and key the windows; RN and TOTAL_COUNT page them.
+            members: [
+              ...membersOf(runColumnsOf, wanted, ['execId', 'teamName']),
+              'RN',
+              'TOTAL_COUNT',
+            ],
+            from: sql`(
            SELECT ${runColumns},
              ROW_NUMBER() OVER (PARTITION BY h.TEAM_NAME ORDER BY h.START_DATE DESC NULLS LAST, h.TEAM_EXEC_ID) AS RN,
              COUNT(*) OVER (PARTITION BY h.TEAM_NAME) AS TOTAL_COUNT
@@ -261,14 +327,14 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
            ${sql.where(sql`h.TEAM_NAME IN (${teams})`, ...runFilter(viewer, filter))}
          ) w
          WHERE (w.RN > ${sql.bind('page_offset', window.offset)} AND w.RN <= ${sql.bind('page_end', window.offset + window.limit)}) OR w.RN = 1`,
-          orderBy: ['TEAM_NAME', 'RN'],
-        },
-        (row): WindowedRun => ({
-          run: toRun(row),
-          rowNumber: num(row.rn),
-          totalCount: num(row.totalCount),
-        }),
-      ),
+            orderBy: ['TEAM_NAME', 'RN'],
+          },
+          (row): WindowedRun => ({
+            run: toRun(row),
+            rowNumber: num(row.rn),
+            totalCount: num(row.totalCount),
+          }),
+        ),
     runsByIds: (viewer: Viewer) => (ids: Fragment) =>
       query(
         'teamRuns.byIds',
@@ -298,38 +364,43 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
          WHERE h.STATE IN ('RUNNING', 'WAITING_FOR_HUMAN', 'RESUMING') OR h.END_DATE >= ${sql.bind('since', since)}`,
         (row): PolledRun => ({ ...toRun(row), waitingSince: dateOrNull(row.waitingSince) }),
       ),
-    tasksByRuns:
-      (viewer: Viewer, texts = true) =>
-      (ids: Fragment) =>
-        jsonArrayQuery(
-          'taskRuns.byRuns',
-          {
-            select: taskItems(texts),
-            from: sql`${tasks.name} t
+    tasksByRuns: (viewer: Viewer, wanted?: Wanted<TaskRun>) => (ids: Fragment) => {
+      // TEAM_EXEC_ID groups the tasks by run, TASK_ORDER orders them and finds a task's calls.
+      const members = membersOf(taskColumns, wanted, ['teamExecId', 'taskOrder']);
+      return jsonArrayQuery(
+        'taskRuns.byRuns',
+        {
+          select: members.map((column) => taskSelect[column] ?? column),
+          from: sql`${tasks.name} t
               ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, 't'))}`,
-            orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER'],
-            clob: texts,
-          },
-          toTask,
-        ),
-    toolCallsByRuns:
-      (viewer: Viewer, texts = true) =>
-      (ids: Fragment) =>
-        jsonArrayQuery(
-          'toolCalls.byRuns',
-          {
-            select: callItems(texts),
-            from: sql`${calls.name} tc
+          orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER'],
+          clob: members.some((column) => TEXT_COLUMNS.has(column)),
+        },
+        toTask,
+      );
+    },
+    toolCallsByRuns: (viewer: Viewer, wanted?: Wanted<ToolCall>) => (ids: Fragment) => {
+      // TEAM_EXEC_ID groups the calls by run, TASK_ORDER by task; the order also reads the
+      // start and the id, which the inner query selects whether or not they are members.
+      const members = membersOf(callColumnsOf, wanted, ['teamExecId', 'taskOrder']);
+      const inner = [...new Set([...members, 'START_DATE', 'INVOCATION_ID'])];
+      return jsonArrayQuery(
+        'toolCalls.byRuns',
+        {
+          select: inner.map((column) => callSelect[column] ?? column),
+          members,
+          from: sql`${calls.name} tc
               ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, 'tc'))}`,
-            orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE', 'INVOCATION_ID'],
-            clob: texts,
-          },
-          toToolCall,
-        ),
+          orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE', 'INVOCATION_ID'],
+          clob: members.some((column) => TEXT_COLUMNS.has(column)),
+        },
+        toToolCall,
+      );
+    },
     toolCallsByIds: (viewer: Viewer) => (ids: Fragment) =>
       query(
         'toolCalls.byIds',
-        sql`SELECT ${callColumns(true)} FROM ${calls.name} tc
+        sql`SELECT ${callColumns} FROM ${calls.name} tc
          ${sql.where(sql`INVOCATION_ID IN (${ids})`, runVisible(viewer, 'tc'))}`,
         toToolCall,
       ),
@@ -341,7 +412,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       keysetPaged(
         'toolCalls.page',
         {
-          select: callColumns(true),
+          select: callColumns,
           from: `${calls.name} tc`,
           filter: [
             filter.toolName
