@@ -140,6 +140,8 @@ export interface ProductionConfig {
   readonly trustedDocumentsOnly: boolean;
   /** RESPONSE_CACHE_TTL_MS: how long a query result may be served again; 0 turns the cache off. */
   readonly responseCacheTtlMs: number;
+  /** FEDERATION: serve the schema as an Apollo Federation 2 subgraph (schema.subgraph.graphql). */
+  readonly federation: boolean;
 }
 
 export interface Config {
@@ -463,6 +465,7 @@ function readProduction(env: EnvReader): ProductionConfig {
     trustedDocuments,
     trustedDocumentsOnly,
     responseCacheTtlMs: env.integer('RESPONSE_CACHE_TTL_MS', 0, 0, 86_400_000),
+    federation: env.boolean('FEDERATION', false),
   };
 }
 

@@ -29,7 +29,7 @@ import { createRepositories } from './repositories/create.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
 import { TeamToolsCache } from './repositories/team-tools-cache.js';
 import { TeamRepository } from './repositories/teams.js';
-import { schema } from './schema/index.js';
+import { schema as clientSchema, subgraphSchema } from './schema/index.js';
 import { startTracing, type Tracing } from './tracing/index.js';
 import { attachGraphqlWs } from './transport/websocket.js';
 import { type AgentGraphYoga, createAgentGraphYoga, createMaskError } from './yoga.js';
@@ -65,6 +65,7 @@ export async function createServer(
   processLogger: Logger,
 ): Promise<AgentGraphServer> {
   const logger = withRedaction(processLogger);
+  const schema = config.production.federation ? subgraphSchema() : clientSchema;
   // Before the database opens: a bad manifest is a configuration error, reported at once.
   const manifest = trustedManifest(config.production, schema, CONSOLE_MANIFEST);
   const metrics = new Metrics({ processMetrics: true });
