@@ -4,6 +4,7 @@
 // `npm run typecheck` (tsconfig.console.json); test/console-documents.test.ts validates its
 // GraphQL documents against the schema.
 import { createClient } from 'graphql-ws';
+import { agentViews } from './agent.js';
 
 const TOKEN_KEY = 'agent-graph.console.token';
 /**
@@ -997,9 +998,10 @@ function statsView(root) {
   return () => {};
 }
 
-// ---- routing: #/waiting, #/changes, #/run/<execId>, #/teams, #/team/<name>, #/stats ----
+// ---- routing: #/waiting, #/changes, #/run/<execId>, #/teams, #/team/<name>, #/agents, #/agent/<name>, #/stats ----
 
 const ROUTES = {
+  ...agentViews({ h, s, add, gql, errorBanner, number, when }),
   waiting: waitingView,
   changes: changesView,
   run: runView,
@@ -1015,7 +1017,7 @@ function route() {
   leave();
   view.replaceChildren();
   leave = render(view, decodeURIComponent(argument ?? '')) ?? (() => {});
-  const section = name === 'run' ? 'changes' : name === 'team' ? 'teams' : name;
+  const section = { run: 'changes', team: 'teams', agent: 'agents' }[name] ?? name;
   for (const link of document.querySelectorAll('nav a')) {
     if (link.getAttribute('href') === `#/${section}`) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
