@@ -110,6 +110,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'masking.ts',
     'subscription-events.ts',
     'request-log.ts',
+    'graphiql.ts',
     'yoga.ts',
   ],
   ['transport/'],
