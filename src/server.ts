@@ -84,7 +84,7 @@ export async function createServer(
       return metrics.dbStatementDuration.startTimer({ statement: name });
     },
   );
-  const { catalog, session, agentDetails, durationMs } = await discoverDatabase(
+  const { catalog, session, agentDetails, executeAgent, durationMs } = await discoverDatabase(
     driver,
     config.database.viewScope,
   );
@@ -94,6 +94,10 @@ export async function createServer(
       currentSchema: session.currentSchema,
       timeZone: session.timeZoneOffset,
       describeAgentCallable: agentDetails.callable,
+      executeAgent: executeAgent.missing ?? {
+        overloads: executeAgent.signatures,
+        traces: executeAgent.traced !== null,
+      },
       dateColumns: Object.fromEntries(dateColumnTypes(catalog)),
       discoveryMs: durationMs,
     },
@@ -120,10 +124,14 @@ export async function createServer(
     teams: new TeamRepository(driver, catalog, ANONYMOUS_ADMIN),
   });
   const audit = logger.child({ component: 'audit' });
+  if (executeAgent.missing) logger.warn(`executeAgent is unavailable: ${executeAgent.missing}`);
   const actions: ActionOptions = {
     authenticated: Boolean(config.auth.jwt),
+    executeAgent,
+    executeAgentTimeoutMs: config.executeAgent.timeoutMs,
     audit: ({ viewer, outcome, ...entry }) => {
       if (entry.action === 'respondToHuman') metrics.humanResponses.inc({ outcome });
+      if (entry.action === 'executeAgent') metrics.agentExecutions.inc({ outcome });
       audit.info(
         {
           ...entry,
