@@ -80,6 +80,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly agentExecutions = new Counter({
+    name: 'agentgraph_agent_executions_total',
+    help: 'executeAgent calls, by outcome: succeeded, bad_input, forbidden, not_found, timeout, cancelled, error.',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly errors = new Counter({
     name: 'agentgraph_graphql_errors_total',
     help: 'GraphQL errors returned to clients, by code.',
@@ -90,6 +97,13 @@ export class Metrics {
   readonly requests = new Counter({
     name: 'agentgraph_requests_total',
     help: 'GraphQL operations served, by operation name and outcome (ok, or the first error code).',
+    labelNames: ['operation', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly subscriptionEvents = new Counter({
+    name: 'agentgraph_subscription_events_total',
+    help: 'Subscription events executed, once per group of identical subscriptions and viewer scope, by operation name and outcome (ok, or the first error code).',
     labelNames: ['operation', 'outcome'] as const,
     registers: [this.registry],
   });

@@ -20,6 +20,7 @@ import { StartupError } from './errors.js';
 import { browserGuard } from './hardening/origin.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
 import { withRedaction } from './logger.js';
+import { createMaskError } from './masking.js';
 import { Metrics } from './metrics.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
 import { createProduction, trustedManifest } from './production/index.js';
@@ -32,7 +33,7 @@ import { TeamRepository } from './repositories/teams.js';
 import { schema as clientSchema, subgraphSchema } from './schema/index.js';
 import { startTracing, type Tracing } from './tracing/index.js';
 import { attachGraphqlWs } from './transport/websocket.js';
-import { type AgentGraphYoga, createAgentGraphYoga, createMaskError } from './yoga.js';
+import { type AgentGraphYoga, createAgentGraphYoga } from './yoga.js';
 
 export interface AgentGraphServer {
   readonly config: Config;
@@ -84,7 +85,7 @@ export async function createServer(
       return metrics.dbStatementDuration.startTimer({ statement: name });
     },
   );
-  const { catalog, session, agentDetails, durationMs } = await discoverDatabase(
+  const { catalog, session, agentDetails, executeAgent, durationMs } = await discoverDatabase(
     driver,
     config.database.viewScope,
   );
@@ -94,6 +95,10 @@ export async function createServer(
       currentSchema: session.currentSchema,
       timeZone: session.timeZoneOffset,
       describeAgentCallable: agentDetails.callable,
+      executeAgent: executeAgent.missing ?? {
+        overloads: executeAgent.signatures,
+        traces: executeAgent.traced !== null,
+      },
       dateColumns: Object.fromEntries(dateColumnTypes(catalog)),
       discoveryMs: durationMs,
     },
@@ -120,10 +125,14 @@ export async function createServer(
     teams: new TeamRepository(driver, catalog, ANONYMOUS_ADMIN),
   });
   const audit = logger.child({ component: 'audit' });
+  if (executeAgent.missing) logger.warn(`executeAgent is unavailable: ${executeAgent.missing}`);
   const actions: ActionOptions = {
     authenticated: Boolean(config.auth.jwt),
+    executeAgent,
+    executeAgentTimeoutMs: config.executeAgent.timeoutMs,
     audit: ({ viewer, outcome, ...entry }) => {
       if (entry.action === 'respondToHuman') metrics.humanResponses.inc({ outcome });
+      if (entry.action === 'executeAgent') metrics.agentExecutions.inc({ outcome });
       audit.info(
         {
           ...entry,
@@ -222,7 +231,6 @@ export async function createServer(
     recordAuthFailure: authFailureRecorder(logger, metrics),
     guard,
     maxPayload: config.limits.maxBodyBytes,
-    maxResponseBytes: config.limits.maxResponseBytes,
   });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -3,6 +3,7 @@ import type { Discovery } from '../db/discover.js';
 import type { Driver } from '../db/driver.js';
 import { agentSql } from '../db/sql/agents.js';
 import { execStatSql } from '../db/sql/exec-stats.js';
+import { executeAgentArguments } from '../db/sql/execute-agent.js';
 import {
   createJobPrivilege,
   runTeamCompiles,
@@ -49,6 +50,9 @@ import { ANONYMOUS_ADMIN, type Viewer } from '../model/viewer.js';
 export const ENUMERATED_MODULES = [
   'agents.ts',
   'exec-stats.ts',
+  // Its ALL_ARGUMENTS look-up is a query (start-up's, below); its call executes an agent, so
+  // oracle:check reports what the look-up found instead (CAPABILITY_PROBES), never calling it.
+  'execute-agent.ts',
   // Not a query: its block creates a scheduler job, so only its NOT_WAITING path runs here
   // (runTeamProbe, oracle:check); test/hitl/run-team-sql.test.ts checks its binds.
   'run-team.ts',
@@ -260,11 +264,12 @@ function execStatStatements(
   );
 }
 
-/** Start-up's own statements (src/db/sql/session.ts) and the self-check's. */
+/** Start-up's own statements (src/db/sql/session.ts, the ALL_ARGUMENTS look-up) and the self-check's. */
 const sessionStatements = (catalog: Catalog): Query<unknown>[] => [
   sessionQuery,
   versionQuery,
   describeAgentProbe,
+  executeAgentArguments,
   timeZoneQuery(catalog),
   createJobPrivilege,
 ];
@@ -325,6 +330,22 @@ export const CAPABILITY_PROBES: CapabilityProbe[] = [
     probe: async (_driver, discovery) => ({
       available: discovery.agentDetails.callable,
       detail: discovery.agentDetails.reason,
+    }),
+  },
+  {
+    name: 'DBMS_AI_AGENT.EXECUTE_AGENT',
+    needs:
+      'executeAgent (EXECUTE ON DBMS_AI_AGENT, 26ai); the call is built from ALL_ARGUMENTS, see docs/oracle.md',
+    // Start-up read the overloads (discoverDatabase); executing would run an agent.
+    probe: async (_driver, { executeAgent }) => ({
+      available: executeAgent.plain !== null,
+      detail:
+        executeAgent.missing ??
+        `${executeAgent.signatures.join('; ')}; trace: ${
+          executeAgent.traced
+            ? `yes (${executeAgent.traced.tracesArgument})`
+            : 'NO (no TRACES OUT overload)'
+        }`,
     }),
   },
   {

@@ -16,6 +16,7 @@ import './human-wait.js';
 import './agent-card.js';
 import './subscription.js';
 import './team-actions.js';
+import './agent-execution.js';
 import './team-activity.js';
 import './federation.js';
 

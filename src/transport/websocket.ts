@@ -9,17 +9,18 @@ import {
 import { useServer } from 'graphql-ws/use/ws';
 import { type GraphQLParams, isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { WebSocket, WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { RecordAuthFailure } from '../auth/failures.js';
 import type { Authenticate } from '../auth/jwt.js';
 import { AppError } from '../errors.js';
 import { expiredError, runAt } from '../hardening/expiry.js';
 import { type BrowserGuard, verifyUpgrade } from '../hardening/origin.js';
 import { asyncIteratorOf } from '../iterables.js';
+import { copyError, type MaskError } from '../masking.js';
 import type { Viewer } from '../model/viewer.js';
-import { eventChannelOf } from '../per-event-context.js';
 import { resolveSocketParams, type SocketServerContext } from '../production/socket-params.js';
-import { type AgentGraphYoga, copyError, type MaskError } from '../yoga.js';
+import { eventSourceOf } from '../subscription-events.js';
+import type { AgentGraphYoga } from '../yoga.js';
 import {
   bypassable,
   deliverPastChain,
@@ -63,8 +64,6 @@ export function attachGraphqlWs(options: {
   readonly guard: BrowserGuard;
   /** MAX_BODY_BYTES: one message may not be larger than one HTTP request body. */
   readonly maxPayload: number;
-  /** MAX_RESPONSE_BYTES, for the events written past the iterator chain. */
-  readonly maxResponseBytes: number;
 }): GraphqlWsServer {
   const { yoga, maskError } = options;
   const wss = new WebSocketServer({
@@ -112,7 +111,11 @@ export function attachGraphqlWs(options: {
       execute: (args) => (args as EnvelopedArgs).execute(args),
       subscribe: (args) => (args as EnvelopedArgs).subscribe(args),
       onSubscribe: async (ctx, _id, payload) => {
-        const request = toFetchRequest(ctx.extra.request, yoga.graphqlEndpoint);
+        const request = toFetchRequest(
+          ctx.extra.request,
+          yoga.graphqlEndpoint,
+          socketClosed(ctx.extra.socket),
+        );
         const viewer = connectionViewers.get(ctx.extra.socket);
         // The expiry timer closes the socket at `exp`; this covers a message that arrives in
         // the same instant, before the timer has run.
@@ -171,17 +174,15 @@ export function attachGraphqlWs(options: {
           socket,
           context: ctx,
           id,
-          expiresAt: connectionViewers.get(socket)?.expiresAt,
-          args,
-          channel: eventChannelOf(args),
+          source: eventSourceOf(args),
         });
         if (bypassable(subscription)) {
-          subscription.channel.bypassWith((event) =>
-            deliverPastChain(subscription, event, options.maxResponseBytes),
-          );
+          subscription.source.channel.bypassWith((event) => deliverPastChain(subscription, event));
         }
         return sendingShared(result, subscription);
       },
+      // Queries, mutations and what subscribe answers at once (a refusal such as a
+      // subscription cap): events are written by sendingShared or deliverPastChain.
       onNext: (_ctx, _id, _payload, _args, result) => resultForSocket(result),
     },
     wss,
@@ -216,10 +217,10 @@ export function attachGraphqlWs(options: {
 }
 
 /**
- * Sends graphql-ws's own `next` message for each error-free result (src/transport/
- * shared-delivery.ts, which serializes a result shared by identical subscriptions once) and
- * passes on only results with errors, which graphql-ws still masks per socket through onNext.
- * Events written past this chain (deliverPastChain) never reach it.
+ * Sends graphql-ws's own `next` message for each result of the chain
+ * (src/transport/shared-delivery.ts, which serializes a result shared by identical
+ * subscriptions once), so that graphql-ws's loop only sees the end. Events written past this
+ * chain (deliverPastChain) never reach it.
  */
 function sendingShared(
   source: AsyncIterable<ExecutionResult>,
@@ -230,9 +231,8 @@ function sendingShared(
     async () => {
       for (;;) {
         const step = await iterator.next();
-        if (step.done || step.value.errors) return step;
-        // A socket that closed meanwhile is being completed by graphql-ws.
-        if (subscription.socket.readyState === WebSocket.OPEN) sendNext(subscription, step.value);
+        if (step.done) return step;
+        sendNext(subscription, step.value);
       }
     },
     async () => {
@@ -257,7 +257,25 @@ function resultForSocket(result: ExecutionResult): ExecutionResult {
 function forSocket(error: GraphQLError): GraphQLError {
   if (!error.extensions.http) return error;
   const { http: _http, ...extensions } = error.extensions;
-  return copyError(error, extensions);
+  return copyError(error, { extensions });
+}
+
+const closedSignals = new WeakMap<WebSocket, AbortSignal>();
+
+/**
+ * Aborts when the socket closes: the request signal of every operation on it, as an HTTP
+ * request's aborts when its client goes away, so that a mutation still running then
+ * (executeAgent) is cancelled alike (hardening/request-timeout.ts forwards it).
+ */
+function socketClosed(socket: WebSocket): AbortSignal {
+  let signal = closedSignals.get(socket);
+  if (!signal) {
+    const controller = new AbortController();
+    socket.once('close', () => controller.abort());
+    signal = controller.signal;
+    closedSignals.set(socket, signal);
+  }
+  return signal;
 }
 
 /**
@@ -286,7 +304,7 @@ function mutationRefusal(
  * method is POST: yoga refuses mutations in GET requests, and a socket message is no GET
  * (no link or image can send one; mutationRefusal applies POST's origin rule).
  */
-function toFetchRequest(request: IncomingMessage, path: string): Request {
+function toFetchRequest(request: IncomingMessage, path: string, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
@@ -294,5 +312,5 @@ function toFetchRequest(request: IncomingMessage, path: string): Request {
   }
   // The Host header is the client's to choose; a malformed one must not fail the subscription.
   const host = URL.canParse(`http://${request.headers.host}`) ? request.headers.host : 'localhost';
-  return new Request(`http://${host}${path}`, { method: 'POST', headers });
+  return new Request(`http://${host}${path}`, { method: 'POST', headers, signal });
 }

@@ -75,6 +75,7 @@ test('RUN_TEAM that does not compile: NO, with the PLS- line that names it', asy
           throw compile;
         },
         close: async () => {},
+        break: async () => {},
       }),
       close: async () => {},
       getStatistics: () => null,

@@ -103,8 +103,8 @@ const ORDER_REQUEST_FLOW = {
   // The Agent Spec shape has no STATUS or LAST_MODIFIED (the Select AI shape has).
   status: null,
   lastModified: null,
-  inputs: [{ title: 'order_id', type: 'string' }],
-  outputs: [{ title: 'order_id', type: 'string' }],
+  inputs: [{ title: 'order_id', type: 'string', required: true }],
+  outputs: [{ title: 'order_id', type: 'string', required: true }],
   callContract: {
     inputFormat: 'json_array_name_value_pairs',
     requiredKeys: ['name', 'value'],
@@ -177,10 +177,12 @@ for (const target of TARGETS) {
         );
         expect(found[0]).toEqual(ORDER_REQUEST_FLOW);
         expect(found[1]).toBeNull();
+        // Another owner's agent: DESCRIBE_AGENT (a name, no owner) is not asked about it.
         expect(found[2]).toMatchObject({
           name: 'INCIDENT_TRIAGE',
           owner: 'OPS',
-          description: 'Classifies an incident and proposes a first response.',
+          description: null,
+          callContract: null,
           inputs: [
             { title: 'incident_id', type: 'string' },
             { title: 'severity', type: 'string' },

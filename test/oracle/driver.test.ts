@@ -33,7 +33,7 @@ function fakePool(
   script: (Record<string, unknown>[] | Error | { outBinds: Record<string, unknown> })[],
 ) {
   const calls: Call[] = [];
-  const state = { released: 0, acquired: 0, closedWith: [] as number[] };
+  const state = { released: 0, acquired: 0, breaks: 0, closedWith: [] as number[] };
   let statistics: OraclePoolStatistics | null = null;
   const pool: OraclePool = {
     async getConnection() {
@@ -54,6 +54,9 @@ function fakePool(
         },
         async close() {
           state.released++;
+        },
+        async break() {
+          state.breaks++;
         },
       };
       return connection;
@@ -147,7 +150,7 @@ describe('OracleDriver over a pool', () => {
       'DBMS_AI_AGENT.DESCRIBE_AGENT(agent_name => p, agent_details => l); RETURN l; EXCEPTION WHEN OTHERS THEN RETURN NULL; END;',
     );
     expect(sql).toMatch(
-      /SELECT q\.\*, describe_agent_or_null\(q\.AGENT_NAME\) AS AGENT_DETAILS FROM \(SELECT AGENT_NAME FROM DBA_AI_AGENTS\) q$/,
+      /SELECT q\.\*, CASE WHEN q\.OWNER IS NULL OR q\.OWNER = SYS_CONTEXT\('USERENV', 'SESSION_USER'\) THEN describe_agent_or_null\(q\.AGENT_NAME\) END AS AGENT_DETAILS FROM \(SELECT AGENT_NAME FROM DBA_AI_AGENTS\) q$/,
     );
     // The inline PL/SQL adds no bind placeholders of its own.
     expect(sql.replace(statement.text, '')).not.toMatch(/:[A-Za-z]/);
@@ -194,7 +197,7 @@ describe('OracleDriver over a pool', () => {
       expect(decision.callable).toBe(false);
       expect(decision.reason).toMatch(/^ORA-06553: PLS-(201|306): /);
       expect(fake.calls[0]?.sql).toMatch(
-        /^WITH FUNCTION .* FROM \(SELECT CAST\(NULL AS VARCHAR\(128\)\) AS AGENT_NAME FROM DUAL\) q ORDER BY q\.AGENT_NAME$/,
+        /^WITH FUNCTION .* FROM \(SELECT CAST\(NULL AS VARCHAR\(128\)\) AS OWNER, CAST\(NULL AS VARCHAR\(128\)\) AS AGENT_NAME FROM DUAL\) q ORDER BY q\.AGENT_NAME$/,
       );
       // Decided once: the agents list goes straight to the statement without details.
       expect(await driver.queryWithAgentDetails(statement)).toEqual([
@@ -257,6 +260,7 @@ describe('OracleDriver over a pool', () => {
         { VIEW_NAME: 'USER_AI_AGENTS', COLUMN_NAME: 'CREATED', DATA_TYPE: 'DATE', PRECEDENCE: 2 },
       ],
       [{ AGENT_NAME: null, AGENT_DETAILS: null }],
+      [],
     ]);
     const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000, discoveryTimeoutMs: 45_000 });
     const discovery = await discoverDatabase(driver, 'user');
@@ -269,12 +273,15 @@ describe('OracleDriver over a pool', () => {
       timeZoneOffset: '+00:00',
     });
     expect(discovery.catalog.sessionUser).toBe('agentgraph');
-    expect(fake.calls.map((c) => c.callTimeout)).toEqual([1000, 45_000, 1000]);
+    expect(fake.calls.map((c) => c.callTimeout)).toEqual([1000, 45_000, 1000, 1000]);
     expect(Object.fromEntries(dateColumnTypes(discovery.catalog))).toEqual({
       'USER_AI_AGENTS.CREATED': 'DATE',
       'USER_AI_AGENT_TEAM_HISTORY.START_DATE': 'TIMESTAMP(6) WITH TIME ZONE',
     });
     expect(discovery.agentDetails.callable).toBe(true);
+    // No EXECUTE_AGENT in ALL_ARGUMENTS: executeAgent is FORBIDDEN, saying so.
+    expect(discovery.executeAgent.plain).toBeNull();
+    expect(discovery.executeAgent.missing).toMatch(/EXECUTE ON DBMS_AI_AGENT/);
     expect(discovery.durationMs).toBeGreaterThanOrEqual(0);
   });
 

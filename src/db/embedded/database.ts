@@ -11,7 +11,10 @@ import {
   type Binds,
   type BindValue,
   type Block,
+  CallInterrupted,
+  type CallOptions,
   type Driver,
+  describedForSessionUser,
   outerOrder,
   type QueryOptions,
   type Row,
@@ -279,14 +282,50 @@ export class EmbeddedDriver implements Driver {
     options: QueryOptions = {},
   ): Promise<Row[]> {
     return this.run(
-      `SELECT q.*, emb_describe_agent_or_null(q.agent_name) AS agent_details FROM (${statement.text}) q${outerOrder(statement)}`,
+      `SELECT q.*, ${describedForSessionUser('emb_describe_agent_or_null(q.agent_name)')} AS agent_details FROM (${statement.text}) q${outerOrder(statement)}`,
       binds,
       options,
     );
   }
 
-  async runBlock(block: Block, binds: Binds): Promise<Row> {
-    const [row] = await this.run(block.embedded, binds);
+  /**
+   * A statement sent to PGlite cannot be cancelled: with `options`, the driver stops waiting
+   * for it when the time runs out or the caller goes away. Interrupted during the modelled
+   * latency, it is never sent, as Oracle's break leaves no completed execution behind.
+   */
+  async runBlock(block: Block, binds: Binds, options: CallOptions = {}): Promise<Row> {
+    const { signal, timeoutMs } = options;
+    if (!signal && timeoutMs === undefined)
+      return this.firstRow(block, this.run(block.embedded, binds));
+    if (signal?.aborted) throw new CallInterrupted('cancelled');
+    const stop = new AbortController();
+    let reject: (error: CallInterrupted) => void = () => {};
+    const interrupted = new Promise<never>((_, r) => {
+      reject = r;
+    });
+    const interrupt = (error: CallInterrupted) => {
+      reject(error);
+      stop.abort(error);
+    };
+    const onAbort = () => interrupt(new CallInterrupted('cancelled'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => interrupt(new CallInterrupted('timeout', timeoutMs)), timeoutMs);
+    const work = this.run(block.embedded, binds, {}, stop.signal);
+    // Whichever loses the race must not become an unhandled rejection.
+    work.catch(() => undefined);
+    try {
+      return await this.firstRow(block, Promise.race([work, interrupted]));
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async firstRow(block: Block, rows: Promise<Row[]>): Promise<Row> {
+    const [row] = await rows;
     if (!row) throw new Error(`${block.name} returned no row`);
     return row;
   }
@@ -328,8 +367,14 @@ export class EmbeddedDriver implements Driver {
     return this.statements.close();
   }
 
-  private async run(sql: string, binds: Binds, options: QueryOptions = {}): Promise<Row[]> {
-    if (this.latencyMs > 0) await sleep(this.latencyMs);
+  private async run(
+    sql: string,
+    binds: Binds,
+    options: QueryOptions = {},
+    signal?: AbortSignal,
+  ): Promise<Row[]> {
+    if (this.latencyMs > 0) await sleep(this.latencyMs, undefined, signal ? { signal } : {});
+    if (signal?.aborted) throw new CallInterrupted('cancelled');
     const { text, names } = rewriteBinds(sql);
     const params = names.map((name) => {
       if (!(name in binds)) throw new Error(`missing bind :${name}`);

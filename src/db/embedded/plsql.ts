@@ -1,10 +1,12 @@
 import { jobAction } from '../sql/run-team.js';
+import { executeAgentEmulation } from './execute-agent.js';
 
 /**
  * DBMS_AI_AGENT.LIST_AGENTS and DESCRIBE_AGENT emulated as PL/pgSQL functions over the
  * stored specs, producing seed 000's JSON member for member and in the same order. The
  * embedded session behaves as an administrator, so every stored agent is visible. Also the
- * RUN_TEAM hand-off of src/db/sql/run-team.ts (scheduler job and RUN_TEAM in one).
+ * RUN_TEAM hand-off of src/db/sql/run-team.ts (scheduler job and RUN_TEAM in one), and
+ * EXECUTE_AGENT (src/db/embedded/execute-agent.ts).
  */
 export const ORACLE_EMULATION_SCHEMA = 'emb_oracle';
 
@@ -72,6 +74,7 @@ CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.product_component_version AS
 `;
 
 export const PLSQL_EMULATION = `
+${executeAgentEmulation(ORACLE_EMULATION_SCHEMA)}
 -- DBMS_LOB.SUBSTR(lob, amount, offset): the characters of a CLOB from offset, at most amount.
 CREATE SCHEMA dbms_lob;
 CREATE FUNCTION dbms_lob.substr(lob text, amount integer, start_at integer) RETURNS text
@@ -102,7 +105,9 @@ LANGUAGE plpgsql STABLE AS $$
 DECLARE
   details json;
 BEGIN
-  SELECT emb_agent_description(s) INTO details FROM emb_agent_specs s WHERE s.agent_name = p_agent_name LIMIT 1;
+  -- A name, no owner: the session user's agent of that name, as Oracle resolves it.
+  SELECT emb_agent_description(s) INTO details FROM emb_agent_specs s WHERE s.agent_name = p_agent_name
+  ORDER BY (s.owner = current_setting('agentgraph.session_user', true)) DESC, s.owner LIMIT 1;
   IF details IS NULL THEN
     RAISE EXCEPTION 'ORA-20051: agent % does not exist', p_agent_name;
   END IF;

@@ -5,7 +5,10 @@ import {
   type AgentDetailsProbe,
   type Binds,
   type Block,
+  CallInterrupted,
+  type CallOptions,
   type Driver,
+  describedForSessionUser,
   outerOrder,
   type PoolStatistics,
   type QueryOptions,
@@ -37,6 +40,8 @@ export interface OraclePoolStatistics {
 
 export interface OracleConnection {
   callTimeout?: number | undefined;
+  /** Interrupts the call in progress on the database (it fails with ORA-01013). */
+  break(): Promise<void>;
   execute<T>(
     sql: string,
     binds: oracledb.BindParameters,
@@ -72,6 +77,29 @@ export function fetchTypeHandler(
   }
 }
 
+/** How long a broken call may take to come back before the driver's call timeout ends it. */
+const BREAK_GRACE_MS = 5_000;
+
+/** CLOB OUT binds arrive as Lob objects: their text, and the temporary LOBs freed. */
+async function readLobs(values: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const entries = await Promise.all(
+    Object.entries(values).map(async ([name, value]) => {
+      if (!isLob(value)) return [name, value] as const;
+      try {
+        return [name, await value.getData()] as const;
+      } finally {
+        value.destroy();
+      }
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+const isLob = (value: unknown): value is { getData(): Promise<unknown>; destroy(): void } =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { getData?: unknown }).getData === 'function';
+
 const EXECUTE_OPTIONS: oracledb.ExecuteOptions = {
   outFormat: oracledb.OUT_FORMAT_OBJECT,
   fetchTypeHandler,
@@ -87,7 +115,7 @@ export function withAgentDetails(statement: Pick<Statement, 'text' | 'orderedBy'
     'WITH FUNCTION describe_agent_or_null(p VARCHAR2) RETURN CLOB IS l CLOB; ' +
     'BEGIN DBMS_AI_AGENT.DESCRIBE_AGENT(agent_name => p, agent_details => l); RETURN l; ' +
     'EXCEPTION WHEN OTHERS THEN RETURN NULL; END; ' +
-    `SELECT q.*, describe_agent_or_null(q.AGENT_NAME) AS AGENT_DETAILS FROM (${statement.text}) q` +
+    `SELECT q.*, ${describedForSessionUser('describe_agent_or_null(q.AGENT_NAME)')} AS AGENT_DETAILS FROM (${statement.text}) q` +
     outerOrder(statement)
   );
 }
@@ -173,24 +201,48 @@ export class OracleDriver implements Driver {
     return this.run(withoutAgentDetails(statement), binds, options);
   }
 
-  async runBlock(block: Block, binds: Binds): Promise<Row> {
+  async runBlock(block: Block, binds: Binds, options: CallOptions = {}): Promise<Row> {
     const out = Object.fromEntries(
       block.outputs.map((name) => [
         name,
-        { dir: oracledb.BIND_OUT, type: oracledb.STRING, maxSize: 4000 },
+        block.lobOutputs
+          ? { dir: oracledb.BIND_OUT, type: oracledb.DB_TYPE_CLOB }
+          : { dir: oracledb.BIND_OUT, type: oracledb.STRING, maxSize: 4000 },
       ]),
     );
     let connection: OracleConnection | undefined;
+    let interrupted: CallInterrupted | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const { signal, timeoutMs } = options;
+    // connection.break() cancels the call on the database (node-oracledb: the execute then
+    // fails with ORA-01013), so an abandoned or overdue EXECUTE_AGENT stops spending there.
+    const interrupt = (reason: CallInterrupted) => {
+      interrupted ??= reason;
+      connection?.break().catch(() => undefined);
+    };
+    const onAbort = () => interrupt(new CallInterrupted('cancelled'));
     try {
+      if (signal?.aborted) throw new CallInterrupted('cancelled');
       connection = await this.pool.getConnection();
-      connection.callTimeout = this.options.callTimeoutMs;
+      // The driver's own call timeout stays as a backstop behind the interrupting timer.
+      connection.callTimeout =
+        timeoutMs === undefined ? this.options.callTimeoutMs : timeoutMs + BREAK_GRACE_MS;
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) onAbort();
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => interrupt(new CallInterrupted('timeout', timeoutMs)), timeoutMs);
+      }
       const result = await connection.execute<Record<string, unknown>>(
         block.oracle,
         { ...binds, ...out } as oracledb.BindParameters,
         EXECUTE_OPTIONS,
       );
-      return normalizeRow((result.outBinds ?? {}) as Record<string, unknown>);
+      if (interrupted) throw interrupted;
+      const values = (result.outBinds ?? {}) as Record<string, unknown>;
+      return normalizeRow(block.lobOutputs ? await readLobs(values) : values);
     } catch (error) {
+      if (interrupted) throw interrupted;
+      if (error instanceof CallInterrupted) throw error;
       // ORA-27486: the scheduler refuses the job; a compile error: a package the block calls
       // is missing or not executable (PLS-00201).
       const code = errorCode(error);
@@ -203,6 +255,8 @@ export class OracleDriver implements Driver {
       }
       throw mapQueryError(error, block.oracle);
     } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       await connection?.close().catch(() => undefined);
     }
   }

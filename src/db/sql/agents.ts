@@ -89,7 +89,7 @@ function parameters(value: unknown): AgentParameter[] {
   if (!Array.isArray(value)) return [];
   return value
     .filter((p): p is Record<string, unknown> => typeof p === 'object' && p !== null)
-    .map((p) => ({ title: str(p.title), type: strOrNull(p.type) }));
+    .map((p) => ({ title: str(p.title), type: strOrNull(p.type), required: !('default' in p) }));
 }
 
 function callContract(value: Record<string, unknown>): CallContract {
