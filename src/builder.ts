@@ -1,6 +1,8 @@
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
+import DirectivePlugin from '@pothos/plugin-directives';
+import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin, { decodeGlobalID } from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import type { Context } from './context.js';
@@ -9,7 +11,7 @@ import { bounded, CURSOR, KEY } from './schema/bounds.js';
 import { CONNECTION, CONNECTION_ARGS, NODE, PAGE_INFO } from './schema/descriptions.js';
 
 /** As many ids as the largest page (MAX_PAGE_SIZE in schema/pagination.ts). */
-const MAX_NODES_IDS = 100;
+export const MAX_NODES_IDS = 100;
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -27,7 +29,16 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [ScopeAuthPlugin, RelayPlugin, DataloaderPlugin, ComplexityPlugin],
+  // Federation last, after the plugins that wrap resolvers (scope auth); it changes nothing
+  // of toSchema(): only toSubGraphSchema() (schema/index.ts) adds its keys and fields.
+  plugins: [
+    ScopeAuthPlugin,
+    RelayPlugin,
+    DataloaderPlugin,
+    ComplexityPlugin,
+    DirectivePlugin,
+    FederationPlugin,
+  ],
   scopeAuth: {
     authScopes: (context) => ({
       admin: context.viewer.admin,

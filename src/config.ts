@@ -132,6 +132,14 @@ export interface TracingConfig {
   readonly serviceName: string;
 }
 
+export interface ExecuteAgentConfig {
+  /**
+   * How long one EXECUTE_AGENT call may run before it is cancelled on the database and the
+   * mutation answers TIMEOUT. At most REQUEST_TIMEOUT_MS, which bounds the whole operation.
+   */
+  readonly timeoutMs: number;
+}
+
 /** What production GraphQL setups expect of a server; see src/production/. */
 export interface ProductionConfig {
   /** TRUSTED_DOCUMENTS: a client preset manifest (`hash → document`), loaded at start. */
@@ -140,6 +148,8 @@ export interface ProductionConfig {
   readonly trustedDocumentsOnly: boolean;
   /** RESPONSE_CACHE_TTL_MS: how long a query result may be served again; 0 turns the cache off. */
   readonly responseCacheTtlMs: number;
+  /** FEDERATION: serve the schema as an Apollo Federation 2 subgraph (schema.subgraph.graphql). */
+  readonly federation: boolean;
 }
 
 export interface Config {
@@ -167,6 +177,7 @@ export interface Config {
    */
   readonly teamToolsCacheTtlMs: number;
   readonly limits: LimitsConfig;
+  readonly executeAgent: ExecuteAgentConfig;
   readonly rateLimit: RateLimitConfig;
   readonly http: HttpConfig;
   readonly tracing: TracingConfig;
@@ -410,6 +421,22 @@ function readLimits(env: EnvReader): LimitsConfig {
   };
 }
 
+function readExecuteAgent(env: EnvReader, limits: LimitsConfig): ExecuteAgentConfig {
+  // Unset, it follows a lowered REQUEST_TIMEOUT_MS; set above it, it could never apply.
+  const timeoutMs = env.integer(
+    'EXECUTE_AGENT_TIMEOUT_MS',
+    Math.min(20_000, limits.requestTimeoutMs),
+    1,
+    3_600_000,
+  );
+  if (timeoutMs > limits.requestTimeoutMs) {
+    env.problems.push(
+      `EXECUTE_AGENT_TIMEOUT_MS (${timeoutMs}) exceeds REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}), which would end the operation first: raise REQUEST_TIMEOUT_MS too`,
+    );
+  }
+  return { timeoutMs };
+}
+
 function readRateLimit(env: EnvReader): RateLimitConfig {
   const windowMs = env.integer('RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000);
   const requests = env.integer('RATE_LIMIT_REQUESTS', 0, 0, 1_000_000_000);
@@ -463,6 +490,7 @@ function readProduction(env: EnvReader): ProductionConfig {
     trustedDocuments,
     trustedDocumentsOnly,
     responseCacheTtlMs: env.integer('RESPONSE_CACHE_TTL_MS', 0, 0, 86_400_000),
+    federation: env.boolean('FEDERATION', false),
   };
 }
 
@@ -470,6 +498,7 @@ export function loadConfig(rawEnv: Env): Config {
   const env = new EnvReader(rawEnv);
   const database = readDatabase(env);
   const host = env.string('HOST') ?? '127.0.0.1';
+  const limits = readLimits(env);
   const config: Config = {
     host,
     port: env.integer('PORT', 4000, 0, 65_535),
@@ -489,7 +518,8 @@ export function loadConfig(rawEnv: Env): Config {
       simulate: env.boolean('SIMULATE', database.kind === 'embedded'),
     },
     teamToolsCacheTtlMs: env.integer('TEAM_TOOLS_CACHE_TTL_MS', 60_000, 0, 86_400_000),
-    limits: readLimits(env),
+    limits,
+    executeAgent: readExecuteAgent(env, limits),
     rateLimit: readRateLimit(env),
     http: readHttp(env),
     tracing: readTracing(env),

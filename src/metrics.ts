@@ -80,6 +80,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly agentExecutions = new Counter({
+    name: 'agentgraph_agent_executions_total',
+    help: 'executeAgent calls, by outcome: succeeded, bad_input, forbidden, not_found, timeout, cancelled, error.',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly errors = new Counter({
     name: 'agentgraph_graphql_errors_total',
     help: 'GraphQL errors returned to clients, by code.',

@@ -1,19 +1,36 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { printSubgraphSchema } from '@apollo/subgraph';
 import { printSchema } from 'graphql';
-import { schema } from './schema/index.js';
+import { schema, subgraphSchema } from './schema/index.js';
 
-/** `--write` regenerates schema.graphql; `--check` fails when it differs from the code. */
-const path = new URL('../schema.graphql', import.meta.url);
-const printed = `${printSchema(schema)}\n`;
+/**
+ * The schema as clients see it (schema.graphql), and as a supergraph composes it with
+ * FEDERATION=true (schema.subgraph.graphql, with its entity keys). `--write` regenerates
+ * both; `--check` fails when either differs from the code.
+ */
+export const PRINTED = [
+  { file: 'schema.graphql', print: () => `${printSchema(schema)}\n` },
+  { file: 'schema.subgraph.graphql', print: () => `${printSubgraphSchema(subgraphSchema())}\n` },
+] as const;
 
-if (process.argv.includes('--check')) {
-  const current = await readFile(path, 'utf8').catch(() => '');
-  if (current !== printed) {
-    process.stderr.write('schema.graphql is out of date: run `npm run schema`\n');
-    process.exit(1);
+const pathOf = (file: string) => new URL(`../${file}`, import.meta.url);
+
+async function run(): Promise<void> {
+  if (process.argv.includes('--check')) {
+    for (const { file, print } of PRINTED) {
+      const current = await readFile(pathOf(file), 'utf8').catch(() => '');
+      if (current !== print()) {
+        process.stderr.write(`${file} is out of date: run \`npm run schema\`\n`);
+        process.exit(1);
+      }
+    }
+  } else if (process.argv.includes('--write')) {
+    for (const { file, print } of PRINTED) await writeFile(pathOf(file), print());
+  } else {
+    process.stdout.write(PRINTED[0].print());
   }
-} else if (process.argv.includes('--write')) {
-  await writeFile(path, printed);
-} else {
-  process.stdout.write(printed);
 }
+
+// test/schema-file.test.ts imports PRINTED; `npm run schema` runs this file.
+if (process.argv[1] === fileURLToPath(import.meta.url)) await run();

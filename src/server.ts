@@ -29,7 +29,7 @@ import { createRepositories } from './repositories/create.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
 import { TeamToolsCache } from './repositories/team-tools-cache.js';
 import { TeamRepository } from './repositories/teams.js';
-import { schema } from './schema/index.js';
+import { schema as clientSchema, subgraphSchema } from './schema/index.js';
 import { startTracing, type Tracing } from './tracing/index.js';
 import { attachGraphqlWs } from './transport/websocket.js';
 import { type AgentGraphYoga, createAgentGraphYoga, createMaskError } from './yoga.js';
@@ -65,6 +65,7 @@ export async function createServer(
   processLogger: Logger,
 ): Promise<AgentGraphServer> {
   const logger = withRedaction(processLogger);
+  const schema = config.production.federation ? subgraphSchema() : clientSchema;
   // Before the database opens: a bad manifest is a configuration error, reported at once.
   const manifest = trustedManifest(config.production, schema, CONSOLE_MANIFEST);
   const metrics = new Metrics({ processMetrics: true });
@@ -83,7 +84,7 @@ export async function createServer(
       return metrics.dbStatementDuration.startTimer({ statement: name });
     },
   );
-  const { catalog, session, agentDetails, durationMs } = await discoverDatabase(
+  const { catalog, session, agentDetails, executeAgent, durationMs } = await discoverDatabase(
     driver,
     config.database.viewScope,
   );
@@ -93,6 +94,10 @@ export async function createServer(
       currentSchema: session.currentSchema,
       timeZone: session.timeZoneOffset,
       describeAgentCallable: agentDetails.callable,
+      executeAgent: executeAgent.missing ?? {
+        overloads: executeAgent.signatures,
+        traces: executeAgent.traced !== null,
+      },
       dateColumns: Object.fromEntries(dateColumnTypes(catalog)),
       discoveryMs: durationMs,
     },
@@ -119,10 +124,14 @@ export async function createServer(
     teams: new TeamRepository(driver, catalog, ANONYMOUS_ADMIN),
   });
   const audit = logger.child({ component: 'audit' });
+  if (executeAgent.missing) logger.warn(`executeAgent is unavailable: ${executeAgent.missing}`);
   const actions: ActionOptions = {
     authenticated: Boolean(config.auth.jwt),
+    executeAgent,
+    executeAgentTimeoutMs: config.executeAgent.timeoutMs,
     audit: ({ viewer, outcome, ...entry }) => {
       if (entry.action === 'respondToHuman') metrics.humanResponses.inc({ outcome });
+      if (entry.action === 'executeAgent') metrics.agentExecutions.inc({ outcome });
       audit.info(
         {
           ...entry,

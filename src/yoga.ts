@@ -8,13 +8,7 @@ import {
   Kind,
   visit,
 } from 'graphql';
-import {
-  createYoga,
-  type GraphiQLOptions,
-  isAsyncIterable,
-  type Plugin,
-  type YogaServerInstance,
-} from 'graphql-yoga';
+import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { A2ACards } from './a2a/client.js';
 import { authFailureRecorder } from './auth/failures.js';
@@ -23,6 +17,7 @@ import { useAuthentication } from './auth/plugin.js';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from './config.js';
 import type { Context } from './context.js';
 import { AppError, type ErrorCode, isErrorCode } from './errors.js';
+import { graphiqlPage } from './graphiql.js';
 import { corsOptions, hardeningPlugins } from './hardening/index.js';
 import type { LiveHub } from './live/hub.js';
 import { createLoaders } from './loaders.js';
@@ -249,22 +244,11 @@ export interface YogaOptions {
   readonly tracing?: Tracing | undefined;
 }
 
-let graphiql: Promise<string> | undefined;
-
-/**
- * GraphiQL with its scripts, styles and editor workers inlined (9 MB), so that it works on
- * servers without internet access; yoga's default page loads them from a CDN. Loaded on the
- * first visit and rendered once: the options never change.
- */
-function graphiqlPage(options: GraphiQLOptions): Promise<string> {
-  graphiql ??= import('@graphql-yoga/render-graphiql').then((m) => m.renderGraphiQL(options));
-  return graphiql;
-}
-
 export type AgentGraphYoga = YogaServerInstance<Record<string, unknown>, Context>;
 
 export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
   const { viewers } = options;
+  const graphiql = graphiqlPage();
   return createYoga<Record<string, unknown>, Context>({
     schema: options.schema,
     graphqlEndpoint: '/graphql',
@@ -275,7 +259,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       title: 'agent-graph',
       defaultQuery: options.production.graphiqlQuery ?? EXAMPLE_QUERY,
     },
-    renderGraphiQL: graphiqlPage,
+    renderGraphiQL: graphiql.render,
     cors: corsOptions(options.http.corsOrigins),
     // hardening/request-body.ts limits the body in the same pass as its UTF-8 check.
     maxRequestBodySize: false,
@@ -300,6 +284,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       // Yoga runs every onRequest hook (authentication) before any onRequestParse hook,
       // whatever this order; among the rest, cheap rejections (size, tokens, depth) come first.
       ...hardeningPlugins(options),
+      graphiql.plugin,
       useValidationErrors(options.maskError),
       useAuthentication(
         options.authenticate,

@@ -177,6 +177,20 @@ describe('loadConfig', () => {
     ]);
   });
 
+  test('EXECUTE_AGENT_TIMEOUT_MS: 20 s by default, never past REQUEST_TIMEOUT_MS', () => {
+    expect(loadConfig({}).executeAgent.timeoutMs).toBe(20_000);
+    expect(
+      loadConfig({ EXECUTE_AGENT_TIMEOUT_MS: '120000', REQUEST_TIMEOUT_MS: '180000' }).executeAgent,
+    ).toEqual({
+      timeoutMs: 120_000,
+    });
+    // Unset, it follows a lower operation limit instead of refusing to start.
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '5000' }).executeAgent.timeoutMs).toBe(5_000);
+    expect(problemsOf({ EXECUTE_AGENT_TIMEOUT_MS: '60000' })).toEqual([
+      'EXECUTE_AGENT_TIMEOUT_MS (60000) exceeds REQUEST_TIMEOUT_MS (30000), which would end the operation first: raise REQUEST_TIMEOUT_MS too',
+    ]);
+  });
+
   test('the result is frozen all the way down', () => {
     const config = loadConfig({});
     expect(Object.isFrozen(config)).toBe(true);

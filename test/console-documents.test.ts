@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import { parse, validate } from 'graphql';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
-import { consoleManifest, printManifest, readConsoleScript } from '../src/console/documents.js';
+import {
+  CONSOLE_SCRIPTS,
+  consoleManifest,
+  printManifest,
+  readConsoleScript,
+} from '../src/console/documents.js';
 import { CONSOLE_MANIFEST } from '../src/console/serve.js';
 import { schema } from '../src/schema/index.js';
 
@@ -12,27 +17,33 @@ import { schema } from '../src/schema/index.js';
  * drives the page itself in Chromium). The documents are read as the console declares them:
  * top-level `const` template literals, whose `${NAME}` parts are other top-level constants.
  */
-const { source, documents } = readConsoleScript();
+const scripts = CONSOLE_SCRIPTS.map((file) => readConsoleScript(file));
+const documents = scripts.flatMap((script) => script.documents);
 
 /** The first argument of each call to the console's gql() and subscribe(). */
 const sent: string[] = [];
-const visit = (node: ts.Node) => {
-  if (
-    ts.isCallExpression(node) &&
-    ts.isIdentifier(node.expression) &&
-    (node.expression.text === 'gql' || node.expression.text === 'subscribe') &&
-    node.arguments[0]
-  ) {
-    sent.push(node.arguments[0].getText(source));
-  }
-  ts.forEachChild(node, visit);
-};
-visit(source);
+for (const { source } of scripts) {
+  const visit = (node: ts.Node) => {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      (node.expression.text === 'gql' || node.expression.text === 'subscribe') &&
+      node.arguments[0]
+    ) {
+      sent.push(node.arguments[0].getText(source));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+}
 
 describe('the console’s GraphQL documents', () => {
   test('the reader finds every document the console sends', () => {
     expect(documents.map((d) => d.name)).toEqual(
-      expect.arrayContaining(['WAITING', 'RESPOND', 'CHANGES', 'RUN', 'TEAM', 'STATS']),
+      expect.arrayContaining([
+        ...['WAITING', 'RESPOND', 'CHANGES', 'RUN', 'TEAM', 'STATS'],
+        ...['AGENTS', 'AGENT', 'EXECUTE'],
+      ]),
     );
     // Each call sends one of those constants, so no document escapes this test inline.
     expect(sent.length).toBeGreaterThanOrEqual(documents.length);

@@ -14,7 +14,11 @@ import { CONSOLE_MANIFEST } from './serve.js';
  * tool (TypeScript parses the script): the server only reads the manifest.
  */
 
-const SCRIPT = new URL('./static/console.js', import.meta.url);
+/** The console's modules that send documents. */
+export const CONSOLE_SCRIPTS = ['console.js', 'agent.js'] as const;
+
+const scriptText = (file: string) =>
+  readFileSync(new URL(`./static/${file}`, import.meta.url), 'utf8');
 
 export interface ConsoleDocument {
   /** The top-level constant that holds it (`WAITING`, `TEAM`, …). */
@@ -23,21 +27,18 @@ export interface ConsoleDocument {
 }
 
 /**
- * The console's script, parsed, and its documents: the top-level `const` string and template
- * literals that start with an operation keyword, with `${NAME}` parts resolved from the
- * other top-level constants, as the browser evaluates them.
+ * One of the console's scripts, parsed, and its documents: the top-level `const` string and
+ * template literals that start with an operation keyword, with `${NAME}` parts resolved from
+ * the other top-level constants, as the browser evaluates them.
  */
-export function readConsoleScript(text = readFileSync(SCRIPT, 'utf8')): {
+export function readConsoleScript(
+  file: (typeof CONSOLE_SCRIPTS)[number] = 'console.js',
+  text = scriptText(file),
+): {
   readonly source: ts.SourceFile;
   readonly documents: readonly ConsoleDocument[];
 } {
-  const source = ts.createSourceFile(
-    'console.js',
-    text,
-    ts.ScriptTarget.ES2022,
-    true,
-    ts.ScriptKind.JS,
-  );
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
   const constants = new Map<string, ts.Expression>();
   for (const statement of source.statements) {
     if (!ts.isVariableStatement(statement)) continue;
@@ -73,7 +74,9 @@ export function readConsoleScript(text = readFileSync(SCRIPT, 'utf8')): {
 }
 
 /** hash → document, sorted by hash so that the file changes only when a document does. */
-export function consoleManifest(documents = readConsoleScript().documents): Record<string, string> {
+export function consoleManifest(
+  documents = CONSOLE_SCRIPTS.flatMap((file) => readConsoleScript(file).documents),
+): Record<string, string> {
   const entries = documents.map(({ text }) => [documentHash(text), text] as const);
   return Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
 }

@@ -95,7 +95,13 @@ export function createConsoleAssets(): ConsoleAssets {
   );
   assets.set(CONSOLE_PATH, asset(page, 'index.html', revalidate));
   assets.set(`${CONSOLE_PATH}/`, asset(page, 'index.html', revalidate));
-  for (const file of ['console.js', 'console.css', 'persisted-documents.json']) {
+  for (const file of [
+    'console.js',
+    'console.css',
+    'agent.js',
+    'agent.css',
+    'persisted-documents.json',
+  ]) {
     assets.set(
       `${CONSOLE_PATH}/${file}`,
       asset(readFileSync(join(STATIC, file)), file, revalidate),

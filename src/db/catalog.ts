@@ -148,6 +148,18 @@ export function dateColumnTypes(catalog: Catalog): Map<string, string> {
   return dates;
 }
 
+/**
+ * Which of the two documented USER_/DBA_AI_AGENTS the database has: the Agent Spec view
+ * (CREATE_TIME, INPUTS, OUTPUTS; seed 002) or the Select AI Agent one (CREATED, STATUS,
+ * DESCRIPTION, LAST_MODIFIED). Both have AGENT_ID, so it does not tell them apart.
+ */
+export function agentsViewShape(view: ViewInfo): 'agentSpec' | 'selectAi' | 'unknown' {
+  const has = (column: string) => view.columns?.has(column) ?? false;
+  if (has('CREATE_TIME') || has('INPUTS')) return 'agentSpec';
+  if (has('CREATED') || has('STATUS')) return 'selectAi';
+  return 'unknown';
+}
+
 /** The view's owner column when it has one (DBA_ forms), else null (USER_ forms). */
 export function ownerColumn(
   view: ViewInfo,

@@ -2,6 +2,11 @@ import type { ViewScope } from '../config.js';
 import { AppError, StartupError } from '../errors.js';
 import { type Catalog, discoverCatalog } from './catalog.js';
 import type { AgentDetailsProbe, Driver } from './driver.js';
+import {
+  type ExecuteAgentProcedure,
+  executeAgentArguments,
+  resolveExecuteAgent,
+} from './sql/execute-agent.js';
 import { type SessionInfo, sessionQuery } from './sql/session.js';
 import { fetchRows } from './sql/statement.js';
 
@@ -10,13 +15,15 @@ export interface Discovery {
   readonly session: SessionInfo;
   readonly catalog: Catalog;
   readonly agentDetails: AgentDetailsProbe;
-  /** How long the three steps took together (the dictionary views can be slow). */
+  /** DBMS_AI_AGENT.EXECUTE_AGENT's overloads (ALL_ARGUMENTS), and the calls built from them. */
+  readonly executeAgent: ExecuteAgentProcedure;
+  /** How long the steps took together (the dictionary views can be slow). */
   readonly durationMs: number;
 }
 
 /**
  * The session (SESSION_USER owns the USER_ views' rows), the views and their column variants,
- * and whether DESCRIBE_AGENT can be called: the server and `npm run oracle:check` run the
+ * whether DESCRIBE_AGENT can be called, and how EXECUTE_AGENT is called: the server and `npm run oracle:check` run the
  * same steps, so the check shows what the server will decide.
  */
 export async function discoverDatabase(driver: Driver, scope: ViewScope): Promise<Discovery> {
@@ -36,10 +43,12 @@ export async function discoverDatabase(driver: Driver, scope: ViewScope): Promis
     },
   );
   const agentDetails = await driver.probeAgentDetails();
+  const executeAgent = resolveExecuteAgent(await fetchRows(driver, executeAgentArguments));
   return {
     session,
     catalog,
     agentDetails,
+    executeAgent,
     durationMs: Math.round(performance.now() - started),
   };
 }

@@ -34,6 +34,31 @@ export interface Block {
   readonly outputs: readonly string[];
   /** The privileges the Oracle block needs, named in the FORBIDDEN error when one lacks. */
   readonly privileges: string;
+  /** The outputs are CLOBs read whole (the agent's output and trace), not VARCHAR2(4000). */
+  readonly lobOutputs?: boolean;
+}
+
+/** How a long call (EXECUTE_AGENT) is bounded: its own time, and the caller going away. */
+export interface CallOptions {
+  /** Overrides the driver's call timeout; past it the call is cancelled on the database. */
+  readonly timeoutMs?: number;
+  /** Aborted when the client goes away: the call is cancelled (Oracle) or no longer awaited. */
+  readonly signal?: AbortSignal;
+}
+
+/** A call that did not finish: its time ran out, or its caller went away (CallOptions). */
+export class CallInterrupted extends Error {
+  constructor(
+    readonly reason: 'timeout' | 'cancelled',
+    readonly timeoutMs?: number,
+  ) {
+    super(
+      reason === 'timeout'
+        ? `the call did not finish within ${timeoutMs} ms`
+        : 'the caller went away',
+    );
+    this.name = 'CallInterrupted';
+  }
 }
 
 /** Connection pool state for /metrics; drivers without a pool have none. */
@@ -71,8 +96,11 @@ export interface Driver {
    * running its wrapper over one row; afterwards it reads without details when it cannot.
    */
   probeAgentDetails(): Promise<AgentDetailsProbe>;
-  /** Runs a block with IN binds; its OUT values by camelCase name, as a row. */
-  runBlock(block: Block, binds: Binds): Promise<Row>;
+  /**
+   * Runs a block with IN binds; its OUT values by camelCase name, as a row. With `options`,
+   * rejects with CallInterrupted when the time runs out or the signal aborts.
+   */
+  runBlock(block: Block, binds: Binds, options?: CallOptions): Promise<Row>;
   /** Upper-case column names, with their data types, of each given view that is visible. */
   columnsOf(views: readonly string[]): Promise<Map<string, ViewColumns>>;
   ping(): Promise<void>;
@@ -112,7 +140,8 @@ export function countStatements(driver: Driver, count: (statementName: string) =
     queryWithAgentDetails: (statement, binds, options) =>
       sent(statement.name, () => driver.queryWithAgentDetails(statement, binds, options)),
     probeAgentDetails: () => sent('agents.describeProbe', () => driver.probeAgentDetails()),
-    runBlock: (block, binds) => sent(block.name, () => driver.runBlock(block, binds)),
+    runBlock: (block, binds, options) =>
+      sent(block.name, () => driver.runBlock(block, binds, options)),
     columnsOf: (views) => sent('dictionary.columns', () => driver.columnsOf(views)),
     ping: () => sent('ping', () => driver.ping()),
     close: (drainSeconds) => driver.close(drainSeconds),

@@ -6,8 +6,10 @@ import type { Logger } from 'pino';
 /**
  * Answers TIMEOUT when a query or mutation runs longer than `timeoutMs`, and aborts its
  * execution so that no further resolvers (and so no further database round trips) start.
- * A statement already sent finishes on its own; its result is discarded. Subscriptions are
- * long-lived by design and are not subject to it.
+ * A statement already sent finishes on its own (its result is discarded), unless it is a long
+ * call that listens to the signal (executeAgent: CallOptions in src/db/driver.ts). The same
+ * signal aborts when the client goes away (the request's own signal, over HTTP and WebSocket
+ * alike). Subscriptions are long-lived by design and are not subject to it.
  */
 export function requestTimeout(timeoutMs: number, logger: Logger): Plugin {
   return {
@@ -16,7 +18,11 @@ export function requestTimeout(timeoutMs: number, logger: Logger): Plugin {
         // whatwg-node's controller (the one yoga gives each request): a native AbortController
         // with AbortSignal.any cost a fifth of a `{ __typename }` request's CPU.
         const controller = createCustomAbortControllerSignal();
-        const upstream = (args as { signal?: AbortSignal }).signal;
+        // yoga's useExecutionCancellation would do this for subscriptions too, whose end the
+        // transports own (src/transport/), so only queries and mutations take it here.
+        const upstream =
+          (args as { signal?: AbortSignal }).signal ??
+          (args.contextValue as { request?: Request } | undefined)?.request?.signal;
         const forward = () => controller.abort(upstream?.reason);
         upstream?.addEventListener('abort', forward, { once: true });
         let timer: NodeJS.Timeout | undefined;

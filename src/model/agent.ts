@@ -17,6 +17,8 @@ export interface Agent {
 export interface AgentParameter {
   readonly title: string;
   readonly type: string | null;
+  /** False when the declaration carries a `default` (Agent Spec): the input may be left out. */
+  readonly required: boolean;
 }
 
 export interface CallContract {

@@ -10,13 +10,13 @@
  * are counted, never shown).
  */
 import { type Config, ConfigError, loadConfig } from '../config.js';
-import { type Catalog, catalogViews, dateColumnTypes } from '../db/catalog.js';
+import { agentsViewShape, type Catalog, catalogViews, dateColumnTypes } from '../db/catalog.js';
 import { type Discovery, discoverDatabase } from '../db/discover.js';
 import type { Driver } from '../db/driver.js';
 import { openDatabase } from '../db/open.js';
-import { errorCode } from '../db/oracle/errors.js';
+import { errorCode, reportedLine } from '../db/oracle/errors.js';
 import { connectTarget } from '../db/oracle/options.js';
-import { versionQuery } from '../db/sql/session.js';
+import { type TimeZones, timeZoneQuery, versionQuery } from '../db/sql/session.js';
 import { fetchRows } from '../db/sql/statement.js';
 import { StartupError } from '../errors.js';
 import { CAPABILITY_PROBES, type RegisteredStatement, registeredStatements } from './statements.js';
@@ -41,10 +41,11 @@ export function checkErrorCode(error: unknown): string {
   return error instanceof Error ? error.name : 'ERROR';
 }
 
+/** The error's line worth reporting: a compile error's PLS- line, else its first line. */
 function firstLine(error: unknown): string {
   const cause = (error as { cause?: unknown } | null)?.cause;
   const source = cause instanceof Error ? cause : error;
-  return String(source instanceof Error ? source.message : source).split('\n')[0] ?? '';
+  return reportedLine(String(source instanceof Error ? source.message : source));
 }
 
 /** Refuses anything but a query: the check must not change the database. */
@@ -87,11 +88,11 @@ function describeViews(catalog: Catalog, print: Print): void {
     );
   }
   const agents = catalog.agents.columns;
-  const shape = agents?.has('AGENT_ID')
-    ? 'Agent Spec (AGENT_ID, CREATE_TIME, INPUTS, OUTPUTS)'
-    : agents?.has('DESCRIPTION')
-      ? 'Select AI Agent (DESCRIPTION, CREATED, LAST_MODIFIED, STATUS)'
-      : 'unknown';
+  const shape = {
+    agentSpec: 'Agent Spec (AGENT_ID, CREATE_TIME, INPUTS, OUTPUTS)',
+    selectAi: 'Select AI Agent (DESCRIPTION, CREATED, LAST_MODIFIED, STATUS)',
+    unknown: 'unknown',
+  }[agentsViewShape(catalog.agents)];
   print('column variants');
   print(
     `  ${pad('task history conversation column', 34)} ${catalog.columns.taskConversation ?? 'none'}`,
@@ -101,6 +102,50 @@ function describeViews(catalog: Catalog, print: Print): void {
   print(`  ${pad(`${catalog.agents.name} shape`, 34)} ${agents ? shape : 'view missing'}`);
   print('date columns');
   for (const [column, type] of dateColumnTypes(catalog)) print(`  ${pad(column, 44)} ${type}`);
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The session's zone is always +00:00 (the pool's session callback sets it); the database's
+ * (DBTIMEZONE) and its server's (SYSTIMESTAMP) tell whether history could be written in local
+ * time, and the newest START_DATE, compared with UTC now, shows whether it is.
+ */
+async function describeTimeZones(
+  driver: Driver,
+  catalog: Catalog,
+  sessionOffset: string,
+  print: Print,
+): Promise<void> {
+  let zones: TimeZones | undefined;
+  try {
+    [zones] = await fetchRows(driver, timeZoneQuery(catalog));
+  } catch (error) {
+    // A history view that fails to read is reported with the statements below as well.
+    print(`${pad('time zone', 16)} session ${sessionOffset}`);
+    print(`${pad('newest run', 16)} FAILED: ${checkErrorCode(error)}: ${firstLine(error)}`);
+    return;
+  }
+  if (!zones) return;
+  print(
+    `${pad('time zone', 16)} session ${sessionOffset}, DBTIMEZONE ${zones.databaseZone}, SYSTIMESTAMP ${zones.serverOffset}`,
+  );
+  const { newestStart, nowUtc } = zones;
+  let verdict: string;
+  if (newestStart === null || nowUtc === null) {
+    verdict = 'no run in the team history to judge by';
+  } else {
+    const ahead = newestStart.getTime() - nowUtc.getTime();
+    const hours = (Math.abs(ahead) / 3_600_000).toFixed(1);
+    if (ahead > 60_000) {
+      verdict = `${newestStart.toISOString()}, ${hours} h after SYS_EXTRACT_UTC(SYSTIMESTAMP): NOT UTC, the history seems written in local time`;
+    } else if (-ahead <= DAY_MS) {
+      verdict = `${newestStart.toISOString()}, ${hours} h before SYS_EXTRACT_UTC(SYSTIMESTAMP): plausible as UTC`;
+    } else {
+      verdict = `${newestStart.toISOString()}, more than a day before SYS_EXTRACT_UTC(SYSTIMESTAMP): no recent run to judge by`;
+    }
+  }
+  print(`${pad('newest run', 16)} START_DATE ${verdict}`);
 }
 
 /** One row per statement name: its variants, ok or the error codes seen, the slowest run. */
@@ -141,7 +186,7 @@ export async function checkDatabase(
   const { session, catalog } = discovery;
   print(`${pad('session user', 16)} ${session.sessionUser}`);
   print(`${pad('current schema', 16)} ${session.currentSchema}`);
-  print(`${pad('time zone', 16)} ${session.timeZoneOffset}`);
+  await describeTimeZones(driver, catalog, session.timeZoneOffset, print);
   print(`${pad('discovery', 16)} ${discovery.durationMs} ms`);
   describeViews(catalog, print);
 

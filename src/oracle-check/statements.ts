@@ -3,10 +3,22 @@ import type { Discovery } from '../db/discover.js';
 import type { Driver } from '../db/driver.js';
 import { agentSql } from '../db/sql/agents.js';
 import { execStatSql } from '../db/sql/exec-stats.js';
-import { runTeamJobName, runTeamSql } from '../db/sql/run-team.js';
-import { describeAgentProbe, sessionQuery, versionQuery } from '../db/sql/session.js';
+import { executeAgentArguments } from '../db/sql/execute-agent.js';
+import {
+  createJobPrivilege,
+  runTeamCompiles,
+  runTeamJobName,
+  runTeamSql,
+} from '../db/sql/run-team.js';
+import {
+  describeAgentProbe,
+  sessionQuery,
+  timeZoneQuery,
+  versionQuery,
+} from '../db/sql/session.js';
 import {
   type Fragment,
+  fetchRows,
   inList,
   type KeysetWindow,
   type PagedQuery,
@@ -38,6 +50,9 @@ import { ANONYMOUS_ADMIN, type Viewer } from '../model/viewer.js';
 export const ENUMERATED_MODULES = [
   'agents.ts',
   'exec-stats.ts',
+  // Its ALL_ARGUMENTS look-up is a query (start-up's, below); its call executes an agent, so
+  // oracle:check reports what the look-up found instead (CAPABILITY_PROBES), never calling it.
+  'execute-agent.ts',
   // Not a query: its block creates a scheduler job, so only its NOT_WAITING path runs here
   // (runTeamProbe, oracle:check); test/hitl/run-team-sql.test.ts checks its binds.
   'run-team.ts',
@@ -249,8 +264,15 @@ function execStatStatements(
   );
 }
 
-/** Start-up's own statements (src/db/sql/session.ts), the same for every catalog. */
-const sessionStatements = (): Query<unknown>[] => [sessionQuery, versionQuery, describeAgentProbe];
+/** Start-up's own statements (src/db/sql/session.ts, the ALL_ARGUMENTS look-up) and the self-check's. */
+const sessionStatements = (catalog: Catalog): Query<unknown>[] => [
+  sessionQuery,
+  versionQuery,
+  describeAgentProbe,
+  executeAgentArguments,
+  timeZoneQuery(catalog),
+  createJobPrivilege,
+];
 
 export function registeredStatements(
   catalogs: readonly Catalog[],
@@ -267,7 +289,7 @@ export function registeredStatements(
         ...activityStatements(catalog, viewer),
       ]),
       ...execStatStatements(catalog, orderFields),
-      ...sessionStatements(),
+      ...sessionStatements(catalog),
     ]) {
       if (!entry.noRows) unique.set(entry.statement.text, entry);
     }
@@ -311,12 +333,34 @@ export const CAPABILITY_PROBES: CapabilityProbe[] = [
     }),
   },
   {
+    name: 'DBMS_AI_AGENT.EXECUTE_AGENT',
+    needs:
+      'executeAgent (EXECUTE ON DBMS_AI_AGENT, 26ai); the call is built from ALL_ARGUMENTS, see docs/oracle.md',
+    // Start-up read the overloads (discoverDatabase); executing would run an agent.
+    probe: async (_driver, { executeAgent }) => ({
+      available: executeAgent.plain !== null,
+      detail:
+        executeAgent.missing ??
+        `${executeAgent.signatures.join('; ')}; trace: ${
+          executeAgent.traced
+            ? `yes (${executeAgent.traced.tracesArgument})`
+            : 'NO (no TRACES OUT overload)'
+        }`,
+    }),
+  },
+  {
     name: 'RUN_TEAM hand-off (DBMS_SCHEDULER)',
     needs:
       'respondToHuman and runTeam (CREATE JOB, EXECUTE ON DBMS_CLOUD_AI_AGENT and DBMS_CLOUD_AI); see docs/oracle.md',
     // The block for a run that is not in the history: compiled whole, it stops at the state
-    // check, before any job exists. RUN_TEAM itself is text in the job's action, not compiled.
+    // check, before any job exists. RUN_TEAM is text in the job's action, so a block that
+    // references it without running it is compiled too, and CREATE JOB read from SESSION_PRIVS.
     probe: async (driver, discovery) => {
+      const [mayCreateJob] = await fetchRows(driver, createJobPrivilege);
+      if (!mayCreateJob) {
+        return { available: false, detail: 'no CREATE JOB privilege in SESSION_PRIVS' };
+      }
+      await driver.runBlock(runTeamCompiles, {});
       const sql = runTeamSql(discovery.catalog);
       const outcome = sql.decode(
         await driver.runBlock(

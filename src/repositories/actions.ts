@@ -1,5 +1,6 @@
 import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
+import type { ExecuteAgentProcedure } from '../db/sql/execute-agent.js';
 import {
   MAX_PROMPT_BYTES,
   promptBytes,
@@ -15,6 +16,9 @@ import type { TeamRepository } from './teams.js';
 
 export type ActionOutcome =
   | 'submitted'
+  | 'succeeded'
+  | 'timeout'
+  | 'cancelled'
   | 'conflict'
   | 'forbidden'
   | 'not_found'
@@ -23,10 +27,13 @@ export type ActionOutcome =
 
 /** One line per action, for the audit log: who, what, how it ended; never the text itself. */
 export interface AuditEntry {
-  readonly action: 'respondToHuman' | 'runTeam';
+  readonly action: 'respondToHuman' | 'runTeam' | 'executeAgent';
   readonly viewer: Viewer;
   readonly execId: string | null;
   readonly teamName: string | null;
+  /** executeAgent: the agent, and how many inputs it was given (never their values). */
+  readonly agentName?: string;
+  readonly inputCount?: number;
   readonly textLength: number;
   readonly outcome: ActionOutcome;
 }
@@ -35,6 +42,10 @@ export interface ActionOptions {
   /** AUTH_JWT_SECRET or AUTH_JWKS_URL is set: callers are identified. */
   readonly authenticated: boolean;
   readonly audit: (entry: AuditEntry) => void;
+  /** How EXECUTE_AGENT is called here, as start-up discovered it (src/db/discover.ts). */
+  readonly executeAgent: ExecuteAgentProcedure;
+  /** EXECUTE_AGENT_TIMEOUT_MS. */
+  readonly executeAgentTimeoutMs: number;
 }
 
 /**
@@ -44,11 +55,11 @@ export interface ActionOptions {
  */
 export function actionForbidden(driverKind: Driver['kind'], authenticated: boolean): string | null {
   return driverKind === 'oracle' && !authenticated
-    ? 'Answering and starting team runs on Oracle needs authentication: set AUTH_JWT_SECRET or AUTH_JWKS_URL (callers then act as their token’s db_user, or as admin).'
+    ? 'Answering and starting team runs and executing agents on Oracle needs authentication: set AUTH_JWT_SECRET or AUTH_JWKS_URL (callers then act as their token’s db_user, or as admin).'
     : null;
 }
 
-const outcomeOf = (error: unknown): ActionOutcome => {
+export const outcomeOf = (error: unknown): ActionOutcome => {
   if (!(error instanceof AppError)) return 'error';
   switch (error.code) {
     case 'CONFLICT':

@@ -2,6 +2,7 @@ import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
 import type { Viewer } from '../model/viewer.js';
 import { type ActionOptions, TeamActions } from './actions.js';
+import { AgentExecutions } from './agent-executions.js';
 import { AgentRepository } from './agents.js';
 import { ExecStatRepository } from './exec-stats.js';
 import { TeamActivityRepository } from './team-activity.js';
@@ -17,6 +18,8 @@ export interface Repositories {
   readonly activity: TeamActivityRepository;
   /** respondToHuman and runTeam. */
   readonly actions: TeamActions;
+  /** executeAgent. */
+  readonly executions: AgentExecutions;
 }
 
 /** Repositories bound to one viewer: every statement they issue is limited to what it may see. */
@@ -29,12 +32,14 @@ export function createRepositories(
 ): Repositories {
   const teams = new TeamRepository(driver, catalog, viewer, toolsCache);
   const history = new TeamHistoryRepository(driver, catalog, viewer);
+  const agents = new AgentRepository(driver, catalog, viewer);
   return {
-    agents: new AgentRepository(driver, catalog, viewer),
+    agents,
     execStats: new ExecStatRepository(driver, catalog),
     teams,
     history,
     activity: new TeamActivityRepository(driver, catalog, viewer),
     actions: new TeamActions(driver, catalog, viewer, history, teams, actions),
+    executions: new AgentExecutions(driver, catalog, viewer, agents, actions),
   };
 }

@@ -16,6 +16,10 @@ const AgentParameterRef = builder.objectRef<AgentParameter>('AgentParameter').im
       nullable: true,
       description: 'The declared JSON type (e.g. "string"); null when the declaration has none.',
     }),
+    required: t.exposeBoolean('required', {
+      description:
+        'Whether executeAgent needs this input: false when the declaration carries a default.',
+    }),
   }),
 });
 

@@ -153,8 +153,8 @@ export function createTracing(options: OtelOptions): Tracing {
           ),
         probeAgentDetails: () =>
           statementSpan(system, 'agents.describeProbe', () => driver.probeAgentDetails()),
-        runBlock: (block, binds) =>
-          statementSpan<Row>(system, block.name, () => driver.runBlock(block, binds)),
+        runBlock: (block, binds, options) =>
+          statementSpan<Row>(system, block.name, () => driver.runBlock(block, binds, options)),
         columnsOf: (views) =>
           statementSpan(system, 'dictionary.columns', () => driver.columnsOf(views)),
         // Readiness probes would add a trace every few seconds and say nothing new.

@@ -112,7 +112,11 @@ export function attachGraphqlWs(options: {
       execute: (args) => (args as EnvelopedArgs).execute(args),
       subscribe: (args) => (args as EnvelopedArgs).subscribe(args),
       onSubscribe: async (ctx, _id, payload) => {
-        const request = toFetchRequest(ctx.extra.request, yoga.graphqlEndpoint);
+        const request = toFetchRequest(
+          ctx.extra.request,
+          yoga.graphqlEndpoint,
+          socketClosed(ctx.extra.socket),
+        );
         const viewer = connectionViewers.get(ctx.extra.socket);
         // The expiry timer closes the socket at `exp`; this covers a message that arrives in
         // the same instant, before the timer has run.
@@ -260,6 +264,24 @@ function forSocket(error: GraphQLError): GraphQLError {
   return copyError(error, extensions);
 }
 
+const closedSignals = new WeakMap<WebSocket, AbortSignal>();
+
+/**
+ * Aborts when the socket closes: the request signal of every operation on it, as an HTTP
+ * request's aborts when its client goes away, so that a mutation still running then
+ * (executeAgent) is cancelled alike (hardening/request-timeout.ts forwards it).
+ */
+function socketClosed(socket: WebSocket): AbortSignal {
+  let signal = closedSignals.get(socket);
+  if (!signal) {
+    const controller = new AbortController();
+    socket.once('close', () => controller.abort());
+    signal = controller.signal;
+    closedSignals.set(socket, signal);
+  }
+  return signal;
+}
+
 /**
  * Mutations run over the socket with the limits and budgets of HTTP (yoga's execute), from
  * a client that could POST them too: no browser page (no Origin), a page of this server, or
@@ -286,7 +308,7 @@ function mutationRefusal(
  * method is POST: yoga refuses mutations in GET requests, and a socket message is no GET
  * (no link or image can send one; mutationRefusal applies POST's origin rule).
  */
-function toFetchRequest(request: IncomingMessage, path: string): Request {
+function toFetchRequest(request: IncomingMessage, path: string, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
@@ -294,5 +316,5 @@ function toFetchRequest(request: IncomingMessage, path: string): Request {
   }
   // The Host header is the client's to choose; a malformed one must not fail the subscription.
   const host = URL.canParse(`http://${request.headers.host}`) ? request.headers.host : 'localhost';
-  return new Request(`http://${host}${path}`, { method: 'POST', headers });
+  return new Request(`http://${host}${path}`, { method: 'POST', headers, signal });
 }

@@ -40,7 +40,10 @@ test('without ORACLE_CONNECT_STRING it checks the embedded database: every state
   // SYS_CONTEXT('USERENV', …), emulated as Oracle answers it.
   expect(lines).toContain('session user     ANALYST');
   expect(lines).toContain('current schema   ANALYST');
-  expect(lines).toContain('time zone        +00:00');
+  expect(lines).toContain(
+    'time zone        session +00:00, DBTIMEZONE +00:00, SYSTIMESTAMP +00:00',
+  );
+  expect(stdout).toMatch(/^newest run {7}START_DATE \d{4}-\d\d-\d\dT[\d:.]+Z, /m);
   expect(stdout).toMatch(/^discovery {8}\d+ ms$/m);
   expect(stdout).toMatch(/^ {2}USER_AI_AGENT_TEAM_HISTORY +found, 6 columns$/m);
   expect(stdout).toMatch(/^ {2}task history conversation column +COVERSATION_PARAM$/m);
@@ -99,6 +102,7 @@ test('a broken view is reported with its error code and fails the check; a missi
     // 192 variants; the planner answers 24 before the view raises: 8 filter on a conversation,
     // the others page past a null in a NOT NULL column, which no row can follow.
     expect(report).toMatch(/^ {2}teamRuns\.page +192 +168 failed: SQLSTATE 55000 +\d+$/m);
+    expect(report).toMatch(/^newest run {7}FAILED: SQLSTATE 55000: view is invalid$/m);
     expect(report).toMatch(/^ {2}RUN_TEAM hand-off \(DBMS_SCHEDULER\) yes /m);
     expect(report).toMatch(/^ {2}agents\.page +\d+ +ok +\d+$/m);
     expect(report).toMatch(

@@ -103,8 +103,8 @@ const ORDER_REQUEST_FLOW = {
   // The Agent Spec shape has no STATUS or LAST_MODIFIED (the Select AI shape has).
   status: null,
   lastModified: null,
-  inputs: [{ title: 'order_id', type: 'string' }],
-  outputs: [{ title: 'order_id', type: 'string' }],
+  inputs: [{ title: 'order_id', type: 'string', required: true }],
+  outputs: [{ title: 'order_id', type: 'string', required: true }],
   callContract: {
     inputFormat: 'json_array_name_value_pairs',
     requiredKeys: ['name', 'value'],

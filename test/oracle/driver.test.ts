@@ -33,7 +33,7 @@ function fakePool(
   script: (Record<string, unknown>[] | Error | { outBinds: Record<string, unknown> })[],
 ) {
   const calls: Call[] = [];
-  const state = { released: 0, acquired: 0, closedWith: [] as number[] };
+  const state = { released: 0, acquired: 0, breaks: 0, closedWith: [] as number[] };
   let statistics: OraclePoolStatistics | null = null;
   const pool: OraclePool = {
     async getConnection() {
@@ -54,6 +54,9 @@ function fakePool(
         },
         async close() {
           state.released++;
+        },
+        async break() {
+          state.breaks++;
         },
       };
       return connection;
@@ -257,6 +260,7 @@ describe('OracleDriver over a pool', () => {
         { VIEW_NAME: 'USER_AI_AGENTS', COLUMN_NAME: 'CREATED', DATA_TYPE: 'DATE', PRECEDENCE: 2 },
       ],
       [{ AGENT_NAME: null, AGENT_DETAILS: null }],
+      [],
     ]);
     const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000, discoveryTimeoutMs: 45_000 });
     const discovery = await discoverDatabase(driver, 'user');
@@ -269,12 +273,15 @@ describe('OracleDriver over a pool', () => {
       timeZoneOffset: '+00:00',
     });
     expect(discovery.catalog.sessionUser).toBe('agentgraph');
-    expect(fake.calls.map((c) => c.callTimeout)).toEqual([1000, 45_000, 1000]);
+    expect(fake.calls.map((c) => c.callTimeout)).toEqual([1000, 45_000, 1000, 1000]);
     expect(Object.fromEntries(dateColumnTypes(discovery.catalog))).toEqual({
       'USER_AI_AGENTS.CREATED': 'DATE',
       'USER_AI_AGENT_TEAM_HISTORY.START_DATE': 'TIMESTAMP(6) WITH TIME ZONE',
     });
     expect(discovery.agentDetails.callable).toBe(true);
+    // No EXECUTE_AGENT in ALL_ARGUMENTS: executeAgent is FORBIDDEN, saying so.
+    expect(discovery.executeAgent.plain).toBeNull();
+    expect(discovery.executeAgent.missing).toMatch(/EXECUTE ON DBMS_AI_AGENT/);
     expect(discovery.durationMs).toBeGreaterThanOrEqual(0);
   });
 

@@ -67,6 +67,7 @@ async function throughOracle(): Promise<{ fetched: string; bound: string }> {
       return { rows: [{ START_DATE: value }] } as unknown as oracledb.Result<T>;
     },
     close: async () => {},
+    break: async () => {},
   };
   const driver = new OracleDriver(
     {

@@ -49,9 +49,11 @@ describe('owner isolation holds as without the cache', () => {
   let plain: TestServer;
   beforeAll(async () => {
     [cached, plain] = await Promise.all([
-      startTestServer({ AUTH_JWT_SECRET: SECRET, ...CACHED }),
+      // A long poll interval: history answers live one interval, longer than a slow test.
+      startTestServer({ AUTH_JWT_SECRET: SECRET, ...CACHED, POLL_INTERVAL_MS: '60000' }),
       startTestServer({ AUTH_JWT_SECRET: SECRET }),
     ]);
+    await pollCycles(cached.server, 1);
   });
   afterAll(() => Promise.all([cached?.stop(), plain?.stop()]));
 
@@ -119,7 +121,9 @@ const RUN = 'query Run($execId: ID!) { teamRun(execId: $execId) { execId state }
 describe('the poller keeps cached answers true', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ ...CACHED, POLL_INTERVAL_MS: '200' });
+    server = await startTestServer({ ...CACHED, POLL_INTERVAL_MS: '1000' });
+    // The cache starts the poller; its first cycle takes the baseline.
+    await pollCycles(server.server, 1);
   });
   afterAll(() => server?.stop());
 
@@ -131,8 +135,8 @@ describe('the poller keeps cached answers true', () => {
     const execId = rows[0]?.team_exec_id as string;
     const before = await ask(server, RUN, { execId });
     expect(before.data).toEqual({ teamRun: { execId, state: 'SUCCEEDED' } });
-    // Statements are counted server-wide here, and the poller runs every 200 ms: the hit
-    // shows in the cache's own counter.
+    // Statements are counted server-wide here, and the poller runs meanwhile: the hit shows
+    // in the cache's own counter.
     const hits = (await cacheResults(server)).hit;
     expect((await ask(server, RUN, { execId })).data).toEqual(before.data);
     expect((await cacheResults(server)).hit).toBe(hits + 1);
@@ -150,7 +154,8 @@ describe('the poller keeps cached answers true', () => {
 describe('every transport reads the same cache', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(CACHED);
+    server = await startTestServer({ ...CACHED, POLL_INTERVAL_MS: '60000' });
+    await pollCycles(server.server, 1);
   });
   afterAll(() => server?.stop());
 

@@ -11,6 +11,8 @@ import {
   type Binds,
   type BindValue,
   type Block,
+  CallInterrupted,
+  type CallOptions,
   type Driver,
   outerOrder,
   type QueryOptions,
@@ -285,8 +287,44 @@ export class EmbeddedDriver implements Driver {
     );
   }
 
-  async runBlock(block: Block, binds: Binds): Promise<Row> {
-    const [row] = await this.run(block.embedded, binds);
+  /**
+   * A statement sent to PGlite cannot be cancelled: with `options`, the driver stops waiting
+   * for it when the time runs out or the caller goes away. Interrupted during the modelled
+   * latency, it is never sent, as Oracle's break leaves no completed execution behind.
+   */
+  async runBlock(block: Block, binds: Binds, options: CallOptions = {}): Promise<Row> {
+    const { signal, timeoutMs } = options;
+    if (!signal && timeoutMs === undefined)
+      return this.firstRow(block, this.run(block.embedded, binds));
+    if (signal?.aborted) throw new CallInterrupted('cancelled');
+    const stop = new AbortController();
+    let reject: (error: CallInterrupted) => void = () => {};
+    const interrupted = new Promise<never>((_, r) => {
+      reject = r;
+    });
+    const interrupt = (error: CallInterrupted) => {
+      reject(error);
+      stop.abort(error);
+    };
+    const onAbort = () => interrupt(new CallInterrupted('cancelled'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => interrupt(new CallInterrupted('timeout', timeoutMs)), timeoutMs);
+    const work = this.run(block.embedded, binds, {}, stop.signal);
+    // Whichever loses the race must not become an unhandled rejection.
+    work.catch(() => undefined);
+    try {
+      return await this.firstRow(block, Promise.race([work, interrupted]));
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async firstRow(block: Block, rows: Promise<Row[]>): Promise<Row> {
+    const [row] = await rows;
     if (!row) throw new Error(`${block.name} returned no row`);
     return row;
   }
@@ -328,8 +366,14 @@ export class EmbeddedDriver implements Driver {
     return this.statements.close();
   }
 
-  private async run(sql: string, binds: Binds, options: QueryOptions = {}): Promise<Row[]> {
-    if (this.latencyMs > 0) await sleep(this.latencyMs);
+  private async run(
+    sql: string,
+    binds: Binds,
+    options: QueryOptions = {},
+    signal?: AbortSignal,
+  ): Promise<Row[]> {
+    if (this.latencyMs > 0) await sleep(this.latencyMs, undefined, signal ? { signal } : {});
+    if (signal?.aborted) throw new CallInterrupted('cancelled');
     const { text, names } = rewriteBinds(sql);
     const params = names.map((name) => {
       if (!(name in binds)) throw new Error(`missing bind :${name}`);

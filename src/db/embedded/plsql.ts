@@ -1,10 +1,12 @@
 import { jobAction } from '../sql/run-team.js';
+import { executeAgentEmulation } from './execute-agent.js';
 
 /**
  * DBMS_AI_AGENT.LIST_AGENTS and DESCRIBE_AGENT emulated as PL/pgSQL functions over the
  * stored specs, producing seed 000's JSON member for member and in the same order. The
  * embedded session behaves as an administrator, so every stored agent is visible. Also the
- * RUN_TEAM hand-off of src/db/sql/run-team.ts (scheduler job and RUN_TEAM in one).
+ * RUN_TEAM hand-off of src/db/sql/run-team.ts (scheduler job and RUN_TEAM in one), and
+ * EXECUTE_AGENT (src/db/embedded/execute-agent.ts).
  */
 export const ORACLE_EMULATION_SCHEMA = 'emb_oracle';
 
@@ -17,7 +19,14 @@ export const ORACLE_EMULATION_SCHEMA = 'emb_oracle';
  */
 export const ORACLE_BUILTINS = `
 CREATE SCHEMA ${ORACLE_EMULATION_SCHEMA};
-CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.dual AS SELECT 'X'::varchar(1) AS dummy;
+-- DBTIMEZONE and SYSTIMESTAMP are columns of DUAL here: Oracle writes them without
+-- parentheses, which PostgreSQL reads as column names (the check's session.timeZone).
+CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.dual AS
+  SELECT 'X'::varchar(1) AS dummy, '+00:00'::varchar(6) AS dbtimezone, now() AS systimestamp;
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.sys_extract_utc(t timestamptz) RETURNS timestamp
+LANGUAGE sql IMMUTABLE AS $$ SELECT t AT TIME ZONE 'UTC' $$;
+-- The embedded session acts as an administrator: it may create scheduler jobs.
+CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.session_privs AS SELECT 'CREATE JOB'::varchar(40) AS privilege;
 CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.sys_context(namespace text, parameter text) RETURNS text
 LANGUAGE sql STABLE AS $$
   SELECT CASE WHEN upper(namespace) = 'USERENV' AND upper(parameter) IN ('SESSION_USER', 'CURRENT_SCHEMA', 'CURRENT_USER')
@@ -65,6 +74,7 @@ CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.product_component_version AS
 `;
 
 export const PLSQL_EMULATION = `
+${executeAgentEmulation(ORACLE_EMULATION_SCHEMA)}
 -- DBMS_LOB.SUBSTR(lob, amount, offset): the characters of a CLOB from offset, at most amount.
 CREATE SCHEMA dbms_lob;
 CREATE FUNCTION dbms_lob.substr(lob text, amount integer, start_at integer) RETURNS text

@@ -5,6 +5,8 @@ import {
   type AgentDetailsProbe,
   type Binds,
   type Block,
+  CallInterrupted,
+  type CallOptions,
   type Driver,
   outerOrder,
   type PoolStatistics,
@@ -17,7 +19,7 @@ import { runInUtc } from '../process-zone.js';
 import { normalizeRow } from '../rows.js';
 import { describeAgentProbe } from '../sql/session.js';
 import { inList } from '../sql/statement.js';
-import { errorCode, mapQueryError, startupError } from './errors.js';
+import { errorCode, mapQueryError, reportedLine, startupError } from './errors.js';
 import { connectTarget, poolAttributes } from './options.js';
 
 /** The part of an oracledb Pool the driver uses; tests substitute a fake. */
@@ -37,6 +39,8 @@ export interface OraclePoolStatistics {
 
 export interface OracleConnection {
   callTimeout?: number | undefined;
+  /** Interrupts the call in progress on the database (it fails with ORA-01013). */
+  break(): Promise<void>;
   execute<T>(
     sql: string,
     binds: oracledb.BindParameters,
@@ -71,6 +75,29 @@ export function fetchTypeHandler(
       return undefined;
   }
 }
+
+/** How long a broken call may take to come back before the driver's call timeout ends it. */
+const BREAK_GRACE_MS = 5_000;
+
+/** CLOB OUT binds arrive as Lob objects: their text, and the temporary LOBs freed. */
+async function readLobs(values: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const entries = await Promise.all(
+    Object.entries(values).map(async ([name, value]) => {
+      if (!isLob(value)) return [name, value] as const;
+      try {
+        return [name, await value.getData()] as const;
+      } finally {
+        value.destroy();
+      }
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+const isLob = (value: unknown): value is { getData(): Promise<unknown>; destroy(): void } =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { getData?: unknown }).getData === 'function';
 
 const EXECUTE_OPTIONS: oracledb.ExecuteOptions = {
   outFormat: oracledb.OUT_FORMAT_OBJECT,
@@ -108,10 +135,7 @@ export function isCompileError(error: unknown): boolean {
 }
 
 /** The line of a compile error worth logging: its PLS- line, else its first. */
-function compileReason(error: unknown): string {
-  const lines = String((error as Error).message).split('\n');
-  return (lines.find((line) => /PLS-\d+/.test(line)) ?? lines[0] ?? '').trim();
-}
+const compileReason = (error: unknown) => reportedLine(String((error as Error).message));
 
 /**
  * The columns of each view as the statements will resolve its unqualified name: an object of
@@ -176,24 +200,48 @@ export class OracleDriver implements Driver {
     return this.run(withoutAgentDetails(statement), binds, options);
   }
 
-  async runBlock(block: Block, binds: Binds): Promise<Row> {
+  async runBlock(block: Block, binds: Binds, options: CallOptions = {}): Promise<Row> {
     const out = Object.fromEntries(
       block.outputs.map((name) => [
         name,
-        { dir: oracledb.BIND_OUT, type: oracledb.STRING, maxSize: 4000 },
+        block.lobOutputs
+          ? { dir: oracledb.BIND_OUT, type: oracledb.DB_TYPE_CLOB }
+          : { dir: oracledb.BIND_OUT, type: oracledb.STRING, maxSize: 4000 },
       ]),
     );
     let connection: OracleConnection | undefined;
+    let interrupted: CallInterrupted | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const { signal, timeoutMs } = options;
+    // connection.break() cancels the call on the database (node-oracledb: the execute then
+    // fails with ORA-01013), so an abandoned or overdue EXECUTE_AGENT stops spending there.
+    const interrupt = (reason: CallInterrupted) => {
+      interrupted ??= reason;
+      connection?.break().catch(() => undefined);
+    };
+    const onAbort = () => interrupt(new CallInterrupted('cancelled'));
     try {
+      if (signal?.aborted) throw new CallInterrupted('cancelled');
       connection = await this.pool.getConnection();
-      connection.callTimeout = this.options.callTimeoutMs;
+      // The driver's own call timeout stays as a backstop behind the interrupting timer.
+      connection.callTimeout =
+        timeoutMs === undefined ? this.options.callTimeoutMs : timeoutMs + BREAK_GRACE_MS;
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) onAbort();
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => interrupt(new CallInterrupted('timeout', timeoutMs)), timeoutMs);
+      }
       const result = await connection.execute<Record<string, unknown>>(
         block.oracle,
         { ...binds, ...out } as oracledb.BindParameters,
         EXECUTE_OPTIONS,
       );
-      return normalizeRow((result.outBinds ?? {}) as Record<string, unknown>);
+      if (interrupted) throw interrupted;
+      const values = (result.outBinds ?? {}) as Record<string, unknown>;
+      return normalizeRow(block.lobOutputs ? await readLobs(values) : values);
     } catch (error) {
+      if (interrupted) throw interrupted;
+      if (error instanceof CallInterrupted) throw error;
       // ORA-27486: the scheduler refuses the job; a compile error: a package the block calls
       // is missing or not executable (PLS-00201).
       const code = errorCode(error);
@@ -206,6 +254,8 @@ export class OracleDriver implements Driver {
       }
       throw mapQueryError(error, block.oracle);
     } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       await connection?.close().catch(() => undefined);
     }
   }

@@ -55,6 +55,16 @@ interface OracleErrorFields {
   readonly cause?: unknown;
 }
 
+/**
+ * The line of an error message worth reporting: its PLS- line where it has one (ORA-06550's
+ * first line only says "line n, column m:"; the PLS- line names what is missing or wrong),
+ * else its first line.
+ */
+export function reportedLine(message: string): string {
+  const lines = message.split('\n');
+  return (lines.find((line) => /PLS-\d+/.test(line)) ?? lines[0] ?? '').trim();
+}
+
 /** `ORA-00942`, `NJS-503`, `ECONNREFUSED`, … or undefined. */
 export function errorCode(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;

@@ -9,9 +9,10 @@ import { paged, perCatalog, query, sql, viewerOwns } from './statement.js';
 /**
  * Stored Agent Specs from USER_/DBA_AI_AGENTS, each row with DESCRIBE_AGENT's JSON read in
  * the same round trip. USER_ views have no OWNER column (the session user owns every row);
- * the Select AI shape of the view has no AGENT_ID, CREATE_TIME or INPUTS, so those read as
- * NULL there, and has DESCRIPTION, CREATED, LAST_MODIFIED and STATUS instead, read when
- * present (the Agent Spec shape's statements keep their text). The Agent Spec description
+ * the Select AI shape of the view (catalog.ts, agentsViewShape) has AGENT_ID too but no
+ * CREATE_TIME or INPUTS, so those read as NULL there, and has DESCRIPTION, CREATED,
+ * LAST_MODIFIED and STATUS instead, read when present (the Agent Spec shape's statements keep
+ * their text). Each column is read when the view has it, whichever the shape. The Agent Spec description
  * and call contract exist only in the JSON (reference, "Agent Spec procedures"); inputs and
  * outputs come from it too, falling back to the view's columns.
  */
@@ -88,7 +89,7 @@ function parameters(value: unknown): AgentParameter[] {
   if (!Array.isArray(value)) return [];
   return value
     .filter((p): p is Record<string, unknown> => typeof p === 'object' && p !== null)
-    .map((p) => ({ title: str(p.title), type: strOrNull(p.type) }));
+    .map((p) => ({ title: str(p.title), type: strOrNull(p.type), required: !('default' in p) }));
 }
 
 function callContract(value: Record<string, unknown>): CallContract {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Catalog } from '../catalog.js';
 import type { Binds, Block, Row } from '../driver.js';
-import { strOrNull } from '../rows.js';
-import { perCatalog } from './statement.js';
+import { num, strOrNull } from '../rows.js';
+import { perCatalog, query, sql } from './statement.js';
 
 /**
  * How agent-graph hands a DBMS_CLOUD_AI_AGENT.RUN_TEAM call to the database: the one place
@@ -159,3 +159,33 @@ END;`,
     },
   };
 });
+
+/**
+ * Whether the session may create the job (ORA-27486 otherwise, when the job is created, which
+ * the self-check's NOT_WAITING run never reaches). SESSION_PRIVS lists the privileges the
+ * session has, through roles too, which an anonymous block uses.
+ */
+export const createJobPrivilege = query(
+  'runTeam.createJobPrivilege',
+  sql`SELECT COUNT(*) AS GRANTED FROM SESSION_PRIVS WHERE PRIVILEGE IN ('CREATE JOB', 'CREATE ANY JOB')`,
+  (row: Row) => num(row.granted) > 0,
+);
+
+/**
+ * The job's RUN_TEAM call, compiled and never run (IF 1 = 0), with arguments of the forms the
+ * job action passes: a missing EXECUTE on DBMS_CLOUD_AI_AGENT or another signature fails to
+ * compile (PLS-00201, PLS-00306), which the job's own text would only show when it runs.
+ */
+export const runTeamCompiles: Block = {
+  name: 'runTeam.compile',
+  outputs: ['compiled'],
+  privileges: 'EXECUTE ON DBMS_CLOUD_AI_AGENT',
+  oracle: `DECLARE l_result CLOB;
+BEGIN
+  IF 1 = 0 THEN
+    l_result := DBMS_CLOUD_AI_AGENT.RUN_TEAM(team_name => 'AGENTGRAPH_CHECK', user_prompt => 'check', params => '{}');
+  END IF;
+  :compiled := 'YES';
+END;`,
+  embedded: `SELECT 'YES' AS compiled`,
+};

@@ -1,6 +1,7 @@
+import type { Catalog } from '../catalog.js';
 import type { Row } from '../driver.js';
-import { str, strOrNull } from '../rows.js';
-import { query, sql } from './statement.js';
+import { dateOrNull, str, strOrNull } from '../rows.js';
+import { perCatalog, query, sql } from './statement.js';
 
 /**
  * What start-up and `npm run oracle:check` read about the session, in SQL that both databases
@@ -48,4 +49,32 @@ export const describeAgentProbe = query(
   sql`SELECT CAST(NULL AS VARCHAR(128)) AS AGENT_NAME FROM DUAL`,
   (row: Row) => strOrNull(row.agentDetails),
   { agentDetails: true, orderedBy: ['AGENT_NAME'] },
+);
+
+/** The database's own time zones and the newest run's start, for `npm run oracle:check`. */
+export interface TimeZones {
+  /** DBTIMEZONE: the zone of TIMESTAMP WITH LOCAL TIME ZONE data. */
+  readonly databaseZone: string;
+  /** SYSTIMESTAMP's offset: the database server's operating-system clock. */
+  readonly serverOffset: string;
+  /** SYS_EXTRACT_UTC(SYSTIMESTAMP): now, in UTC. */
+  readonly nowUtc: Date | null;
+  /** The newest START_DATE of the team history, read as the UTC wall clock it should be. */
+  readonly newestStart: Date | null;
+}
+
+export const timeZoneQuery = perCatalog((catalog: Catalog) =>
+  query(
+    'session.timeZone',
+    sql`SELECT DBTIMEZONE AS DB_TIME_ZONE, TO_CHAR(SYSTIMESTAMP, 'TZH:TZM') AS SERVER_OFFSET,
+      SYS_EXTRACT_UTC(SYSTIMESTAMP) AS NOW_UTC,
+      ${catalog.teamHistory.columns ? `(SELECT MAX(h.START_DATE) FROM ${catalog.teamHistory.name} h)` : 'NULL'} AS NEWEST_START
+      FROM DUAL`,
+    (row: Row): TimeZones => ({
+      databaseZone: str(row.dbTimeZone),
+      serverOffset: str(row.serverOffset),
+      nowUtc: dateOrNull(row.nowUtc),
+      newestStart: dateOrNull(row.newestStart),
+    }),
+  ),
 );

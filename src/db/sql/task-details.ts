@@ -19,8 +19,9 @@ export interface WindowedPrompt {
  * (USER_/DBA_CLOUD_AI_CONVERSATION_PROMPTS, by the task's conversation_id).
  *
  * Which job ran a task is not documented. Assumed (docs/oracle.md): its JOB_NAME contains
- * the TASK_NAME, and it started within a minute of the task's START_DATE and before its
- * END_DATE (plus a minute); the latest failed such run is the task's failure. A failure is
+ * the TEAM_NAME and then the TASK_NAME (literally: `_` is no wildcard), and it started and
+ * was logged within a minute of the task's START_DATE and END_DATE; the latest failed such
+ * run is the task's failure. A failure is
  * visible when its run is (team-history's runVisible).
  */
 export const taskDetailsSql = perCatalog((catalog: Catalog) => {
@@ -30,7 +31,15 @@ export const taskDetailsSql = perCatalog((catalog: Catalog) => {
   const prompts = catalog.conversationPrompts;
   const sameOwner =
     ownerColumn(jobs) && ownerColumn(tasks, ['TASK_OWNER']) ? 'AND d.OWNER = t.TASK_OWNER' : '';
-  const jobOfTask = `d.JOB_NAME LIKE '%' || t.TASK_NAME || '%' ${sameOwner}
+  /** A name as a LIKE pattern matching it literally (its `_` and `%` are not wildcards). */
+  const literally = (name: string) =>
+    `REPLACE(REPLACE(REPLACE(${name}, '\\', '\\\\'), '_', '\\_'), '%', '\\%')`;
+  // The team's name and then the task's in the job name; the job logged (LOG_DATE, the
+  // scheduler log's own order) and started within the task's time, so that the log is read
+  // over the task's time only.
+  const jobOfTask = `d.JOB_NAME LIKE '%' || ${literally('t.TEAM_NAME')} || '%' || ${literally('t.TASK_NAME')} || '%' ESCAPE '\\' ${sameOwner}
+    AND d.LOG_DATE >= t.START_DATE - INTERVAL '1' MINUTE
+    AND (t.END_DATE IS NULL OR d.LOG_DATE <= t.END_DATE + INTERVAL '1' MINUTE)
     AND d.ACTUAL_START_DATE >= t.START_DATE - INTERVAL '1' MINUTE
     AND (t.END_DATE IS NULL OR d.ACTUAL_START_DATE <= t.END_DATE + INTERVAL '1' MINUTE)`;
 

@@ -1,0 +1,188 @@
+import type { Binds, Block, Row } from '../driver.js';
+import { num, str, strOrNull } from '../rows.js';
+import { query, sql } from './statement.js';
+
+/**
+ * DBMS_AI_AGENT.EXECUTE_AGENT is in neither seed; the reference gives its shape as
+ * unconfirmed (a function of the agent name and the inputs CLOB returning a CLOB, with an
+ * overload that also returns TRACES). So nothing here hard-wires it: start-up reads the
+ * package's overloads from ALL_ARGUMENTS, and the call is written from the argument names
+ * found, in named notation, with every value a bind. What is confirmed and what is
+ * discovered is listed in docs/oracle.md ("Executing a stored agent").
+ */
+
+/** One top-level argument of one overload, as ALL_ARGUMENTS lists it. */
+export interface ProcedureArgument {
+  /** Null when the subprogram is not overloaded. */
+  readonly overload: string | null;
+  /** 0 for a function's return value. */
+  readonly position: number;
+  /** Null for a function's return value. */
+  readonly argumentName: string | null;
+  readonly dataType: string;
+  /** IN, OUT or IN/OUT. */
+  readonly inOut: string;
+  readonly defaulted: boolean;
+}
+
+/** ALL_ARGUMENTS of the package the public synonym names (SYS when there is none). */
+export const executeAgentArguments = query(
+  'executeAgent.arguments',
+  sql`SELECT a.OVERLOAD, a.POSITION, a.ARGUMENT_NAME, a.DATA_TYPE, a.IN_OUT, a.DEFAULTED
+    FROM ALL_ARGUMENTS a
+    WHERE a.PACKAGE_NAME = ${sql.bind('package_name', 'DBMS_AI_AGENT')}
+      AND a.OBJECT_NAME = ${sql.bind('object_name', 'EXECUTE_AGENT')}
+      AND a.DATA_LEVEL = 0
+      AND a.OWNER = (SELECT COALESCE(MAX(s.TABLE_OWNER), 'SYS') FROM ALL_SYNONYMS s
+        WHERE s.OWNER = 'PUBLIC' AND s.SYNONYM_NAME = :package_name)
+    ORDER BY a.OVERLOAD, a.POSITION`,
+  (row: Row): ProcedureArgument => ({
+    overload: strOrNull(row.overload),
+    position: num(row.position),
+    argumentName: strOrNull(row.argumentName),
+    dataType: str(row.dataType),
+    inOut: str(row.inOut),
+    defaulted: row.defaulted === 'Y',
+  }),
+);
+
+/** A usable overload: the names to call it with. */
+export interface ExecuteAgentCall {
+  readonly overload: string | null;
+  readonly agentNameArgument: string;
+  readonly inputsArgument: string;
+  /** The OUT argument holding the output; null when the overload is a function. */
+  readonly outputArgument: string | null;
+  /** The OUT argument holding the trace; null for an overload without one. */
+  readonly tracesArgument: string | null;
+}
+
+/** What start-up found: a call for executions with and without a trace, or why not. */
+export interface ExecuteAgentProcedure {
+  readonly plain: ExecuteAgentCall | null;
+  readonly traced: ExecuteAgentCall | null;
+  /** Each overload found, as `(AGENT_NAME IN VARCHAR2, INPUTS IN CLOB) RETURN CLOB`. */
+  readonly signatures: readonly string[];
+  /** What is missing, for FORBIDDEN and oracle:check, when `plain` is null. */
+  readonly missing: string | null;
+}
+
+const TEXT = new Set(['CLOB', 'NCLOB', 'VARCHAR2', 'NVARCHAR2', 'LONG']);
+const NAME_TEXT = new Set(['VARCHAR2', 'NVARCHAR2', 'CHAR']);
+/** Dictionary names go into the call's text: only plain upper-case identifiers do. */
+const IDENTIFIER = /^[A-Z][A-Z0-9_$#]{0,127}$/;
+
+const isIn = (a: ProcedureArgument) => a.inOut === 'IN';
+const isOut = (a: ProcedureArgument) => a.inOut === 'OUT' || a.inOut === 'IN/OUT';
+
+export function signature(args: readonly ProcedureArgument[]): string {
+  const returns = args.find((a) => a.position === 0 && a.argumentName === null);
+  const list = args
+    .filter((a) => a !== returns)
+    .map((a) => `${a.argumentName ?? '?'} ${a.inOut} ${a.dataType}${a.defaulted ? ' DEFAULT' : ''}`)
+    .join(', ');
+  return `(${list})${returns ? ` RETURN ${returns.dataType}` : ''}`;
+}
+
+/**
+ * The roles read from the names and types: the agent name is an IN string argument whose
+ * name says NAME, the inputs an IN CLOB/VARCHAR2 one saying INPUT, the trace an OUT one saying
+ * TRACE, the output the function's return value or an OUT one saying OUTPUT/RESULT/RESPONSE.
+ * Any other argument must be an IN argument with a default, or the overload is not usable.
+ */
+function callOf(args: readonly ProcedureArgument[]): ExecuteAgentCall | string {
+  const named = args.filter((a) => a.argumentName !== null);
+  const unusable = named.find((a) => !IDENTIFIER.test(a.argumentName as string));
+  if (unusable) return `argument name ${unusable.argumentName} is not a plain identifier`;
+  const pick = (test: (a: ProcedureArgument) => boolean) => named.find(test);
+  const word = (a: ProcedureArgument, pattern: RegExp) => pattern.test(a.argumentName as string);
+  const agentName = pick((a) => isIn(a) && NAME_TEXT.has(a.dataType) && word(a, /NAME/));
+  const inputs = pick((a) => isIn(a) && TEXT.has(a.dataType) && word(a, /INPUT/));
+  const traces = pick((a) => isOut(a) && TEXT.has(a.dataType) && word(a, /TRACE/));
+  const returns = args.find((a) => a.position === 0 && a.argumentName === null);
+  const outArgument = pick(
+    (a) => isOut(a) && TEXT.has(a.dataType) && word(a, /OUTPUT|RESULT|RESPONSE|ANSWER/),
+  );
+  if (!agentName) return 'no IN VARCHAR2 argument for the agent name (…NAME…)';
+  if (!inputs) return 'no IN CLOB argument for the inputs (…INPUT…)';
+  if (returns && !TEXT.has(returns.dataType)) return `it returns ${returns.dataType}, not a CLOB`;
+  if (!returns && !outArgument) return 'no CLOB return value or OUT argument for the output';
+  const used = new Set([agentName, inputs, traces, outArgument]);
+  const other = named.find((a) => !used.has(a) && !(isIn(a) && a.defaulted));
+  if (other) return `argument ${other.argumentName} (${other.inOut}) has no default`;
+  return {
+    overload: args[0]?.overload ?? null,
+    agentNameArgument: agentName.argumentName as string,
+    inputsArgument: inputs.argumentName as string,
+    outputArgument: returns ? null : (outArgument?.argumentName as string),
+    tracesArgument: traces ? (traces.argumentName as string) : null,
+  };
+}
+
+/** Groups the rows by overload and keeps the first usable call with and without a trace. */
+export function resolveExecuteAgent(rows: readonly ProcedureArgument[]): ExecuteAgentProcedure {
+  const overloads = new Map<string | null, ProcedureArgument[]>();
+  for (const row of rows)
+    overloads.set(row.overload, [...(overloads.get(row.overload) ?? []), row]);
+  const signatures: string[] = [];
+  const reasons: string[] = [];
+  const calls: ExecuteAgentCall[] = [];
+  for (const args of overloads.values()) {
+    signatures.push(signature(args));
+    const call = callOf(args);
+    if (typeof call === 'string') reasons.push(`${signature(args)}: ${call}`);
+    else calls.push(call);
+  }
+  const plain = calls.find((c) => c.tracesArgument === null) ?? calls[0] ?? null;
+  const traced = calls.find((c) => c.tracesArgument !== null) ?? null;
+  const missing =
+    plain !== null
+      ? null
+      : overloads.size === 0
+        ? 'DBMS_AI_AGENT.EXECUTE_AGENT is not in ALL_ARGUMENTS: the package is missing (before Oracle AI Database 26ai) or the agent-graph database user lacks EXECUTE ON DBMS_AI_AGENT'
+        : `no overload of DBMS_AI_AGENT.EXECUTE_AGENT can be called with an agent name and the inputs JSON: ${reasons.join('; ')}`;
+  return { plain, traced, signatures, missing };
+}
+
+/** What one call returns: the output CLOB, and the trace CLOB when one was asked for. */
+export interface ExecuteAgentResult {
+  readonly output: string | null;
+  readonly traces: string | null;
+}
+
+/**
+ * The call for one discovered overload. Oracle's text names the arguments as the dictionary
+ * spells them and binds every value; the embedded database runs its emulation
+ * (src/db/embedded/execute-agent.ts), which takes the same binds.
+ */
+export function executeAgentBlock(call: ExecuteAgentCall): Block {
+  const args = [
+    `${call.agentNameArgument} => :agent_name`,
+    `${call.inputsArgument} => :agent_inputs`,
+    ...(call.outputArgument ? [`${call.outputArgument} => :agent_output`] : []),
+    ...(call.tracesArgument ? [`${call.tracesArgument} => :agent_traces`] : []),
+  ].join(', ');
+  const invoke = `DBMS_AI_AGENT.EXECUTE_AGENT(${args})`;
+  const traced = call.tracesArgument !== null;
+  return {
+    name: 'agents.execute',
+    oracle: call.outputArgument
+      ? `BEGIN ${invoke}; END;`
+      : `BEGIN :agent_output := ${invoke}; END;`,
+    embedded: `SELECT agent_output, ${traced ? 'agent_traces' : 'NULL AS agent_traces'}
+      FROM emb_execute_agent(:agent_name, :agent_inputs, ${traced ? 'TRUE' : 'FALSE'})`,
+    outputs: traced ? ['agent_output', 'agent_traces'] : ['agent_output'],
+    lobOutputs: true,
+    privileges: 'EXECUTE ON DBMS_AI_AGENT',
+  };
+}
+
+export const executeAgentBinds = (agentName: string, inputs: string): Binds => ({
+  agent_name: agentName,
+  agent_inputs: inputs,
+});
+
+export const decodeExecuteAgent = (row: Row): ExecuteAgentResult => ({
+  output: strOrNull(row.agentOutput),
+  traces: strOrNull(row.agentTraces),
+});

@@ -1,0 +1,241 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
+import { createGatewayRuntime } from '@graphql-hive/gateway';
+import { composeServices } from '@theguild/federation-composition';
+import { parse, printSchema, printType } from 'graphql';
+import { createYoga } from 'graphql-yoga';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { schema, subgraphSchema } from '../../src/schema/index.js';
+import { metric } from '../live/support.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
+const token = (claims: Record<string, unknown>) =>
+  new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('federation-test')
+    .setExpirationTime('5m')
+    .sign(new TextEncoder().encode(SECRET));
+
+/** Types only a subgraph has: federation's own. */
+const FEDERATION_TYPES = /^(_Any|_Entity|_Service|link__\w+|federation__\w+)$/;
+
+describe('FEDERATION off and on: the printed schema, both ways', () => {
+  test('off, the schema has nothing of federation', () => {
+    const printed = printSchema(schema);
+    for (const name of ['_entities', '_service', '_Any', '@key', '@link']) {
+      expect(printed).not.toContain(name);
+    }
+  });
+
+  test('on, every type prints as off, Query gains _entities and _service, and the keys are declared', () => {
+    const subgraph = subgraphSchema();
+    const clientTypes = Object.keys(schema.getTypeMap()).sort();
+    const subgraphTypes = Object.keys(subgraph.getTypeMap()).filter(
+      (n) => !FEDERATION_TYPES.test(n),
+    );
+    expect(subgraphTypes.sort()).toEqual(clientTypes);
+    for (const name of clientTypes) {
+      if (name === 'Query') continue;
+      expect(printType(subgraph.getType(name) as never), name).toBe(
+        printType(schema.getType(name) as never),
+      );
+    }
+    const queryFields = Object.keys(subgraph.getQueryType()?.getFields() ?? {});
+    expect(queryFields.sort()).toEqual(
+      [...Object.keys(schema.getQueryType()?.getFields() ?? {}), '_entities', '_service'].sort(),
+    );
+    const sdl = printSubgraphSchema(subgraph);
+    expect(sdl).toMatch(/type Agent implements Node\s*@key\(fields: "owner name"\)/);
+    expect(sdl).toMatch(/type Team implements Node\s*@key\(fields: "owner name"\)/);
+    expect(sdl).toMatch(/type TeamRun implements Node\s*@key\(fields: "execId"\)/);
+  });
+});
+
+/** A second, tiny subgraph that points at agent-graph's entities by their keys. */
+const INCIDENTS_SDL = `
+  extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key"])
+  type Query { incidents: [Incident!]! }
+  type Incident { id: ID! title: String! team: Team! run: TeamRun }
+  type Team @key(fields: "owner name", resolvable: false) { owner: String! name: String! }
+  type TeamRun @key(fields: "execId", resolvable: false) { execId: ID! }
+`;
+
+describe('composed into a supergraph, served by Hive Gateway', () => {
+  let agentGraph: TestServer;
+  let incidents: Server;
+  let incidentsUrl: string;
+  let runs: { execId: string; teamName: string; owner: string }[];
+  let gateway: ReturnType<typeof createGatewayRuntime>;
+
+  beforeAll(async () => {
+    agentGraph = await startTestServer({ FEDERATION: 'true', AUTH_JWT_SECRET: SECRET });
+    const admin = { authorization: `Bearer ${await token({ roles: ['admin'] })}` };
+    const found = await agentGraph.post<{
+      teamRuns: { nodes: { execId: string; teamName: string; owner: string }[] };
+    }>('{ teamRuns(first: 4) { nodes { execId teamName owner } } }', {}, admin);
+    runs = found.data?.teamRuns.nodes ?? [];
+    const yoga = createYoga({
+      schema: buildSubgraphSchema({
+        typeDefs: parse(INCIDENTS_SDL),
+        resolvers: {
+          Query: {
+            incidents: () =>
+              runs.map((run, i) => ({
+                id: String(i),
+                title: `incident ${i}`,
+                team: { owner: run.owner, name: run.teamName },
+                run: { execId: run.execId },
+              })),
+          },
+        },
+      }),
+      logging: false,
+    });
+    incidents = createServer(yoga);
+    await new Promise<void>((resolve) => incidents.listen(0, '127.0.0.1', resolve));
+    incidentsUrl = `http://127.0.0.1:${(incidents.address() as AddressInfo).port}/graphql`;
+
+    const sdl = await agentGraph.post<{ _service: { sdl: string } }>(
+      '{ _service { sdl } }',
+      {},
+      admin,
+    );
+    const composed = composeServices([
+      {
+        name: 'agentgraph',
+        typeDefs: parse(sdl.data?._service.sdl ?? ''),
+        url: `${agentGraph.url}/graphql`,
+      },
+      { name: 'incidents', typeDefs: parse(INCIDENTS_SDL), url: incidentsUrl },
+    ]);
+    expect(composed.errors ?? []).toEqual([]);
+    gateway = createGatewayRuntime({
+      supergraph: composed.supergraphSdl as string,
+      logging: false,
+      // The gateway passes the caller's token on, so that agent-graph's isolation applies.
+      propagateHeaders: {
+        fromClientToSubgraphs: ({ request }) => ({
+          authorization: request.headers.get('authorization') ?? '',
+        }),
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.dispose();
+    await new Promise((resolve) => incidents?.close(resolve));
+    await agentGraph?.stop();
+  });
+
+  const CROSSING = `{ incidents { title team { name description stats { runCount } } run { execId state team { name } } } }`;
+
+  async function throughGateway(claims: Record<string, unknown>) {
+    const response = await gateway.fetch('http://gateway/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${await token(claims)}`,
+      },
+      body: JSON.stringify({ query: CROSSING }),
+    });
+    return (await response.json()) as {
+      data?: {
+        incidents: {
+          title: string;
+          team: { name: string; description: string | null; stats: { runCount: number } } | null;
+          run: { execId: string; state: string; team: { name: string } | null } | null;
+        }[];
+      };
+      errors?: unknown[];
+    };
+  }
+
+  test('a query crosses from the second subgraph into agent-graph’s teams and runs', async () => {
+    expect(runs.length).toBeGreaterThan(1);
+    const result = await throughGateway({ roles: ['admin'] });
+    expect(result.errors).toBeUndefined();
+    const answered = result.data?.incidents ?? [];
+    expect(answered).toHaveLength(runs.length);
+    for (const [i, incident] of answered.entries()) {
+      const run = runs[i] as (typeof runs)[number];
+      expect(incident.team?.name).toBe(run.teamName);
+      expect(incident.team?.stats.runCount).toBeGreaterThan(0);
+      expect(incident.run).toMatchObject({ execId: run.execId, team: { name: run.teamName } });
+    }
+  });
+
+  test('_entities costs one statement per entity type, however many representations', async () => {
+    const statements = (name: string) =>
+      metric(agentGraph.server, 'agentgraph_db_statements_total', { statement: name });
+    const admin = { authorization: `Bearer ${await token({ roles: ['admin'] })}` };
+    const representations = [
+      ...runs.map((run) => ({ __typename: 'Team', owner: run.owner, name: run.teamName })),
+      ...runs.map((run) => ({ __typename: 'TeamRun', execId: run.execId })),
+    ];
+    const query = `query ($r: [_Any!]!) { _entities(representations: $r) {
+      ... on Team { name } ... on TeamRun { execId state } } }`;
+    const total = await agentGraph.countStatements(() =>
+      agentGraph.post(query, { r: representations }, admin),
+    );
+    expect(total).toBe(2);
+    const byName = await statements('teams.byNames');
+    const again = await agentGraph.post<{ _entities: unknown[] }>(
+      query,
+      { r: representations },
+      admin,
+    );
+    expect(again.data?._entities).toHaveLength(representations.length);
+    expect(await statements('teams.byNames')).toBe(byName + 1);
+  });
+
+  test('owner isolation is unchanged: another owner’s entities resolve to null', async () => {
+    const admin = { authorization: `Bearer ${await token({ roles: ['admin'] })}` };
+    const all = await agentGraph.post<{ teamRuns: { nodes: typeof runs } }>(
+      '{ teamRuns(first: 100) { nodes { execId teamName owner } } }',
+      {},
+      admin,
+    );
+    const nodes = all.data?.teamRuns.nodes ?? [];
+    const mine = nodes.find((run) => run.owner === 'APP_USER');
+    const theirs = nodes.find((run) => run.owner !== 'APP_USER');
+    expect(mine && theirs).toBeTruthy();
+    const query = `query ($r: [_Any!]!) { _entities(representations: $r) { ... on Team { name owner } ... on TeamRun { execId } } }`;
+    const headers = { authorization: `Bearer ${await token({ db_user: 'APP_USER' })}` };
+    const representations = [mine, theirs].flatMap((run) =>
+      run
+        ? [
+            { __typename: 'Team', owner: run.owner, name: run.teamName },
+            { __typename: 'TeamRun', execId: run.execId },
+          ]
+        : [],
+    );
+    const result = await agentGraph.post<{ _entities: (Record<string, string> | null)[] }>(
+      query,
+      { r: representations },
+      headers,
+    );
+    const expected = [mine, theirs].flatMap((run) =>
+      run
+        ? run.owner === 'APP_USER'
+          ? [{ name: run.teamName, owner: run.owner }, { execId: run.execId }]
+          : [null, null]
+        : [],
+    );
+    expect(result.data?._entities).toEqual(expected);
+  });
+
+  test('_entities takes at most 100 representations, BAD_USER_INPUT past that', async () => {
+    const admin = { authorization: `Bearer ${await token({ roles: ['admin'] })}` };
+    const r = Array.from({ length: 101 }, (_, i) => ({ __typename: 'TeamRun', execId: String(i) }));
+    const result = await agentGraph.post(
+      'query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }',
+      { r },
+      admin,
+    );
+    expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(result.errors?.[0]?.message).toMatch(/at most 100/);
+  });
+});
