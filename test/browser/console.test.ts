@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import type { EmbeddedPg } from '../../src/db/embedded/database.js';
+import { startRun } from '../../src/db/embedded/simulator.js';
 import { REPORT, stillWaiting, waitingRun } from '../hitl/support.js';
 import { embeddedPg, runsIn, settled } from '../live/support.js';
 import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
@@ -199,9 +200,16 @@ describe('the console at /console', () => {
     await page.getByRole('heading', { name: 'Drift from the catalog' }).waitFor();
     expect(await page.locator('h2').textContent()).toBe(`Team ${REPORT}`);
     expect(await page.locator('.card .big').first().textContent()).toMatch(/^\d/);
-    expect(await page.locator('figure svg[role="img"]').getAttribute('aria-label')).toContain(
-      'WAITING_FOR_HUMAN',
-    );
+    expect(
+      await page
+        .locator('figure', { hasText: 'Runs by state' })
+        .locator('svg')
+        .getAttribute('aria-label'),
+    ).toContain('WAITING_FOR_HUMAN');
+    // Where you are: under Teams, and the breadcrumb ends at the team.
+    expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe('Teams');
+    expect(await page.locator('.breadcrumb [aria-current="page"]').textContent()).toBe(REPORT);
+    await page.locator('svg.activity-bars').waitFor();
     expect(await page.locator('main').textContent()).toContain('A2A card');
     await page.screenshot({ path: `${SCREENSHOTS}/console-team.png`, fullPage: true });
     expect(requested.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
@@ -267,4 +275,153 @@ describe('the console at /console', () => {
     await waitingItem(page, execId).waitFor();
     await page.close();
   });
+
+  test('a run with hundreds of tool calls is a timeline: lanes, an aggregated row, a failed task, a wait; a bar opens its input', async () => {
+    const execId = await manyCallsRun(pg, 300);
+    const { page } = await open(`${t.url}/console#/run/${execId}`);
+    const timeline = page.locator('svg.timeline');
+    await timeline.waitFor();
+    expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe('Teams');
+    expect(await page.locator('.breadcrumb [aria-current="page"]').textContent()).toBe(
+      `Run ${execId}`,
+    );
+    expect(await timeline.locator('rect.task').count()).toBe(2);
+    expect(await timeline.locator('rect.task.FAILED').count()).toBe(1);
+    expect(await timeline.locator('text.state-label', { hasText: 'FAILED' }).count()).toBe(1);
+    // 300 calls 1 s apart, each 2.5 s long: three lanes of overlapping calls, 120 bars drawn,
+    // the other 180 counted per time bin in one row; the review task's wait for a person.
+    expect(await timeline.locator('rect.call').count()).toBe(121);
+    expect(await timeline.locator('text.lane-label', { hasText: '+180 more calls' }).count()).toBe(
+      1,
+    );
+    expect(await timeline.locator('rect.call.human').count()).toBe(1);
+    await timeline
+      .locator('g.bar-button', { has: page.locator('rect.call') })
+      .first()
+      .click();
+    await page.locator('.timeline-details pre', { hasText: /"chunk"\s*:\s*1\}/ }).waitFor();
+    expect(await page.locator('.timeline-details h4').textContent()).toBe('SUMMARIZE_REPORT');
+    await page
+      .locator('figure.timeline-figure')
+      .screenshot({ path: `${SCREENSHOTS}/console-run-timeline.png` });
+    await page.close();
+  });
+
+  test('the statistics page charts team-run activity, with hover values, and redraws when a run starts', async () => {
+    const { page } = await open(`${t.url}/console#/stats`);
+    const bars = page.locator('svg.activity-bars');
+    await bars.waitFor();
+    expect(Number(await bars.getAttribute('data-started-total'))).toBeGreaterThan(0);
+    expect(await bars.getAttribute('aria-label')).toMatch(
+      /^Runs started per hour, by state: \d+ in 2[45] hours/,
+    );
+    expect(await page.locator('.legend li').allTextContents()).toEqual([
+      ' SUCCEEDED',
+      ' FAILED',
+      ' RUNNING',
+      ' RESUMING',
+      ' WAITING_FOR_HUMAN',
+    ]);
+    await page.locator('svg.activity-trend polyline.p95').waitFor();
+    const busy = bars.locator('g.bucket:not([data-started="0"])').last();
+    await busy.hover();
+    expect(await page.locator('.readout').textContent()).toMatch(/: \d+ started \(.*\); \d+ ended/);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-activity.png`, fullPage: true });
+
+    // A run starts: the subscription's event redraws the chart with it in the current hour.
+    const current = () => bars.locator('g.bucket').last().getAttribute('data-started');
+    const before = Number(await current());
+    await settled(t.server, 1);
+    await startRun(pg, {
+      owner: 'APP_USER',
+      teamName: REPORT,
+      execId: `ACTIVITY_LIVE_${Date.now()}`,
+    });
+    await expect
+      .poll(async () => Number(await current()), { timeout: 10_000 })
+      .toBeGreaterThan(before);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-activity-updated.png`, fullPage: true });
+
+    await page.getByRole('button', { name: 'Last 30 days' }).click();
+    await page.locator('svg.activity-bars[aria-label^="Runs started per day"]').waitFor();
+    await page.close();
+  });
+
+  test('for a caller who owns no runs, the activity charts say there is nothing to draw', async () => {
+    const token = await mintToken(secured.server.config.auth, {
+      user: 'NOBODY',
+      roles: [],
+      expiresIn: '10m',
+    });
+    const { page } = await open(`${secured.url}/console#/stats`);
+    await page.getByLabel('Access token').fill(token);
+    await page.getByRole('button', { name: 'Use token' }).click();
+    const bars = page.locator('svg.activity-bars');
+    await bars.waitFor();
+    expect(await bars.getAttribute('data-started-total')).toBe('0');
+    expect(await bars.locator('text.empty').textContent()).toBe(
+      'No runs started in these 25 hours.',
+    );
+    expect(await page.locator('svg.activity-trend text.empty').textContent()).toBe(
+      'No run ended in this period.',
+    );
+    await page.screenshot({ path: `${SCREENSHOTS}/console-activity-empty.png`, fullPage: true });
+    await page.close();
+  });
+
+  test('a question in no known key reads as its values labelled by key, not as JSON', async () => {
+    const execId = await waitingRun(pg);
+    await pg.query(
+      `UPDATE dba_ai_agent_tool_history SET input = $2 WHERE team_exec_id = $1 AND end_date IS NULL`,
+      [execId, JSON.stringify({ film: 'Arrival', count: 2, genres: ['sci-fi', 'drama'] })],
+    );
+    const { page } = await open(`${t.url}/console#/run/${execId}`);
+    const asked = page.locator('.question');
+    await asked.waitFor();
+    expect(await asked.locator('.asked').textContent()).toBe('The agent asks for input on:');
+    expect(await asked.locator('dt').allTextContents()).toEqual(['film', 'count', 'genres']);
+    expect(await asked.locator('dd').allTextContents()).toEqual([
+      'Arrival',
+      '2',
+      '["sci-fi","drama"]',
+    ]);
+    await page.close();
+  });
 });
+
+/**
+ * A failed run of the report team: a summarising task with `calls` tool calls one second
+ * apart, each 2.5 s long, then a review task that waited for a person and failed.
+ */
+async function manyCallsRun(db: EmbeddedPg, calls: number): Promise<string> {
+  const execId = `TIMELINE_${Date.now()}`;
+  const t0 = new Date(Date.now() - 20 * 60_000);
+  const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
+  const review = calls + 20;
+  await db.query(
+    `INSERT INTO dba_ai_agent_team_history (team_exec_id, team_name, team_owner, start_date, end_date, state, team_instance_id)
+     VALUES ($1, $2, 'APP_USER', $3, $4, 'FAILED', 1)`,
+    [execId, REPORT, t0, at(review + 120)],
+  );
+  await db.query(
+    `INSERT INTO dba_ai_agent_task_history (team_exec_id, team_name, task_owner, agent_name, task_name, task_order, input, result, state, start_date, end_date)
+     VALUES ($1, $2, 'APP_USER', 'SUMMARIZER', 'SUMMARIZE_TASK', 1, 'Summarize the upload', '{"status":"ok"}', 'SUCCEEDED', $3, $4),
+            ($1, $2, 'APP_USER', 'REVIEWER', 'REVIEW_SUMMARY_TASK', 2, 'Review the summary', 'ORA-20404: no reviewer', 'FAILED', $4, $5)`,
+    [execId, REPORT, t0, at(calls + 10), at(review + 110)],
+  );
+  await db.query(
+    `INSERT INTO dba_ai_agent_tool_history (invocation_id, team_exec_id, task_order, tool_owner, tool_name, agent_name, task_name, start_date, end_date, input, output, tool_output)
+     SELECT $1 || '_' || g, $1, 1, 'APP_USER', 'SUMMARIZE_REPORT', 'SUMMARIZER', 'SUMMARIZE_TASK',
+       $2::timestamp + g * interval '1 second', $2::timestamp + g * interval '1 second' + interval '2.5 seconds',
+       json_build_object('chunk', g)::text, '{"rows":1}', 'RAG call completed'
+     FROM generate_series(1, $3::int) g`,
+    [execId, t0, calls],
+  );
+  await db.query(
+    `INSERT INTO dba_ai_agent_tool_history (invocation_id, team_exec_id, task_order, tool_owner, tool_name, agent_name, task_name, start_date, end_date, input, output, tool_output)
+     VALUES ($1 || '_review', $1, 2, 'APP_USER', 'HUMAN_REVIEW', 'REVIEWER', 'REVIEW_SUMMARY_TASK', $2, $3,
+       '{"question":"Approve this summary?"}', '{"answer":"reject"}', 'reviewer answered')`,
+    [execId, at(review), at(review + 90)],
+  );
+  return execId;
+}

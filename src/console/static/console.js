@@ -71,10 +71,10 @@ function h(tag, attributes = {}, ...children) {
 
 const SVG = 'http://www.w3.org/2000/svg';
 /**
- * An SVG element, for the statistics charts.
+ * An SVG element, for the charts and the run timeline.
  * @param {string} tag
  * @param {Record<string, string | number>} [attributes]
- * @param {...Node} children
+ * @param {...(Node | string)} children
  * @returns {SVGElement}
  */
 function s(tag, attributes = {}, ...children) {
@@ -251,31 +251,43 @@ const RESPOND = `mutation ConsoleRespond($execId: ID!, $response: String!) {
   respondToHuman(execId: $execId, response: $response) { execId run { state } }
 }`;
 
+/** Keys a HUMAN tool's JSON input may put its question under, in the order they are read. */
+const QUESTION_KEYS = ['question', 'prompt', 'message', 'text', 'query'];
+
+const shown = (value) => (typeof value === 'string' ? value : JSON.stringify(value));
+
 /**
- * The question as a person reads it: a JSON question's `question` member first and its other
- * members below (HUMAN tools are often given JSON), else the text as it is.
+ * The question as a person reads it. A JSON object's question (its `question` member, else
+ * the first of QUESTION_KEYS that holds text) comes first, and its other members below,
+ * labelled by key; an object with none of them is shown as those labelled values, an array
+ * as a list: never as raw JSON. Any other input is shown as the text it is.
  */
 function question(wait) {
   const json = wait?.questionJson;
-  if (
-    json &&
-    typeof json === 'object' &&
-    !Array.isArray(json) &&
-    typeof json.question === 'string'
-  ) {
-    const rest = Object.entries(json).filter(([key]) => key !== 'question' && key !== 'options');
+  if (Array.isArray(json)) {
     return h(
       'div',
       { class: 'question' },
-      h('p', { class: 'asked' }, json.question),
+      h('p', { class: 'asked' }, 'The agent asks about:'),
+      h(
+        'ul',
+        {},
+        json.map((item) => h('li', {}, shown(item))),
+      ),
+    );
+  }
+  if (json && typeof json === 'object') {
+    const key = QUESTION_KEYS.find((name) => typeof json[name] === 'string');
+    const rest = Object.entries(json).filter(([name]) => name !== key && name !== 'options');
+    return h(
+      'div',
+      { class: 'question' },
+      h('p', { class: 'asked' }, key ? json[key] : 'The agent asks for input on:'),
       rest.length > 0 &&
         h(
           'dl',
           { class: 'facts' },
-          rest.map(([key, value]) => [
-            h('dt', {}, key),
-            h('dd', {}, typeof value === 'string' ? value : JSON.stringify(value)),
-          ]),
+          rest.map(([name, value]) => [h('dt', {}, name), h('dd', {}, shown(value))]),
         ),
     );
   }
@@ -554,9 +566,10 @@ function runTable(runs, withTeam) {
 const RUN = `query ConsoleRun($execId: ID!) {
   teamRun(execId: $execId) {
     execId teamName owner state startDate endDate durationMs
+    team { tools { name toolType } }
     waitingFor { question questionJson agentName since }
     tasks {
-      taskOrder taskName agentName state startDate durationMs input result
+      taskOrder taskName agentName state startDate endDate durationMs input result
       failure { jobName status logDate message }
       prompts(first: 20) { totalCount nodes { created prompt response } }
       toolCalls { invocationId toolName agentName startDate endDate durationMs input output toolOutput }
@@ -611,6 +624,11 @@ function runView(root, execId) {
   const render = (run) =>
     add(
       body,
+      breadcrumb(
+        ['Teams', '#/teams'],
+        [run.teamName, `#/team/${encodeURIComponent(run.teamName)}`],
+        [`Run ${run.execId}`],
+      ),
       h(
         'dl',
         { class: 'facts' },
@@ -627,6 +645,7 @@ function runView(root, execId) {
         run.waitingFor && h('dt', {}, 'Waiting for'),
         run.waitingFor && h('dd', {}, question(run.waitingFor)),
       ),
+      runTimeline(run),
       h('h3', {}, `Tasks (${run.tasks.length})`),
       run.tasks.length ? null : h('p', { class: 'empty' }, 'No task recorded.'),
       run.tasks.map((task) =>
@@ -777,14 +796,17 @@ const TEAM = `query ConsoleTeam($name: String!) {
 
 function teamView(root, name) {
   add(root, h('h2', { tabindex: '-1' }, 'Team ', name), h('p', { class: 'muted' }, 'Loading…'));
+  let activity;
   gql(TEAM, { name }).then(({ data, errors }) => {
     root.lastElementChild.remove();
     if (errors.length) add(root, errorBanner(errors));
     const team = data?.team;
     if (!team) return;
     const stats = team.stats;
+    activity = activitySection(team.name);
     add(
       root,
+      breadcrumb(['Teams', '#/teams'], [team.name]),
       h('p', { class: 'muted' }, team.description ?? '', ` · owner ${team.owner}`),
       h(
         'div',
@@ -814,6 +836,7 @@ function teamView(root, name) {
           })),
         ),
       ),
+      activity.element,
       h('h3', {}, 'A2A card'),
       team.agentCard
         ? h(
@@ -861,7 +884,7 @@ function teamView(root, name) {
       runTable(team.runs?.nodes ?? [], false),
     );
   });
-  return () => {};
+  return () => activity?.stop();
 }
 
 function card(title, value, detail) {
@@ -920,11 +943,16 @@ function statsView(root) {
     h('h2', { tabindex: '-1' }, 'Runtime statistics'),
     h('p', { class: 'muted' }, 'Loading…'),
   );
+  // Team runs over time, below the execution statistics (or alone, when those are refused).
+  const activity = activitySection(null);
   gql(STATS).then(({ data, errors }) => {
     root.lastElementChild.remove();
     if (errors.length) add(root, errorBanner(errors));
     const summary = data?.execStatSummary;
-    if (!summary) return;
+    if (!summary) {
+      add(root, activity.element);
+      return;
+    }
     const totals = summary.totals;
     const other = Math.max(
       0,
@@ -994,8 +1022,615 @@ function statsView(root) {
         ),
       ),
     );
+    add(root, activity.element);
   });
-  return () => {};
+  return activity.stop;
+}
+
+// ---- activity over time (teamRunActivity), on the Statistics and Team pages ----
+
+const ACTIVITY = `query ConsoleActivity($bucket: ActivityBucket!, $filter: TeamRunActivityFilter) {
+  teamRunActivity(bucket: $bucket, filter: $filter) {
+    bucket from to
+    buckets {
+      start end startedCount startedByState { state count } endedCount durationP50Ms durationP95Ms
+      waitingAtEnd waitsBegun humanWaitCount humanWaitMs
+    }
+  }
+}`;
+
+/** Stacking order of the bars, bottom up, each with a pattern so that no state rests on colour. */
+const STACK = ['SUCCEEDED', 'FAILED', 'RUNNING', 'RESUMING', 'WAITING_FOR_HUMAN'];
+let patternIds = 0;
+
+/** Fills for the states: the state's colour plus a pattern (none, hatches, dots, grid). */
+function statePatterns() {
+  const id = `p${++patternIds}`;
+  const marks = {
+    SUCCEEDED: [],
+    FAILED: [s('path', { d: 'M0,6 L6,0', class: 'mark' })],
+    RUNNING: [s('path', { d: 'M3,0 L3,6', class: 'mark' })],
+    RESUMING: [s('path', { d: 'M0,3 L6,3', class: 'mark' })],
+    WAITING_FOR_HUMAN: [s('circle', { cx: 3, cy: 3, r: 1.3, class: 'mark' })],
+  };
+  const defs = s('defs');
+  for (const [state, children] of Object.entries(marks)) {
+    defs.append(
+      s(
+        'pattern',
+        { id: `${id}-${state}`, width: 6, height: 6, patternUnits: 'userSpaceOnUse' },
+        s('rect', { width: 6, height: 6, class: `fill ${state}` }),
+        ...children,
+      ),
+    );
+  }
+  return { defs, fill: (state) => `url(#${id}-${state})` };
+}
+
+const bucketLabel = (activity, iso) => {
+  const date = new Date(iso);
+  return activity.bucket === 'HOUR'
+    ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
+    : date.toLocaleDateString([], { month: 'short', day: 'numeric' });
+};
+
+/** One bucket in words: what the hover readout and the bar's title say. */
+function describeBucket(activity, bucket) {
+  const states = bucket.startedByState
+    .filter((entry) => entry.count > 0)
+    .map((entry) => `${entry.count} ${entry.state}`)
+    .join(', ');
+  return (
+    [
+      `${bucketLabel(activity, bucket.start)}–${bucketLabel(activity, bucket.end)}:`,
+      `${bucket.startedCount} started${states ? ` (${states})` : ''};`,
+      `${bucket.endedCount} ended${bucket.endedCount ? `, p50 ${millis(bucket.durationP50Ms)}, p95 ${millis(bucket.durationP95Ms)}` : ''};`,
+      bucket.waitingAtEnd === null ? '' : `${bucket.waitingAtEnd} waiting for a person at the end`,
+    ].join(' ') +
+    (bucket.humanWaitCount
+      ? `, ${bucket.humanWaitCount} answered after ${millis(bucket.humanWaitMs)} in all`
+      : '')
+  );
+}
+
+/**
+ * Stacked bars of the runs started per bucket by state, and below them the p50 and p95
+ * durations of the runs that ended per bucket (a solid and a dashed line). Hovering or
+ * focusing a bucket shows its figures in the readout; every bar also carries them as a title.
+ */
+function activityCharts(activity) {
+  const buckets = activity.buckets;
+  const width = 720;
+  const left = 36;
+  const plot = width - left - 8;
+  const step = plot / buckets.length;
+  const height = 150;
+  const max = Math.max(1, ...buckets.map((b) => b.startedCount));
+  const total = buckets.reduce((sum, b) => sum + b.startedCount, 0);
+  const readout = h(
+    'p',
+    { class: 'readout', 'aria-live': 'polite' },
+    'Point at a bar for its figures.',
+  );
+  const { defs, fill } = statePatterns();
+  const unit = activity.bucket === 'HOUR' ? 'hour' : 'day';
+  const bars = s('svg', {
+    viewBox: `0 0 ${width} ${height + 24}`,
+    class: 'activity-bars',
+    role: 'img',
+    'aria-label': `Runs started per ${unit}, by state: ${total} in ${buckets.length} ${unit}s, at most ${max} in one`,
+    'data-started-total': total,
+  });
+  bars.append(defs);
+  for (const tick of [0, Math.ceil(max / 2), max]) {
+    const y = height - (tick / max) * (height - 10);
+    bars.append(
+      s('line', { x1: left, x2: width - 8, y1: y, y2: y, class: 'grid' }),
+      s('text', { x: left - 4, y: y + 4, 'text-anchor': 'end' }, String(tick)),
+    );
+  }
+  const labelEvery = Math.ceil(buckets.length / 8);
+  buckets.forEach((bucket, index) => {
+    const x = left + index * step;
+    const group = s('g', {
+      class: 'bucket',
+      tabindex: 0,
+      'data-start': bucket.start,
+      'data-started': bucket.startedCount,
+    });
+    const words = describeBucket(activity, bucket);
+    group.append(s('title', {}, words));
+    group.append(s('rect', { x, y: 0, width: step, height, class: 'hit' }));
+    let y = height;
+    for (const state of STACK) {
+      const count = bucket.startedByState.find((entry) => entry.state === state)?.count ?? 0;
+      if (!count) continue;
+      const h2 = (count / max) * (height - 10);
+      y -= h2;
+      group.append(
+        s('rect', {
+          x: x + step * 0.12,
+          y,
+          width: step * 0.76,
+          height: h2,
+          fill: fill(state),
+          class: `seg ${state}`,
+        }),
+      );
+    }
+    const show = () => {
+      readout.textContent = words;
+      for (const other of bars.querySelectorAll('.bucket.active')) other.classList.remove('active');
+      group.classList.add('active');
+    };
+    group.addEventListener('mouseenter', show);
+    group.addEventListener('focus', show);
+    bars.append(group);
+    if (index % labelEvery === 0) {
+      bars.append(s('text', { x, y: height + 16 }, bucketLabel(activity, bucket.start)));
+    }
+  });
+  if (total === 0) {
+    bars.append(
+      s(
+        'text',
+        { x: width / 2, y: height / 2, 'text-anchor': 'middle', class: 'empty' },
+        `No runs started in these ${buckets.length} ${unit}s.`,
+      ),
+    );
+  }
+  const legend = h(
+    'ul',
+    { class: 'legend', 'aria-label': 'States' },
+    STACK.map((state) => {
+      const swatch = s('svg', {
+        viewBox: '0 0 14 14',
+        width: 14,
+        height: 14,
+        'aria-hidden': 'true',
+      });
+      const own = statePatterns();
+      swatch.append(own.defs, s('rect', { width: 14, height: 14, fill: own.fill(state) }));
+      return h('li', {}, swatch, ' ', state);
+    }),
+  );
+  return h(
+    'div',
+    { class: 'activity-charts' },
+    h('figure', {}, h('figcaption', {}, `Runs started per ${unit}, by state now`), bars, legend),
+    readout,
+    h(
+      'figure',
+      {},
+      h('figcaption', {}, `Duration of the runs that ended, per ${unit}`),
+      durationTrend(activity),
+    ),
+  );
+}
+
+/** The p50 (solid) and p95 (dashed) durations per bucket; gaps where no run ended. */
+function durationTrend(activity) {
+  const buckets = activity.buckets;
+  const width = 720;
+  const left = 56;
+  const height = 90;
+  const step = (width - left - 40) / buckets.length;
+  const max = Math.max(1, ...buckets.map((b) => b.durationP95Ms ?? 0));
+  const ended = buckets.filter((b) => b.durationP50Ms !== null);
+  const svg = s('svg', {
+    viewBox: `0 0 ${width} ${height + 10}`,
+    class: 'activity-trend',
+    role: 'img',
+    'aria-label': ended.length
+      ? `Duration p50 and p95 of ended runs: longest p95 ${millis(max)}`
+      : 'No run ended in this period',
+  });
+  for (const tick of [0, max]) {
+    const y = height - (tick / max) * (height - 10);
+    svg.append(
+      s('line', { x1: left, x2: width - 40, y1: y, y2: y, class: 'grid' }),
+      s('text', { x: left - 4, y: y + 4, 'text-anchor': 'end' }, millis(tick)),
+    );
+  }
+  for (const [field, name, className] of [
+    ['durationP50Ms', 'p50', 'p50'],
+    ['durationP95Ms', 'p95', 'p95'],
+  ]) {
+    const points = buckets
+      .map((b, i) => [left + (i + 0.5) * step, b[field]])
+      .filter(([, value]) => value !== null)
+      .map(([x, value]) => [x, height - (value / max) * (height - 10)]);
+    if (points.length === 0) continue;
+    svg.append(
+      s('polyline', {
+        points: points.map((p) => p.join(',')).join(' '),
+        class: `trend ${className}`,
+      }),
+      ...points.map(([x, y]) => s('circle', { cx: x, cy: y, r: 2.5, class: `dot ${className}` })),
+    );
+    const [lx, ly] = points.at(-1);
+    svg.append(s('text', { x: lx + 6, y: ly + 4 }, name));
+  }
+  if (ended.length === 0) {
+    svg.append(
+      s(
+        'text',
+        { x: width / 2, y: height / 2, 'text-anchor': 'middle', class: 'empty' },
+        'No run ended in this period.',
+      ),
+    );
+  }
+  return svg;
+}
+
+/**
+ * The activity section of a page: hourly over a day or daily over a month, redrawn when a
+ * run of the page's scope changes state (the existing subscriptions; bursts coalesce into
+ * one query). Returns the element and the function that stops it.
+ */
+function activitySection(teamName) {
+  const body = h('div', { class: 'activity' }, h('p', { class: 'muted' }, 'Loading activity…'));
+  let bucket = 'HOUR';
+  let timer;
+  const choices = [
+    ['HOUR', 'Last 24 hours'],
+    ['DAY', 'Last 30 days'],
+  ].map(([value, label]) => {
+    const button = h('button', { type: 'button', 'aria-pressed': String(value === bucket) }, label);
+    button.addEventListener('click', () => {
+      bucket = value;
+      for (const other of choices) other.setAttribute('aria-pressed', String(other === button));
+      load();
+    });
+    return button;
+  });
+  const load = () =>
+    gql(ACTIVITY, { bucket, filter: teamName ? { teamName } : null }).then(({ data, errors }) => {
+      const activity = data?.teamRunActivity;
+      body.replaceChildren(
+        errors.length ? errorBanner(errors) : '',
+        activity ? activityCharts(activity) : '',
+      );
+    });
+  const later = () => {
+    clearTimeout(timer);
+    timer = setTimeout(load, 300);
+  };
+  const stop = teamName
+    ? subscribe(RUN_CHANGED, { teamName }, later, () => {})
+    : subscribe(CHANGES, {}, later, () => {});
+  load();
+  const section = h(
+    'section',
+    { class: 'activity-section', 'aria-label': 'Activity over time' },
+    h('h3', {}, 'Activity over time'),
+    h('div', { class: 'choices', role: 'group', 'aria-label': 'Period' }, choices),
+    body,
+  );
+  return {
+    element: section,
+    stop: () => {
+      clearTimeout(timer);
+      stop();
+    },
+  };
+}
+
+// ---- a run's timeline: tasks as bars on its time axis, their tool calls nested ----
+
+/** Lanes of overlapping tool calls drawn per task, and bars drawn per task, before aggregating. */
+const TIMELINE_LANES = 4;
+const TIMELINE_BARS_PER_TASK = 120;
+/** Time bins of the aggregated row of a task's remaining calls. */
+const TIMELINE_BINS = 60;
+
+const instant = (iso) => (iso ? Date.parse(iso) : null);
+
+/**
+ * Calls into lanes, each call in the first lane free at its start (calls that overlap get
+ * lanes of their own), at most TIMELINE_LANES lanes and TIMELINE_BARS_PER_TASK bars; the calls
+ * left over are returned to be drawn as one aggregated row.
+ */
+function packLanes(calls, now) {
+  const lanes = [];
+  const rest = [];
+  let drawn = 0;
+  for (const call of calls) {
+    const start = instant(call.startDate) ?? now;
+    const end = instant(call.endDate) ?? now;
+    const lane = lanes.find((l) => l.end <= start);
+    if (drawn >= TIMELINE_BARS_PER_TASK || (!lane && lanes.length >= TIMELINE_LANES)) {
+      rest.push(call);
+      continue;
+    }
+    drawn++;
+    if (lane) {
+      lane.calls.push(call);
+      lane.end = end;
+    } else lanes.push({ calls: [call], end });
+  }
+  return { lanes, rest };
+}
+
+/**
+ * The timeline of a run: one row per task (its bar from start to end, or to now while open),
+ * under it its tool calls in lanes, and past TIMELINE_BARS_PER_TASK calls or TIMELINE_LANES
+ * overlapping ones, an aggregated row counting the remaining calls per time bin. Failed parts
+ * are in the failure colour and hatched, waits for a person in the waiting colour and dotted,
+ * open parts marked open. Clicking (or Enter on) a bar shows its input and output below.
+ */
+function runTimeline(run) {
+  const humanTools = new Set(
+    (run.team?.tools ?? []).filter((tool) => tool.toolType === 'HUMAN').map((tool) => tool.name),
+  );
+  const now = Date.now();
+  const calls = run.tasks.flatMap((task) => task.toolCalls);
+  const starts = [
+    run.startDate,
+    ...run.tasks.map((t) => t.startDate),
+    ...calls.map((c) => c.startDate),
+  ]
+    .map(instant)
+    .filter((t) => t !== null);
+  const ends = [
+    run.endDate,
+    ...run.tasks.map((t) => t.endDate),
+    ...calls.map((c) => c.endDate),
+  ].map((iso) => instant(iso) ?? now);
+  if (starts.length === 0) return h('p', { class: 'muted' }, 'No dates recorded: no timeline.');
+  const t0 = Math.min(...starts);
+  const t1 = Math.max(t0 + 1, ...ends);
+  const width = 960;
+  const label = 220;
+  const plot = width - label - 70;
+  const x = (t) => label + ((t - t0) / (t1 - t0)) * plot;
+  const row = 20;
+  const details = h(
+    'div',
+    { class: 'timeline-details', 'aria-live': 'polite' },
+    h('p', { class: 'muted' }, 'Click a bar to see its input and output.'),
+  );
+  const rows = [];
+  for (const task of run.tasks) {
+    rows.push({ kind: 'task', task, calls: [] });
+    const ordered = [...task.toolCalls].sort(
+      (a, b) => (instant(a.startDate) ?? 0) - (instant(b.startDate) ?? 0),
+    );
+    const { lanes, rest } = packLanes(ordered, now);
+    for (const lane of lanes) rows.push({ kind: 'lane', task, calls: lane.calls });
+    if (rest.length > 0) rows.push({ kind: 'rest', task, calls: rest });
+  }
+  const height = 28 + rows.length * row;
+  const svg = s('svg', {
+    viewBox: `0 0 ${width} ${height}`,
+    class: 'timeline',
+    role: 'group',
+    'aria-label': `Timeline of the run: ${run.tasks.length} tasks, ${calls.length} tool calls over ${duration(t1 - t0)}`,
+  });
+  const { defs, fill } = statePatterns();
+  svg.append(defs);
+  for (let i = 0; i <= 4; i++) {
+    const t = t0 + ((t1 - t0) * i) / 4;
+    svg.append(
+      s('line', { x1: x(t), x2: x(t), y1: 16, y2: height, class: 'grid' }),
+      s(
+        'text',
+        { x: x(t), y: 12, 'text-anchor': i === 0 ? 'start' : i === 4 ? 'end' : 'middle' },
+        i === 0 ? 'start' : `+${millis(t - t0)}`,
+      ),
+    );
+  }
+  const show = (title, facts, texts) => {
+    details.replaceChildren();
+    add(
+      details,
+      h('h4', {}, title),
+      h(
+        'dl',
+        { class: 'facts' },
+        facts.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
+      ),
+      texts.map(([name, text]) => (text ? [h('h5', {}, name), h('pre', {}, text)] : null)),
+    );
+  };
+  const bar = (attributes, words, open) => {
+    const group = s('g', { class: 'bar-button', role: 'button', tabindex: 0, 'aria-label': words });
+    group.append(s('title', {}, words), s('rect', attributes));
+    group.addEventListener('click', open);
+    group.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        open();
+      }
+    });
+    return group;
+  };
+  const stateOf = (call) => {
+    if (humanTools.has(call.toolName)) return 'WAITING_FOR_HUMAN';
+    if (!call.endDate) return 'RUNNING';
+    return call.taskFailed && !call.output ? 'FAILED' : 'SUCCEEDED';
+  };
+  rows.forEach((entry, index) => {
+    const y = 22 + index * row;
+    if (entry.kind === 'task') {
+      const { task } = entry;
+      const start = instant(task.startDate) ?? t0;
+      const end = instant(task.endDate) ?? now;
+      const words = `Task #${task.taskOrder} ${task.taskName ?? ''}: ${task.state}, ${task.endDate ? millis(end - start) : `open for ${millis(end - start)}`}`;
+      svg.append(
+        s(
+          'text',
+          { x: 0, y: y + 13, class: 'task-label' },
+          `#${task.taskOrder} ${task.taskName ?? '—'}`,
+        ),
+      );
+      svg.append(
+        bar(
+          {
+            x: x(start),
+            y: y + 2,
+            width: Math.max(2, x(end) - x(start)),
+            height: row - 4,
+            fill: fill(task.state),
+            class: `span task ${task.state}${task.endDate ? '' : ' open'}`,
+          },
+          words,
+          () =>
+            show(
+              `Task #${task.taskOrder} ${task.taskName ?? ''}`,
+              [
+                ['Agent', task.agentName],
+                ['State', task.state],
+                ['Started', when(task.startDate)],
+                ['Duration', task.endDate ? millis(end - start) : 'open'],
+              ],
+              [
+                ['Input', task.input],
+                ['Result', task.result],
+                ['Failure', task.failure?.message],
+              ],
+            ),
+        ),
+        s(
+          'text',
+          { x: Math.min(x(end) + 4, width - 66), y: y + 13, class: 'state-label' },
+          task.endDate ? task.state : `${task.state} (open)`,
+        ),
+      );
+      return;
+    }
+    if (entry.kind === 'lane') {
+      const first = entry.calls[0];
+      svg.append(
+        s(
+          'text',
+          { x: 14, y: y + 13, class: 'lane-label' },
+          entry.calls.length === 1
+            ? (first.toolName ?? 'tool call')
+            : `${entry.calls.length} tool calls`,
+        ),
+      );
+      for (const call of entry.calls) {
+        const start = instant(call.startDate) ?? t0;
+        const end = instant(call.endDate) ?? now;
+        const state = stateOf({ ...call, taskFailed: entry.task.state === 'FAILED' });
+        const human = humanTools.has(call.toolName);
+        const words = `${call.toolName ?? 'tool call'}${human ? ' (waits for a person)' : ''}: ${call.endDate ? millis(end - start) : 'open'}`;
+        svg.append(
+          bar(
+            {
+              x: x(start),
+              y: y + 4,
+              width: Math.max(2, x(end) - x(start)),
+              height: row - 8,
+              fill: fill(state),
+              class: `span call ${state}${human ? ' human' : ''}${call.endDate ? '' : ' open'}`,
+              'data-invocation-id': call.invocationId,
+            },
+            words,
+            () =>
+              show(
+                `${call.toolName ?? 'Tool call'}${human ? ' — a wait for a person' : ''}`,
+                [
+                  ['Agent', call.agentName ?? '—'],
+                  ['Started', when(call.startDate)],
+                  ['Duration', call.endDate ? millis(end - start) : 'open'],
+                ],
+                [
+                  ['Input', call.input],
+                  ['Output', call.output],
+                  ['Tool messages', call.toolOutput],
+                ],
+              ),
+          ),
+        );
+        if (human && !call.endDate) {
+          svg.append(
+            s(
+              'text',
+              { x: Math.min(x(end) + 4, width - 66), y: y + 13, class: 'state-label' },
+              'waiting for a person',
+            ),
+          );
+        }
+      }
+      return;
+    }
+    // The calls beyond what is drawn one by one: a count per time bin, darker where denser.
+    const bins = new Array(TIMELINE_BINS).fill(0);
+    for (const call of entry.calls) {
+      const t = instant(call.startDate) ?? t0;
+      bins[Math.min(TIMELINE_BINS - 1, Math.floor(((t - t0) / (t1 - t0)) * TIMELINE_BINS))]++;
+    }
+    const most = Math.max(...bins);
+    const words = `+${entry.calls.length} more calls, aggregated by time (most in one bin: ${most})`;
+    svg.append(
+      s('text', { x: 14, y: y + 13, class: 'lane-label' }, `+${entry.calls.length} more calls`),
+    );
+    const group = bar(
+      { x: label, y: y + 4, width: plot, height: row - 8, class: 'rest-hit' },
+      words,
+      () =>
+        show(
+          `${entry.calls.length} more tool calls of task #${entry.task.taskOrder}`,
+          [['Shown', 'by start, the first 50 below']],
+          [
+            [
+              'Calls',
+              entry.calls
+                .slice(0, 50)
+                .map(
+                  (call) =>
+                    `${when(call.startDate)}  ${call.toolName ?? '—'}  ${call.endDate ? millis(call.durationMs) : 'open'}`,
+                )
+                .join('\n'),
+            ],
+          ],
+        ),
+    );
+    bins.forEach((count, bin) => {
+      if (!count) return;
+      group.append(
+        s('rect', {
+          x: label + (bin / TIMELINE_BINS) * plot,
+          y: y + 4,
+          width: plot / TIMELINE_BINS,
+          height: row - 8,
+          class: 'density',
+          'fill-opacity': (0.25 + (0.75 * count) / most).toFixed(2),
+        }),
+      );
+    });
+    svg.append(group);
+  });
+  return h(
+    'figure',
+    { class: 'timeline-figure' },
+    h('figcaption', {}, 'Timeline'),
+    h('div', { class: 'scroll' }, svg),
+    details,
+  );
+}
+
+/** Where the page is, as links up to it: Teams › team › run. */
+function breadcrumb(...steps) {
+  return h(
+    'nav',
+    { class: 'breadcrumb', 'aria-label': 'You are here' },
+    h(
+      'ol',
+      {},
+      steps.map(([text, href], index) =>
+        h(
+          'li',
+          {},
+          index === steps.length - 1
+            ? h('span', { 'aria-current': 'page' }, text)
+            : h('a', { href }, text),
+        ),
+      ),
+    ),
+  );
 }
 
 // ---- routing: #/waiting, #/changes, #/run/<execId>, #/teams, #/team/<name>, #/agents, #/agent/<name>, #/stats ----
@@ -1048,7 +1683,8 @@ function route() {
     (known && value !== undefined
       ? (ROUTES[name] ?? waitingView)(view, value)
       : notFoundView(view, location.hash)) ?? (() => {});
-  const section = { run: 'changes', team: 'teams', agent: 'agents' }[name] ?? name;
+  // A run and a team are under Teams, where their breadcrumbs start; an agent under Agents.
+  const section = { run: 'teams', team: 'teams', agent: 'agents' }[name] ?? name;
   for (const link of document.querySelectorAll('nav a')) {
     if (link.getAttribute('href') === `#/${section}`) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');

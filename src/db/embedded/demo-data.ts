@@ -479,10 +479,10 @@ const isHuman = ([, type]: [string, ToolType, string]) => type === 'HUMAN';
 /**
  * How long before DEMO_PRESENT a run's last moment lies: a third of the finished runs in the
  * last day (so an hourly chart of it has bars), the rest over 30 days; unfinished runs got
- * to where they are in the last 90 minutes.
+ * to where they are in the last four hours.
  */
 function timeBeforePresent(random: Random, ended: boolean): number {
-  if (!ended) return random.int(30, 90 * 60) * 1000;
+  if (!ended) return random.int(30, 4 * 3600) * 1000;
   return random.float() < 0.35
     ? random.int(60, 24 * 3600) * 1000
     : random.int(24 * 3600, 29 * 24 * 3600) * 1000;
