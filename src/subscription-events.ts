@@ -20,7 +20,7 @@ import { Channel } from './live/hub.js';
 import { asGraphQLError, type MaskError, withRequestId } from './masking.js';
 import { visibilityScope } from './model/viewer.js';
 import { type EventRecord, operationName, outcomeOf } from './request-log.js';
-import { type SubscriptionShape, subscriptionShape } from './subscription-shape.js';
+import { fragmentsOf, type SubscriptionShape, subscriptionShape } from './subscription-shape.js';
 
 /**
  * The one path every subscription event takes, whatever the transport (docs/architecture.md,
@@ -105,8 +105,6 @@ interface EventShare {
   readonly results: Map<string, Promise<ExecutionResult>>;
 }
 
-const scopeOf = (context: Context) => visibilityScope(context.viewer);
-
 class EventPath {
   /**
    * Keyed by event: the hub hands every subscription with the same filter the same event
@@ -128,7 +126,7 @@ class EventPath {
       share = { contexts: new Map(), canonical: new Map(), results: new Map() };
       this.shared.set(payload, share);
     }
-    const scope = scopeOf(base);
+    const scope = visibilityScope(base.viewer);
     const key = resultKeyOf(args, scope);
     const known = share.results.get(key);
     if (known) return known;
@@ -295,12 +293,7 @@ function normalisedDocument(document: DocumentNode, operationName: string | null
 function printOperation(document: DocumentNode, operationName: string | null | undefined): string {
   const operation = getOperationAST(document, operationName);
   if (!operation) return print(document);
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) {
-      fragments.set(definition.name.value, definition);
-    }
-  }
+  const fragments = fragmentsOf(document);
   const used = new Map<string, FragmentDefinitionNode>();
   const collect = (node: ASTNode) =>
     visit(node, {
