@@ -221,7 +221,7 @@ const measured = new Map<string, Measure[]>();
 const cpu = new Map<Server, Record<string, ThreadShare>[]>();
 const load = { before: loadavg(), after: loadavg() };
 try {
-  const agentGraph = await startServer({});
+  const agentGraph = await startServer({}, { readySeconds: 180 });
   children.push(agentGraph.child);
   const database = await startDatabase();
   if (database.child) children.push(database.child);
@@ -237,7 +237,7 @@ try {
   });
   const anchor = await startPostGraphile(database.url);
   children.push(anchor.child);
-  const baseline = BASELINE ? await startServer({}, { cwd: BASELINE }) : null;
+  const baseline = BASELINE ? await startServer({}, { cwd: BASELINE, readySeconds: 180 }) : null;
   if (baseline) children.push(baseline.child);
   const yoga = await startBareYoga();
   children.push(yoga.child);

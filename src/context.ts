@@ -1,12 +1,12 @@
 import type { A2ACards } from './a2a/client.js';
 import type { LiveHub } from './live/hub.js';
-import type { Loaders } from './loaders.js';
+import { createLoaders, type Loaders } from './loaders.js';
 import type { Viewer } from './model/viewer.js';
 import type { Repositories } from './repositories/create.js';
 
 /**
  * What every resolver receives: one per request, and one per event of a subscription (see
- * per-event-context.ts), so the loaders (and the dataloaders that Pothos keys on this
+ * subscription-events.ts), so the loaders (and the dataloaders that Pothos keys on this
  * object) never outlive the operation or event they serve.
  */
 export interface Context {
@@ -19,7 +19,7 @@ export interface Context {
   readonly loaders: Loaders;
   /** A2A agent list and cards, through the cross-request cache. */
   readonly a2a: A2ACards;
-  /** What this request cost, for the request log. */
+  /** What this request or event cost, for its log line. */
   readonly usage: { statements: number };
   /** Live subscriptions of this process. */
   readonly live: LiveHub;
@@ -28,4 +28,20 @@ export interface Context {
    * transport/websocket.ts hands getEnveloped); absent over HTTP and SSE.
    */
   readonly socket?: object;
+}
+
+/** Repositories limited to what one viewer may see, counting their statements into `usage`. */
+export type RepositoriesFor = (viewer: Viewer, usage: { statements: number }) => Repositories;
+
+/**
+ * What one operation holds alone, a request or one event of a subscription: its statement
+ * count, repositories that count into it, and loaders over those.
+ */
+export function operationState(
+  repositoriesFor: RepositoriesFor,
+  viewer: Viewer,
+): Pick<Context, 'usage' | 'repositories' | 'loaders'> {
+  const usage = { statements: 0 };
+  const repositories = repositoriesFor(viewer, usage);
+  return { usage, repositories, loaders: createLoaders(repositories) };
 }

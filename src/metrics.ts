@@ -101,6 +101,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly subscriptionEvents = new Counter({
+    name: 'agentgraph_subscription_events_total',
+    help: 'Subscription events executed, once per group of identical subscriptions and viewer scope, by operation name and outcome (ok, or the first error code).',
+    labelNames: ['operation', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly authFailures = new Counter({
     name: 'agentgraph_auth_failures_total',
     help: 'Callers refused with UNAUTHENTICATED (HTTP 401, WebSocket close 4401), by transport and reason.',

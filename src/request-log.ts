@@ -1,4 +1,4 @@
-import { getOperationAST } from 'graphql';
+import { type DocumentNode, type ExecutionResult, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Context } from './context.js';
@@ -17,11 +17,46 @@ interface RequestRecord {
   outcome: string;
 }
 
+/** The operation's name as the log and the metrics show it. */
+export function operationName(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): string {
+  const name = getOperationAST(document, operationName)?.name?.value;
+  // A GraphQL name has no length limit of its own but the body's: the log keeps a prefix.
+  if (name === undefined) return 'anonymous';
+  return name.length > MAX_LOGGED_NAME ? `${name.slice(0, MAX_LOGGED_NAME)}…` : name;
+}
+
+/** The outcome label: ok, or the first error's code. */
+export const outcomeOf = (result: ExecutionResult): string => {
+  const code = result.errors?.[0]?.extensions?.code;
+  return typeof code === 'string' ? code : 'ok';
+};
+
+/** One subscription event, executed once for a group of identical subscriptions. */
+export interface EventRecord {
+  readonly requestId: string;
+  readonly operation: string;
+  readonly startedAt: number;
+  readonly statements: number;
+  readonly outcome: string;
+}
+
+export interface RequestLog {
+  /** The log line and metrics sample of each HTTP request. */
+  readonly plugin: Plugin<Context>;
+  /** The log line (at debug) and metrics sample of each subscription event. */
+  event(record: EventRecord): void;
+}
+
 /**
- * One structured log line and one metrics sample per GraphQL request: request id,
- * operation, duration, database statements and outcome (ok, or the first error code).
+ * One structured log line and one metrics sample per GraphQL request and per subscription
+ * event: request id, operation, duration, database statements and outcome (ok, or the first
+ * error code). An event's line is at debug level: a busy dashboard makes one per group of
+ * identical subscriptions every poll interval.
  */
-export function useRequestLog(logger: Logger, metrics: Metrics): Plugin<Context> {
+export function createRequestLog(logger: Logger, metrics: Metrics): RequestLog {
   const records = new WeakMap<Request, RequestRecord>();
   const labels = new Set<string>();
   const label = (operation: string) => {
@@ -30,7 +65,20 @@ export function useRequestLog(logger: Logger, metrics: Metrics): Plugin<Context>
     labels.add(operation);
     return operation;
   };
-  return {
+  const event = (record: EventRecord) => {
+    metrics.subscriptionEvents.inc({ operation: label(record.operation), outcome: record.outcome });
+    logger.debug(
+      {
+        requestId: record.requestId,
+        operation: record.operation,
+        durationMs: Math.round((performance.now() - record.startedAt) * 10) / 10,
+        statements: record.statements,
+        outcome: record.outcome,
+      },
+      'subscription event',
+    );
+  };
+  const plugin: Plugin<Context> = {
     onRequest({ request, url }) {
       if (url.pathname === '/graphql') {
         records.set(request, {
@@ -44,14 +92,7 @@ export function useRequestLog(logger: Logger, metrics: Metrics): Plugin<Context>
     onExecute({ args }) {
       const record = records.get(args.contextValue.request);
       if (!record) return;
-      const name = getOperationAST(args.document, args.operationName)?.name?.value;
-      // A GraphQL name has no length limit of its own but the body's: the log keeps a prefix.
-      record.operation =
-        name === undefined
-          ? 'anonymous'
-          : name.length > MAX_LOGGED_NAME
-            ? `${name.slice(0, MAX_LOGGED_NAME)}…`
-            : name;
+      record.operation = operationName(args.document, args.operationName);
       record.context = args.contextValue;
     },
     onResultProcess({ request, result }) {
@@ -81,4 +122,5 @@ export function useRequestLog(logger: Logger, metrics: Metrics): Plugin<Context>
       );
     },
   };
+  return { plugin, event };
 }

@@ -20,6 +20,7 @@ import { StartupError } from './errors.js';
 import { browserGuard } from './hardening/origin.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
 import { withRedaction } from './logger.js';
+import { createMaskError } from './masking.js';
 import { Metrics } from './metrics.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
 import { createProduction, trustedManifest } from './production/index.js';
@@ -32,7 +33,7 @@ import { TeamRepository } from './repositories/teams.js';
 import { schema as clientSchema, subgraphSchema } from './schema/index.js';
 import { startTracing, type Tracing } from './tracing/index.js';
 import { attachGraphqlWs } from './transport/websocket.js';
-import { type AgentGraphYoga, createAgentGraphYoga, createMaskError } from './yoga.js';
+import { type AgentGraphYoga, createAgentGraphYoga } from './yoga.js';
 
 export interface AgentGraphServer {
   readonly config: Config;
@@ -230,7 +231,6 @@ export async function createServer(
     recordAuthFailure: authFailureRecorder(logger, metrics),
     guard,
     maxPayload: config.limits.maxBodyBytes,
-    maxResponseBytes: config.limits.maxResponseBytes,
   });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,33 +1,30 @@
-import { randomUUID } from 'node:crypto';
 import {
   type ASTNode,
   type DocumentNode,
-  type ExecutionResult,
   GraphQLError,
   type GraphQLSchema,
   Kind,
   visit,
 } from 'graphql';
-import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { A2ACards } from './a2a/client.js';
 import { authFailureRecorder } from './auth/failures.js';
 import type { Authenticate } from './auth/jwt.js';
 import { useAuthentication } from './auth/plugin.js';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from './config.js';
-import type { Context } from './context.js';
-import { AppError, type ErrorCode, isErrorCode } from './errors.js';
+import { type Context, operationState, type RepositoriesFor } from './context.js';
+import { AppError } from './errors.js';
 import { graphiqlPage } from './graphiql.js';
 import { corsOptions, hardeningPlugins } from './hardening/index.js';
 import type { LiveHub } from './live/hub.js';
-import { createLoaders } from './loaders.js';
+import { copyError, type MaskError, useErrorRequestIds } from './masking.js';
 import type { Metrics } from './metrics.js';
 import type { Viewer } from './model/viewer.js';
-import { useContextPerEvent } from './per-event-context.js';
 import type { Production } from './production/index.js';
-import type { Repositories } from './repositories/create.js';
 import { requestIdOf } from './request-id.js';
-import { useRequestLog } from './request-log.js';
+import { createRequestLog } from './request-log.js';
+import { useSubscriptionEvents } from './subscription-events.js';
 import type { Tracing } from './tracing/index.js';
 
 export const EXAMPLE_QUERY = `# agent-graph: Oracle AI Database agents, their statistics and team history.
@@ -54,120 +51,6 @@ query Overview {
   execStatSummary { executionCount totalTimeP50Ms totalTimeP95Ms totalTimeP99Ms totalTimeMaxMs totals { inputTokens outputTokens } }
 }
 `;
-
-function withCode(
-  error: GraphQLError,
-  code: ErrorCode,
-  message = error.message,
-  requestId?: string,
-) {
-  return new GraphQLError(message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    extensions: { ...error.extensions, code, ...(requestId ? { requestId } : {}) },
-  });
-}
-
-export type MaskError = (error: unknown) => GraphQLError;
-
-/** A new error like `error` (same message, place and cause), with these extensions. */
-export function copyError(
-  error: GraphQLError,
-  extensions: GraphQLError['extensions'] = error.extensions,
-): GraphQLError {
-  return new GraphQLError(error.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    originalError: error.originalError,
-    extensions,
-  });
-}
-
-/**
- * The one place where errors become what clients see: yoga's `maskedErrors.maskError`, which
- * runs inside getEnveloped() (execution and subscription results, context errors) and on what
- * yoga throws before execution, so over HTTP, SSE and WebSocket alike. Typed AppErrors keep
- * their code and message; GraphQL's own parse, validation and variable errors are
- * BAD_USER_INPUT; anything else (driver errors with ORA- text, SQL, stacks) is logged and
- * sent as INTERNAL with the request id.
- */
-export function createMaskError(logger: Logger, metrics: Metrics): MaskError {
-  return (raw) => {
-    const error =
-      raw instanceof GraphQLError
-        ? raw
-        : new GraphQLError(raw instanceof Error ? raw.message : String(raw), {
-            originalError: raw instanceof Error ? raw : undefined,
-          });
-    const original = error.originalError;
-    let mapped: GraphQLError;
-    if (original instanceof AppError) {
-      mapped = withCode(error, original.code, original.message);
-    } else if (original instanceof GraphQLError && isErrorCode(original.extensions.code)) {
-      mapped = withCode(error, original.extensions.code, original.message);
-    } else if (
-      original &&
-      !(original instanceof GraphQLError) &&
-      original.name !== 'PothosValidationError'
-    ) {
-      const requestId = errorRequests.get(error) ?? randomUUID();
-      logger.error({ err: original, requestId, path: error.path }, 'internal error');
-      mapped = withCode(error, 'INTERNAL', 'Internal server error', requestId);
-    } else {
-      // GraphQL's own parse, validation and coercion errors (yoga labels them
-      // GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED) are the caller's input.
-      const code = error.extensions.code;
-      mapped = withCode(error, isErrorCode(code) ? code : 'BAD_USER_INPUT');
-    }
-    metrics.errors.inc({ code: String(mapped.extensions.code) });
-    return mapped;
-  };
-}
-
-/** The request each error of a result came from, for the id an INTERNAL error carries. */
-const errorRequests = new WeakMap<GraphQLError, string>();
-
-/**
- * maskError sees an error but not its request, and yoga adds its masking plugin after ours:
- * this hands maskError each error of a result with its request id. It tags copies, because
- * subscribers share an event's result (per-event-context.ts) but not their request ids.
- */
-function useErrorRequestIds(): Plugin<Context> {
-  const tagged = (result: ExecutionResult, requestId: string): ExecutionResult => {
-    if (!result.errors?.length) return result;
-    const errors = result.errors.map((error) => {
-      const copy = copyError(error);
-      errorRequests.set(copy, requestId);
-      return copy;
-    });
-    return { ...result, errors };
-  };
-  const onDone =
-    (requestId: string) =>
-    ({
-      result,
-      setResult,
-    }: {
-      result: ExecutionResult | AsyncIterable<ExecutionResult>;
-      setResult: (result: ExecutionResult) => void;
-    }) => {
-      if (!isAsyncIterable(result)) return setResult(tagged(result, requestId));
-      return {
-        onNext: (next: { result: ExecutionResult; setResult: (r: ExecutionResult) => void }) =>
-          next.setResult(tagged(next.result, requestId)),
-      };
-    };
-  return {
-    onExecute: ({ args }) => ({ onExecuteDone: onDone(args.contextValue.requestId) }),
-    onSubscribe: ({ args }) => ({
-      onSubscribeResult: onDone(args.contextValue.requestId),
-    }),
-  };
-}
 
 /** Each value node of the document that sits in an argument, with that argument's path. */
 function argumentPaths(document: DocumentNode): Map<ASTNode, string> {
@@ -198,19 +81,18 @@ function useValidationErrors(maskError: MaskError): Plugin {
       return ({ result, setResult }) => {
         if (result.length === 0) return;
         const paths = argumentPaths(params.documentAST);
+        // Yoga caches validation results with this hook's changes, so a repeated document
+        // comes back named and masked: a copy is masked (and counted) for this request.
         const named = (error: GraphQLError) => {
-          // Yoga caches validation results with this hook's changes, so a repeated
-          // document comes back already named.
-          if (error.message.startsWith('Argument "')) return error;
+          if (error.message.startsWith('Argument "')) return copyError(error);
           const node = error.nodes?.[0];
           const path = node && paths.get(node);
-          if (!path) return error;
-          return new GraphQLError(`Argument "${path}": ${error.message}`, {
-            nodes: error.nodes,
-            source: error.source,
-            positions: error.positions,
-            extensions: error.extensions,
-          });
+          return path
+            ? copyError(error, {
+                message: `Argument "${path}": ${error.message}`,
+                originalError: undefined,
+              })
+            : error;
         };
         setResult(
           result.map((error: Error) =>
@@ -225,7 +107,7 @@ function useValidationErrors(maskError: MaskError): Plugin {
 export interface YogaOptions {
   readonly schema: GraphQLSchema;
   /** Repositories limited to what one viewer may see. */
-  readonly repositoriesFor: (viewer: Viewer, usage: { statements: number }) => Repositories;
+  readonly repositoriesFor: RepositoriesFor;
   readonly authenticate: Authenticate;
   /** Each authenticated request's viewer (HTTP requests here, WebSocket ones in transport/websocket.ts). */
   readonly viewers: WeakMap<Request, Viewer>;
@@ -248,6 +130,7 @@ export type AgentGraphYoga = YogaServerInstance<Record<string, unknown>, Context
 
 export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
   const { viewers } = options;
+  const requestLog = createRequestLog(options.logger, options.metrics);
   const graphiql = graphiqlPage();
   return createYoga<Record<string, unknown>, Context>({
     schema: options.schema,
@@ -267,15 +150,11 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     context: ({ request }): Context => {
       const viewer = viewers.get(request);
       if (!viewer) throw new AppError('UNAUTHENTICATED', 'request was not authenticated');
-      const usage = { statements: 0 };
-      const repositories = options.repositoriesFor(viewer, usage);
       return {
-        usage,
         requestId: requestIdOf(request),
         viewer,
         statsPublic: options.statsPublic,
-        repositories,
-        loaders: createLoaders(repositories),
+        ...operationState(options.repositoriesFor, viewer),
         live: options.live,
         a2a: options.a2a,
       };
@@ -294,8 +173,13 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       // After authentication: the response cache keys on the viewer's scope.
       ...options.production.plugins,
       useErrorRequestIds(),
-      useContextPerEvent(),
-      useRequestLog(options.logger, options.metrics),
+      useSubscriptionEvents({
+        repositoriesFor: options.repositoriesFor,
+        maskError: options.maskError,
+        maxResponseBytes: options.limits.maxResponseBytes,
+        record: requestLog.event,
+      }),
+      requestLog.plugin,
       ...(options.tracing ? [options.tracing.plugin] : []),
     ],
   });

@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { EmbeddedPg } from '../src/db/embedded/database.js';
 import { TRACE_MEASURES } from '../src/model/agent-trace.js';
-import { embeddedPg, metric, until } from './live/support.js';
+import { embeddedPg, metric, until, wsClient } from './live/support.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 const EXECUTE = `mutation($name: String!, $inputs: [AgentInput!]!, $trace: Boolean) {
@@ -402,7 +402,7 @@ describe('executeAgent: who may run it, and its limits', () => {
     }
   });
 
-  test('a client that goes away cancels the execution', async () => {
+  test('a client that goes away cancels the execution, over HTTP and over WebSocket', async () => {
     const slow = await startTestServer({ EMBEDDED_LATENCY_MS: '400' });
     try {
       const slowPg = embeddedPg(slow.server);
@@ -411,7 +411,12 @@ describe('executeAgent: who may run it, and its limits', () => {
           (await slowPg.query<{ n: number }>('SELECT count(*) AS n FROM gv$agent_exec_stat'))
             .rows[0]?.n,
         );
+      const calls = () =>
+        metric(slow.server, 'agentgraph_db_statements_total', { statement: 'agents.execute' });
+      const cancelled = () =>
+        metric(slow.server, 'agentgraph_agent_executions_total', { outcome: 'cancelled' });
       const before = await count();
+
       const client = new AbortController();
       const sent = fetch(`${slow.url}/graphql`, {
         method: 'POST',
@@ -419,23 +424,26 @@ describe('executeAgent: who may run it, and its limits', () => {
         body: JSON.stringify({ query: EXECUTE, variables: SUMMARIZE }),
         signal: client.signal,
       }).catch((error: unknown) => error);
-      await until(
-        async () =>
-          (await metric(slow.server, 'agentgraph_db_statements_total', {
-            statement: 'agents.execute',
-          })) === 1,
-        5_000,
-        'EXECUTE_AGENT to be called',
-      );
+      await until(async () => (await calls()) === 1, 5_000, 'EXECUTE_AGENT to be called');
       client.abort();
       expect(await sent).toBeInstanceOf(Error);
       await until(
-        async () =>
-          (await metric(slow.server, 'agentgraph_agent_executions_total', {
-            outcome: 'cancelled',
-          })) === 1,
+        async () => (await cancelled()) === 1,
         5_000,
-        'the execution to be cancelled',
+        'the HTTP execution to be cancelled',
+      );
+
+      const socket = wsClient(slow.url);
+      socket.subscribe(
+        { query: EXECUTE, variables: SUMMARIZE },
+        { next: () => {}, error: () => {}, complete: () => {} },
+      );
+      await until(async () => (await calls()) === 2, 5_000, 'EXECUTE_AGENT over WebSocket');
+      await socket.dispose();
+      await until(
+        async () => (await cancelled()) === 2,
+        5_000,
+        'the WebSocket execution to be cancelled',
       );
       expect(await count()).toBe(before);
     } finally {

@@ -147,7 +147,14 @@ describe('agents(first, after)', () => {
     expect(served.map((a) => a.name).sort()).toEqual(listed.map((a) => a.name).sort());
     for (const spec of listed) {
       const contract = spec.call_contract as Record<string, unknown>;
-      expect(served.find((a) => a.name === spec.name)).toMatchObject({
+      const agent = served.find((a) => a.name === spec.name);
+      if (agent?.owner !== 'APP_USER') {
+        // DESCRIBE_AGENT addresses the session user's agents only: another owner's agent
+        // is not described (its catalog row still gives its inputs).
+        expect(agent).toMatchObject({ description: null, callContract: null, inputs: spec.inputs });
+        continue;
+      }
+      expect(agent).toMatchObject({
         createTime: `${spec.create_time}.000Z`,
         description: spec.description,
         inputs: spec.inputs,
@@ -246,4 +253,22 @@ describe('agents(last, before)', () => {
     const before = all?.edges.at(-1)?.cursor;
     expect(await t.countStatements(() => t.gql(BACKWARD, { last: 3, before }))).toBe(1);
   });
+});
+
+test('an agent of another owner named like one of the session user’s is not described as that one', async () => {
+  const pg = t.server.database.embedded?.pg;
+  if (!pg) throw new Error('the test server runs on the embedded database');
+  await pg.query(
+    `INSERT INTO emb_agent_specs (agent_id, owner, agent_name, create_time, description, inputs, outputs)
+     SELECT 9001, 'ANALYST', agent_name, create_time, 'ANALYST''s own flow', inputs, outputs
+     FROM emb_agent_specs WHERE owner = 'APP_USER' AND agent_name = 'ORDER_REQUEST_FLOW'`,
+  );
+  const [page] = await allAgentPages(100);
+  const flows = (page?.edges.map((e) => e.node) ?? []).filter(
+    (a) => a.name === 'ORDER_REQUEST_FLOW',
+  );
+  expect(flows.map((a) => [a.owner, a.description, a.callContract === null])).toEqual([
+    ['ANALYST', null, true],
+    ['APP_USER', null, false],
+  ]);
 });

@@ -115,6 +115,17 @@ export interface AgentDetailsProbe {
   readonly reason: string | null;
 }
 
+/**
+ * `call` (a DESCRIBE_AGENT of q.AGENT_NAME) for the session user's agents only, else NULL, as
+ * both drivers' wrappers select it. DESCRIBE_AGENT takes a name, no owner: for another owner's
+ * agent it answers nothing, or the session user's agent of the same name, whose description
+ * and call contract would then show under the wrong owner. A USER_ view's rows (OWNER null)
+ * are all the session user's.
+ */
+export function describedForSessionUser(call: string): string {
+  return `CASE WHEN q.OWNER IS NULL OR q.OWNER = SYS_CONTEXT('USERENV', 'SESSION_USER') THEN ${call} END`;
+}
+
 /** ` ORDER BY q.A, q.B`: neither database promises that an outer query keeps the inner order. */
 export function outerOrder(statement: Pick<Statement, 'orderedBy'>): string {
   const columns = statement.orderedBy ?? [];

@@ -47,10 +47,24 @@ export function requestTimeout(timeoutMs: number, logger: Logger): Plugin {
         // graphql-js's ExecutionArgs type does not know the field.
         const execution = Promise.resolve(
           executeFn({ ...args, signal: controller.signal } as typeof args),
-        ).finally(() => {
-          clearTimeout(timer);
-          upstream?.removeEventListener('abort', forward);
-        });
+        )
+          .catch((error: unknown) => {
+            // The executor rejects with the abort's reason once the client has gone: an
+            // answer nobody reads, not a failure for graphql-ws to report on stderr.
+            if (!upstream?.aborted || error !== upstream.reason) throw error;
+            return {
+              data: null,
+              errors: [
+                new GraphQLError('The operation was cancelled: the client went away', {
+                  extensions: { code: 'TIMEOUT' },
+                }),
+              ],
+            } satisfies ExecutionResult;
+          })
+          .finally(() => {
+            clearTimeout(timer);
+            upstream?.removeEventListener('abort', forward);
+          });
         return Promise.race([execution, timedOut]);
       });
     },

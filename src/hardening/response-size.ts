@@ -1,6 +1,5 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { mapAsyncIterable } from '../iterables.js';
 
 /**
  * The result itself when it serialises to at most `maxBytes`, else a BAD_USER_INPUT error in
@@ -9,8 +8,7 @@ import { mapAsyncIterable } from '../iterables.js';
  * megabytes and block the event loop while they are written.
  */
 export function boundedResult(result: ExecutionResult, maxBytes: number): ExecutionResult {
-  // Subscribers with identical subscriptions share one result object per event
-  // (src/per-event-context.ts): measured once, not once per socket.
+  // A result is measured once, however often it is asked about.
   let bounded = checked.get(result);
   if (!bounded) {
     bounded = measured(result, maxBytes);
@@ -43,25 +41,16 @@ function measured(result: ExecutionResult, maxBytes: number): ExecutionResult {
 }
 
 /**
- * boundedResult on every execution result and subscription event, where execution ends:
- * HTTP, SSE and graphql-ws (which runs yoga's enveloped execute and subscribe) alike.
+ * boundedResult on every execution result, where execution ends: HTTP and graphql-ws queries
+ * (which run yoga's enveloped execute) alike. Subscription events are bounded on their one
+ * path, src/subscription-events.ts.
  */
 export function responseSizeLimit(maxBytes: number): Plugin {
-  const bound = ({
-    result,
-    setResult,
-  }: {
-    result: ExecutionResult | AsyncIterable<ExecutionResult>;
-    setResult: (result: ExecutionResult | AsyncGenerator<ExecutionResult, void, void>) => void;
-  }) => {
-    setResult(
-      isAsyncIterable(result)
-        ? mapAsyncIterable(result, (value) => boundedResult(value, maxBytes))
-        : boundedResult(result, maxBytes),
-    );
-  };
   return {
-    onExecute: () => ({ onExecuteDone: bound }),
-    onSubscribe: () => ({ onSubscribeResult: bound }),
+    onExecute: () => ({
+      onExecuteDone: ({ result, setResult }) => {
+        if (!isAsyncIterable(result)) setResult(boundedResult(result, maxBytes));
+      },
+    }),
   };
 }

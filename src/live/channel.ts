@@ -1,6 +1,6 @@
 /**
- * Takes a value in place of the iterator's consumer (see Channel.bypassWith) and settles it
- * later with `settle`. What it returns settles once the value is written, for whoever times
+ * Takes a value in place of the iterator's consumer (see Channel.bypassWith) and calls
+ * `settle` once it is done with it. What it returns settles once the value is written, for whoever times
  * the fan-out.
  */
 export type Bypass<T> = (value: T) => PromiseLike<unknown> | undefined;
@@ -15,9 +15,8 @@ export class Channel<T> implements AsyncIterableIterator<T> {
   private readonly pulls: ((result: IteratorResult<T>) => void)[] = [];
   private closed = false;
   private bypass: Bypass<T> | null = null;
-  /** Whether the bypass holds a value (`held`), until it settles; values pushed meanwhile wait. */
+  /** Whether the bypass holds a value, until it settles; values pushed meanwhile wait. */
   private bypassing = false;
-  private held: T | undefined;
 
   constructor(private readonly onClose: () => void) {}
 
@@ -32,23 +31,11 @@ export class Channel<T> implements AsyncIterableIterator<T> {
     if (!this.closed) this.bypass = bypass;
   }
 
-  /**
-   * The bypass is done with its value: written (`taken`), or to be sent through the iterator
-   * after all. Values pushed meanwhile follow it.
-   */
-  settle(taken: boolean): void {
+  /** The bypass is done with its value (written, or dropped for a closing socket); values pushed meanwhile follow it. */
+  settle(): void {
     if (!this.bypassing) return;
-    const held = this.held as T;
     this.bypassing = false;
-    this.held = undefined;
     if (this.closed) return;
-    // The bypass took the value only while a pull waited, and only close() ends pulls.
-    if (!taken) {
-      const pull = this.pulls.shift();
-      if (pull) pull({ value: held, done: false });
-      else this.queue.unshift(held);
-      return;
-    }
     if (this.queue.length > 0) this.push(this.queue.shift() as T);
   }
 
@@ -61,7 +48,6 @@ export class Channel<T> implements AsyncIterableIterator<T> {
     }
     if (this.bypass && this.queue.length === 0 && this.pulls.length > 0) {
       this.bypassing = true;
-      this.held = value;
       return this.bypass(value);
     }
     const pull = this.pulls.shift();
@@ -82,7 +68,6 @@ export class Channel<T> implements AsyncIterableIterator<T> {
     this.closed = true;
     this.bypass = null;
     this.bypassing = false;
-    this.held = undefined;
     this.queue.length = 0;
     for (const pull of this.pulls.splice(0)) pull({ value: undefined, done: true });
     this.onClose();

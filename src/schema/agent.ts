@@ -76,7 +76,7 @@ AgentRef.implement({
     description: t.exposeString('description', {
       nullable: true,
       description:
-        'DESCRIBE_AGENT description: the top-level Agent Spec component’s description; else the DESCRIPTION column of the Select AI Agent shape of the view; null when neither has one.',
+        'DESCRIBE_AGENT description: the top-level Agent Spec component’s description; else the DESCRIPTION column of the Select AI Agent shape of the view; null when neither has one. DESCRIBE_AGENT names an agent without its owner, so only the connected database user’s own agents are described: another owner’s agent has neither this description nor a callContract.',
     }),
     status: t.exposeString('status', {
       nullable: true,
@@ -104,7 +104,8 @@ AgentRef.implement({
     callContract: t.field({
       type: CallContractRef,
       nullable: true,
-      description: 'DESCRIBE_AGENT call_contract; null when the description has none.',
+      description:
+        'DESCRIBE_AGENT call_contract; null when the description has none, and for another owner’s agent (see description).',
       resolve: (agent) => agent.callContract,
     }),
   }),

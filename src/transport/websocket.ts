@@ -9,17 +9,18 @@ import {
 import { useServer } from 'graphql-ws/use/ws';
 import { type GraphQLParams, isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { WebSocket, WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { RecordAuthFailure } from '../auth/failures.js';
 import type { Authenticate } from '../auth/jwt.js';
 import { AppError } from '../errors.js';
 import { expiredError, runAt } from '../hardening/expiry.js';
 import { type BrowserGuard, verifyUpgrade } from '../hardening/origin.js';
 import { asyncIteratorOf } from '../iterables.js';
+import { copyError, type MaskError } from '../masking.js';
 import type { Viewer } from '../model/viewer.js';
-import { eventChannelOf } from '../per-event-context.js';
 import { resolveSocketParams, type SocketServerContext } from '../production/socket-params.js';
-import { type AgentGraphYoga, copyError, type MaskError } from '../yoga.js';
+import { eventSourceOf } from '../subscription-events.js';
+import type { AgentGraphYoga } from '../yoga.js';
 import {
   bypassable,
   deliverPastChain,
@@ -63,8 +64,6 @@ export function attachGraphqlWs(options: {
   readonly guard: BrowserGuard;
   /** MAX_BODY_BYTES: one message may not be larger than one HTTP request body. */
   readonly maxPayload: number;
-  /** MAX_RESPONSE_BYTES, for the events written past the iterator chain. */
-  readonly maxResponseBytes: number;
 }): GraphqlWsServer {
   const { yoga, maskError } = options;
   const wss = new WebSocketServer({
@@ -175,17 +174,15 @@ export function attachGraphqlWs(options: {
           socket,
           context: ctx,
           id,
-          expiresAt: connectionViewers.get(socket)?.expiresAt,
-          args,
-          channel: eventChannelOf(args),
+          source: eventSourceOf(args),
         });
         if (bypassable(subscription)) {
-          subscription.channel.bypassWith((event) =>
-            deliverPastChain(subscription, event, options.maxResponseBytes),
-          );
+          subscription.source.channel.bypassWith((event) => deliverPastChain(subscription, event));
         }
         return sendingShared(result, subscription);
       },
+      // Queries, mutations and what subscribe answers at once (a refusal such as a
+      // subscription cap): events are written by sendingShared or deliverPastChain.
       onNext: (_ctx, _id, _payload, _args, result) => resultForSocket(result),
     },
     wss,
@@ -220,10 +217,10 @@ export function attachGraphqlWs(options: {
 }
 
 /**
- * Sends graphql-ws's own `next` message for each error-free result (src/transport/
- * shared-delivery.ts, which serializes a result shared by identical subscriptions once) and
- * passes on only results with errors, which graphql-ws still masks per socket through onNext.
- * Events written past this chain (deliverPastChain) never reach it.
+ * Sends graphql-ws's own `next` message for each result of the chain
+ * (src/transport/shared-delivery.ts, which serializes a result shared by identical
+ * subscriptions once), so that graphql-ws's loop only sees the end. Events written past this
+ * chain (deliverPastChain) never reach it.
  */
 function sendingShared(
   source: AsyncIterable<ExecutionResult>,
@@ -234,9 +231,8 @@ function sendingShared(
     async () => {
       for (;;) {
         const step = await iterator.next();
-        if (step.done || step.value.errors) return step;
-        // A socket that closed meanwhile is being completed by graphql-ws.
-        if (subscription.socket.readyState === WebSocket.OPEN) sendNext(subscription, step.value);
+        if (step.done) return step;
+        sendNext(subscription, step.value);
       }
     },
     async () => {
@@ -261,7 +257,7 @@ function resultForSocket(result: ExecutionResult): ExecutionResult {
 function forSocket(error: GraphQLError): GraphQLError {
   if (!error.extensions.http) return error;
   const { http: _http, ...extensions } = error.extensions;
-  return copyError(error, extensions);
+  return copyError(error, { extensions });
 }
 
 const closedSignals = new WeakMap<WebSocket, AbortSignal>();

@@ -177,10 +177,12 @@ for (const target of TARGETS) {
         );
         expect(found[0]).toEqual(ORDER_REQUEST_FLOW);
         expect(found[1]).toBeNull();
+        // Another owner's agent: DESCRIBE_AGENT (a name, no owner) is not asked about it.
         expect(found[2]).toMatchObject({
           name: 'INCIDENT_TRIAGE',
           owner: 'OPS',
-          description: 'Classifies an incident and proposes a first response.',
+          description: null,
+          callContract: null,
           inputs: [
             { title: 'incident_id', type: 'string' },
             { title: 'severity', type: 'string' },

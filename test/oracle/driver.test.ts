@@ -150,7 +150,7 @@ describe('OracleDriver over a pool', () => {
       'DBMS_AI_AGENT.DESCRIBE_AGENT(agent_name => p, agent_details => l); RETURN l; EXCEPTION WHEN OTHERS THEN RETURN NULL; END;',
     );
     expect(sql).toMatch(
-      /SELECT q\.\*, describe_agent_or_null\(q\.AGENT_NAME\) AS AGENT_DETAILS FROM \(SELECT AGENT_NAME FROM DBA_AI_AGENTS\) q$/,
+      /SELECT q\.\*, CASE WHEN q\.OWNER IS NULL OR q\.OWNER = SYS_CONTEXT\('USERENV', 'SESSION_USER'\) THEN describe_agent_or_null\(q\.AGENT_NAME\) END AS AGENT_DETAILS FROM \(SELECT AGENT_NAME FROM DBA_AI_AGENTS\) q$/,
     );
     // The inline PL/SQL adds no bind placeholders of its own.
     expect(sql.replace(statement.text, '')).not.toMatch(/:[A-Za-z]/);
@@ -197,7 +197,7 @@ describe('OracleDriver over a pool', () => {
       expect(decision.callable).toBe(false);
       expect(decision.reason).toMatch(/^ORA-06553: PLS-(201|306): /);
       expect(fake.calls[0]?.sql).toMatch(
-        /^WITH FUNCTION .* FROM \(SELECT CAST\(NULL AS VARCHAR\(128\)\) AS AGENT_NAME FROM DUAL\) q ORDER BY q\.AGENT_NAME$/,
+        /^WITH FUNCTION .* FROM \(SELECT CAST\(NULL AS VARCHAR\(128\)\) AS OWNER, CAST\(NULL AS VARCHAR\(128\)\) AS AGENT_NAME FROM DUAL\) q ORDER BY q\.AGENT_NAME$/,
       );
       // Decided once: the agents list goes straight to the statement without details.
       expect(await driver.queryWithAgentDetails(statement)).toEqual([

@@ -31,6 +31,21 @@ describe('mapQueryError', () => {
     expectClean(error);
   });
 
+  test('ORA-00904 (a view without a column it had: a release renamed it) is FORBIDDEN naming the column, not INTERNAL', () => {
+    const error = mapped(
+      databaseError('ORA-00904: "AGENT_ID": invalid identifier', AGENTS_SQL.indexOf('AGENT_ID')),
+    );
+    expect(error.code).toBe('FORBIDDEN');
+    expect(error.message).toBe('DBA_AI_AGENTS has no column AGENT_ID in this database release');
+    expectClean(error);
+    const qualified = mapped(
+      databaseError('ORA-00904: "H"."TEAM_INSTANCE_ID": invalid identifier'),
+    );
+    expect(qualified.message).toBe(
+      'DBA_AI_AGENTS has no column TEAM_INSTANCE_ID in this database release',
+    );
+  });
+
   test('ORA-00942 names a V$ view with the V_$ grant; 23ai message quoting the name', () => {
     const sql =
       'SELECT COUNT(*) AS EXECUTION_COUNT FROM GV$AGENT_EXEC_STAT g JOIN V$AGENT_EXEC_STAT v ON 1 = 1';
@@ -104,8 +119,8 @@ describe('mapQueryError', () => {
   });
 
   test('anything else is returned unchanged, for the GraphQL layer to mask as INTERNAL', () => {
-    const invalidColumn = databaseError('ORA-00904: "AGENT_ID": invalid identifier', 7);
-    expect(mapQueryError(invalidColumn, AGENTS_SQL)).toBe(invalidColumn);
+    const invalidNumber = databaseError('ORA-01722: invalid number', 7);
+    expect(mapQueryError(invalidNumber, AGENTS_SQL)).toBe(invalidNumber);
     const plain = new Error('boom');
     expect(mapQueryError(plain, AGENTS_SQL)).toBe(plain);
   });

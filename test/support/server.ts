@@ -46,7 +46,10 @@ export interface GqlResult<T> {
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const config = loadConfig({ PORT: '0', SIMULATE: 'false', ...env });
   const logs: LogEntry[] = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => logs.push(JSON.parse(line)) });
+  const logger = pino(
+    { level: config.logLevel === 'silent' ? 'info' : config.logLevel },
+    { write: (line: string) => logs.push(JSON.parse(line)) },
+  );
   const server = await createServer(config, logger);
   const url = await server.start();
   return {

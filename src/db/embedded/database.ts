@@ -14,6 +14,7 @@ import {
   CallInterrupted,
   type CallOptions,
   type Driver,
+  describedForSessionUser,
   outerOrder,
   type QueryOptions,
   type Row,
@@ -281,7 +282,7 @@ export class EmbeddedDriver implements Driver {
     options: QueryOptions = {},
   ): Promise<Row[]> {
     return this.run(
-      `SELECT q.*, emb_describe_agent_or_null(q.agent_name) AS agent_details FROM (${statement.text}) q${outerOrder(statement)}`,
+      `SELECT q.*, ${describedForSessionUser('emb_describe_agent_or_null(q.agent_name)')} AS agent_details FROM (${statement.text}) q${outerOrder(statement)}`,
       binds,
       options,
     );

@@ -105,7 +105,9 @@ LANGUAGE plpgsql STABLE AS $$
 DECLARE
   details json;
 BEGIN
-  SELECT emb_agent_description(s) INTO details FROM emb_agent_specs s WHERE s.agent_name = p_agent_name LIMIT 1;
+  -- A name, no owner: the session user's agent of that name, as Oracle resolves it.
+  SELECT emb_agent_description(s) INTO details FROM emb_agent_specs s WHERE s.agent_name = p_agent_name
+  ORDER BY (s.owner = current_setting('agentgraph.session_user', true)) DESC, s.owner LIMIT 1;
   IF details IS NULL THEN
     RAISE EXCEPTION 'ORA-20051: agent % does not exist', p_agent_name;
   END IF;

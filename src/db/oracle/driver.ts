@@ -8,6 +8,7 @@ import {
   CallInterrupted,
   type CallOptions,
   type Driver,
+  describedForSessionUser,
   outerOrder,
   type PoolStatistics,
   type QueryOptions,
@@ -114,7 +115,7 @@ export function withAgentDetails(statement: Pick<Statement, 'text' | 'orderedBy'
     'WITH FUNCTION describe_agent_or_null(p VARCHAR2) RETURN CLOB IS l CLOB; ' +
     'BEGIN DBMS_AI_AGENT.DESCRIBE_AGENT(agent_name => p, agent_details => l); RETURN l; ' +
     'EXCEPTION WHEN OTHERS THEN RETURN NULL; END; ' +
-    `SELECT q.*, describe_agent_or_null(q.AGENT_NAME) AS AGENT_DETAILS FROM (${statement.text}) q` +
+    `SELECT q.*, ${describedForSessionUser('describe_agent_or_null(q.AGENT_NAME)')} AS AGENT_DETAILS FROM (${statement.text}) q` +
     outerOrder(statement)
   );
 }

@@ -89,6 +89,19 @@ export function mapQueryError(error: unknown, sql: string): unknown {
       : 'a view that agent-graph reads is missing or not granted to its database user';
     return new AppError('FORBIDDEN', message, { cause: error });
   }
+  if (code === 'ORA-00904') {
+    // A view that exists without a column a statement reads (a release renamed it): like a
+    // missing view, the field is refused, naming the column, never INTERNAL.
+    const column = /ORA-00904: "?(?:[\w$#]+"?\.)?"?([\w$#]+)"?: invalid identifier/.exec(
+      String((error as OracleErrorFields).message ?? ''),
+    )?.[1];
+    const views = [...viewsRead(sql)].join(', ');
+    return new AppError(
+      'FORBIDDEN',
+      `${views || 'a view agent-graph reads'} has no column ${column ?? 'that this field reads'} in this database release`,
+      { cause: error },
+    );
+  }
   if (isConnectionFailure(code) || code in ACCOUNT_ERRORS) {
     return new AppError('UPSTREAM_UNAVAILABLE', 'the database is unavailable', { cause: error });
   }

@@ -46,7 +46,7 @@ export const versionQuery = query(
  */
 export const describeAgentProbe = query(
   'agents.describeProbe',
-  sql`SELECT CAST(NULL AS VARCHAR(128)) AS AGENT_NAME FROM DUAL`,
+  sql`SELECT CAST(NULL AS VARCHAR(128)) AS OWNER, CAST(NULL AS VARCHAR(128)) AS AGENT_NAME FROM DUAL`,
   (row: Row) => strOrNull(row.agentDetails),
   { agentDetails: true, orderedBy: ['AGENT_NAME'] },
 );

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { type ExecutionResult, GraphQLError } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import type { Context } from './context.js';
+import { AppError, type ErrorCode, isErrorCode } from './errors.js';
+import type { Metrics } from './metrics.js';
+
+export type MaskError = (error: unknown) => GraphQLError;
+
+/** A new error like `error` (same place, extensions and cause), with these changes. */
+export function copyError(
+  error: GraphQLError,
+  changes: {
+    readonly message?: string;
+    readonly extensions?: GraphQLError['extensions'];
+    /** `undefined` drops the cause (what clients see must not carry a driver error). */
+    readonly originalError?: Error | undefined;
+  } = {},
+): GraphQLError {
+  return new GraphQLError(changes.message ?? error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: 'originalError' in changes ? changes.originalError : error.originalError,
+    extensions: changes.extensions ?? error.extensions,
+  });
+}
+
+/** What was thrown, as a GraphQL error whose cause it is. */
+export const asGraphQLError = (raw: unknown): GraphQLError =>
+  raw instanceof GraphQLError
+    ? raw
+    : new GraphQLError(raw instanceof Error ? raw.message : String(raw), {
+        originalError: raw instanceof Error ? raw : undefined,
+      });
+
+/** The request (or subscription event) each error came from, for the id INTERNAL carries. */
+const errorRequests = new WeakMap<GraphQLError, string>();
+
+/** `error`, tagged with the request id that maskError gives it if it turns out INTERNAL. */
+export function withRequestId(error: GraphQLError, requestId: string): GraphQLError {
+  errorRequests.set(error, requestId);
+  return error;
+}
+
+/** Errors that maskError made: masking one again returns it as it is, counted once. */
+const masked = new WeakSet<GraphQLError>();
+
+/**
+ * The one place where errors become what clients see, for every transport: yoga's
+ * `maskedErrors.maskError` (execution results, context errors and what yoga throws before
+ * execution, over HTTP, SSE and WebSocket), the events of subscriptions
+ * (src/subscription-events.ts), and the error bodies answered before yoga parses a request
+ * (maskedBody). Typed AppErrors keep their code and message; GraphQL's own parse, validation
+ * and variable errors are BAD_USER_INPUT; anything else (driver errors with ORA- text, SQL,
+ * stacks) is logged and sent as INTERNAL with the request id. Each error a client receives is
+ * counted once in agentgraph_graphql_errors_total.
+ */
+export function createMaskError(logger: Logger, metrics: Metrics): MaskError {
+  return (raw) => {
+    if (raw instanceof GraphQLError && masked.has(raw)) return raw;
+    const error = asGraphQLError(raw);
+    const original = error.originalError;
+    const withCode = (code: ErrorCode, message = error.message, requestId?: string) =>
+      copyError(error, {
+        message,
+        extensions: { ...error.extensions, code, ...(requestId ? { requestId } : {}) },
+        originalError: undefined,
+      });
+    let mapped: GraphQLError;
+    if (original instanceof AppError) {
+      mapped = withCode(original.code, original.message);
+    } else if (original instanceof GraphQLError && isErrorCode(original.extensions.code)) {
+      mapped = withCode(original.extensions.code, original.message);
+    } else if (
+      original &&
+      !(original instanceof GraphQLError) &&
+      original.name !== 'PothosValidationError'
+    ) {
+      const requestId = errorRequests.get(error) ?? randomUUID();
+      logger.error({ err: original, requestId, path: error.path }, 'internal error');
+      mapped = withCode('INTERNAL', 'Internal server error', requestId);
+    } else {
+      // GraphQL's own parse, validation and coercion errors (yoga labels them
+      // GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED) are the caller's input.
+      const code = error.extensions.code;
+      mapped = withCode(isErrorCode(code) ? code : 'BAD_USER_INPUT');
+    }
+    metrics.errors.inc({ code: String(mapped.extensions.code) });
+    masked.add(mapped);
+    return mapped;
+  };
+}
+
+/**
+ * An error body answered before yoga has parsed a request (authentication, the Host check,
+ * an unknown path, a refused preflight), in the shape GraphQL clients read, through maskError
+ * so that it is counted like every other error a client receives.
+ */
+export function maskedBody(maskError: MaskError, error: AppError): string {
+  const { message, extensions } = maskError(
+    new GraphQLError(error.message, { originalError: error }),
+  );
+  return JSON.stringify({ errors: [{ message, extensions }] });
+}
+
+/**
+ * maskError sees an error but not its request, and yoga adds its masking plugin after ours:
+ * this hands maskError each error of a result with its request id. Subscription events carry
+ * the id of the event instead (src/subscription-events.ts), so only the errors a subscribe
+ * request answers at once are tagged here.
+ */
+export function useErrorRequestIds(): Plugin<Context> {
+  const tag = (result: ExecutionResult | AsyncIterable<ExecutionResult>, requestId: string) => {
+    if (isAsyncIterable(result)) return;
+    for (const error of result.errors ?? []) withRequestId(error, requestId);
+  };
+  return {
+    onExecute: ({ args }) => ({
+      onExecuteDone: ({ result }) => tag(result, args.contextValue.requestId),
+    }),
+    onSubscribe: ({ args }) => ({
+      onSubscribeResult: ({ result }) => tag(result, args.contextValue.requestId),
+    }),
+  };
+}

@@ -1,0 +1,323 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type ASTNode,
+  createSourceEventStream,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  execute,
+  type FragmentDefinitionNode,
+  getOperationAST,
+  Kind,
+  print,
+  visit,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { type Context, operationState, type RepositoriesFor } from './context.js';
+import { boundedResult } from './hardening/response-size.js';
+import { mapAsyncIterable } from './iterables.js';
+import { Channel } from './live/hub.js';
+import { asGraphQLError, type MaskError, withRequestId } from './masking.js';
+import { type EventRecord, operationName, outcomeOf } from './request-log.js';
+import { type SubscriptionShape, subscriptionShape } from './subscription-shape.js';
+
+/**
+ * The one path every subscription event takes, whatever the transport (docs/architecture.md,
+ * "Where an event goes"): executed once per group of identical subscriptions and viewer
+ * scope, with a context of its own (a request id, loaders and a statement count that belong
+ * to the event), then bounded (MAX_RESPONSE_BYTES), masked (maskError, with the event's
+ * request id), counted and logged (request-log.ts) — once for the group. What comes out is
+ * what every subscriber of the group receives: yoga's SSE writer and graphql-ws get it
+ * through each subscription's iterator, and transport/shared-delivery.ts writes it to many
+ * sockets at once past that iterator (eventSourceOf).
+ *
+ * Yoga plugins join this path by being in yoga's plugin list (src/yoga.ts): their subscribe
+ * hooks run for every transport, graphql-ws included, since it subscribes through yoga's
+ * envelop. Per-event work belongs here, once per group, not in a plugin's per-subscription
+ * onSubscribeResult/onNext (which the shared write loop does not run);
+ * test/live/one-path.test.ts holds the transports' events equal.
+ */
+export interface SubscriptionEventsOptions {
+  readonly repositoriesFor: RepositoriesFor;
+  readonly maskError: MaskError;
+  readonly maxResponseBytes: number;
+  /** Counts and logs each event (request-log.ts). */
+  readonly record: (event: EventRecord) => void;
+}
+
+type Result = ExecutionResult | Promise<ExecutionResult>;
+
+/** Where a subscription's events come from, and what each becomes for its subscribers. */
+export interface EventSource {
+  readonly channel: Channel<unknown>;
+  /** The event as every subscription identical to this one receives it (the same object). */
+  result(event: unknown): Result;
+}
+
+const sources = new WeakMap<ExecutionArgs, EventSource>();
+
+/**
+ * The live channel of a subscription (by the args it was subscribed with) and its events'
+ * one path, for a transport that writes events past the iterator chain.
+ */
+export const eventSourceOf = (args: ExecutionArgs): EventSource | undefined => sources.get(args);
+
+/**
+ * graphql-js runs every event of a subscription with the context of the subscribe request,
+ * so per-request DataLoaders (ours, and those Pothos keys on the context object) would
+ * answer later events with rows cached by earlier ones, and the event's statements would
+ * count into the subscribe request. This replaces graphql-js's subscribe with the same two
+ * steps (source stream, then execute per event) on this path.
+ */
+export function useSubscriptionEvents(options: SubscriptionEventsOptions): Plugin<Context> {
+  const path = new EventPath(options);
+  const subscribe = async (
+    args: ExecutionArgs,
+  ): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> => {
+    const stream = await createSourceEventStream(args);
+    if (!(Symbol.asyncIterator in stream)) return stream;
+    const result = (event: unknown) => path.result(args, event);
+    if (stream instanceof Channel) sources.set(args, { channel: stream, result });
+    return mapAsyncIterable(stream, result);
+  };
+  return {
+    onSubscribe({ setSubscribeFn }) {
+      setSubscribeFn(subscribe);
+    },
+  };
+}
+
+/** What one event shares among the subscriptions it reaches. */
+interface EventShare {
+  /**
+   * One context (and so one set of loaders, and the dataloaders Pothos keys on it) per
+   * viewer scope: documents that differ in aliases, field order or page sizes still load
+   * the same rows once, so their statements cost no more than one subscription's.
+   */
+  readonly contexts: Map<string, Context>;
+  /** One execution per canonical document and viewer scope. */
+  readonly canonical: Map<string, Promise<ExecutionResult>>;
+  /**
+   * One finished result per normalised document, variables and viewer scope: identical
+   * subscriptions get the same object, which the WebSocket transport then serializes once.
+   */
+  readonly results: Map<string, Promise<ExecutionResult>>;
+}
+
+/** What a viewer may see depends on its owner and role only. */
+const scopeOf = (context: Context) => JSON.stringify([context.viewer.owner, context.viewer.admin]);
+
+class EventPath {
+  /**
+   * Keyed by event: the hub hands every subscription with the same filter the same event
+   * object, so thousands of dashboards watching the same thing cost one execution (and one
+   * set of nested statements) per event instead of one each.
+   */
+  private readonly shared = new WeakMap<object, EventShare>();
+
+  constructor(private readonly options: SubscriptionEventsOptions) {}
+
+  result(args: ExecutionArgs, payload: unknown): Promise<ExecutionResult> {
+    const base = args.contextValue as Context;
+    if (typeof payload !== 'object' || payload === null) {
+      const context = this.eventContext(base);
+      return this.finish(args, context, performance.now(), this.run(args, payload, context));
+    }
+    let share = this.shared.get(payload);
+    if (!share) {
+      share = { contexts: new Map(), canonical: new Map(), results: new Map() };
+      this.shared.set(payload, share);
+    }
+    const scope = scopeOf(base);
+    const key = resultKeyOf(args, scope);
+    const known = share.results.get(key);
+    if (known) return known;
+    let context = share.contexts.get(scope);
+    if (!context) {
+      context = this.eventContext(base);
+      share.contexts.set(scope, context);
+    }
+    const startedAt = performance.now();
+    const { shape } = planOf(args);
+    let executed: Promise<ExecutionResult>;
+    if (shape) {
+      const canonicalKey = JSON.stringify([shape.key, scope]);
+      let canonical = share.canonical.get(canonicalKey);
+      if (!canonical) {
+        canonical = this.run(
+          { ...args, document: shape.document, operationName: undefined, variableValues: {} },
+          payload,
+          context,
+        );
+        share.canonical.set(canonicalKey, canonical);
+      }
+      const eventContext = context;
+      // Errors carry paths in the canonical document's terms: a subscription whose event has
+      // errors runs its own document instead (on the same loaders, so no more statements).
+      executed = canonical.then((result) =>
+        result.errors || !result.data
+          ? this.run(args, payload, eventContext)
+          : { data: shape.project(result.data) },
+      );
+    } else {
+      executed = this.run(args, payload, context);
+    }
+    const result = this.finish(args, context, startedAt, executed);
+    share.results.set(key, result);
+    return result;
+  }
+
+  /** A context of the event's own: its request id, loaders and statement count. */
+  private eventContext(base: Context): Context {
+    return {
+      ...base,
+      requestId: randomUUID(),
+      ...operationState(this.options.repositoriesFor, base.viewer),
+    };
+  }
+
+  private async run(
+    args: ExecutionArgs,
+    payload: unknown,
+    contextValue: Context,
+  ): Promise<ExecutionResult> {
+    return execute({ ...args, rootValue: payload, contextValue });
+  }
+
+  /** Bounded, masked with the event's request id, counted and logged: what subscribers get. */
+  private async finish(
+    args: ExecutionArgs,
+    context: Context,
+    startedAt: number,
+    executed: Promise<ExecutionResult>,
+  ): Promise<ExecutionResult> {
+    const { maskError, maxResponseBytes } = this.options;
+    let result: ExecutionResult;
+    try {
+      result = boundedResult(await executed, maxResponseBytes);
+    } catch (error) {
+      result = { errors: [asGraphQLError(error)] };
+    }
+    if (result.errors?.length) {
+      result = {
+        ...result,
+        errors: result.errors.map((error) => maskError(withRequestId(error, context.requestId))),
+      };
+    }
+    this.options.record({
+      requestId: context.requestId,
+      operation: operationName(args.document, args.operationName),
+      startedAt,
+      statements: context.usage.statements,
+      outcome: outcomeOf(result),
+    });
+    return result;
+  }
+}
+
+/**
+ * What identical subscriptions (same document, operation and variables) have in common,
+ * worked out at the first event of the first of them and then shared: with thousands of
+ * them, one shape (a canonical document) and one result key each was kilobytes apiece.
+ */
+interface Plan {
+  readonly shape: SubscriptionShape | undefined;
+  /** The result key for each viewer scope. */
+  readonly resultKeys: Map<string, string>;
+}
+
+const plans = new WeakMap<DocumentNode, Map<string, Plan>>();
+/** A subscription's args stay the same: its plan is looked up once. */
+const plansOfArgs = new WeakMap<ExecutionArgs, Plan>();
+
+function planOf(args: ExecutionArgs): Plan {
+  let plan = plansOfArgs.get(args);
+  if (plan) return plan;
+  let byOperation = plans.get(args.document);
+  if (!byOperation) {
+    byOperation = new Map();
+    plans.set(args.document, byOperation);
+  }
+  const operation = JSON.stringify([args.operationName ?? null, args.variableValues ?? null]);
+  plan = byOperation.get(operation);
+  if (!plan) {
+    plan = {
+      shape: subscriptionShape(args.schema, args.document, args.operationName, args.variableValues),
+      resultKeys: new Map(),
+    };
+    byOperation.set(operation, plan);
+  }
+  plansOfArgs.set(args, plan);
+  return plan;
+}
+
+/**
+ * Identical subscriptions (normalised document, variables, viewer scope) get identical
+ * results. Request ids are added to errors per subscription, after this.
+ */
+function resultKeyOf(args: ExecutionArgs, scope: string): string {
+  const { resultKeys } = planOf(args);
+  let key = resultKeys.get(scope);
+  if (key === undefined) {
+    key = JSON.stringify([
+      normalisedDocument(args.document, args.operationName),
+      args.variableValues ?? null,
+      scope,
+    ]);
+    resultKeys.set(scope, key);
+  }
+  return key;
+}
+
+const normalised = new WeakMap<DocumentNode, Map<string | null, string>>();
+
+/**
+ * The operation a subscription runs, printed without its name and without the other
+ * operations and unused fragments of its document, so that clients sending the same
+ * selection under different operation names, or with different whitespace and comments,
+ * share one execution. Aliases and field order stay: they shape the response each client
+ * gets (their statements are shared through the per-scope context instead).
+ */
+function normalisedDocument(document: DocumentNode, operationName: string | null | undefined) {
+  let byName = normalised.get(document);
+  if (!byName) {
+    byName = new Map();
+    normalised.set(document, byName);
+  }
+  let text = byName.get(operationName ?? null);
+  if (text === undefined) {
+    text = printOperation(document, operationName);
+    byName.set(operationName ?? null, text);
+  }
+  return text;
+}
+
+function printOperation(document: DocumentNode, operationName: string | null | undefined): string {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return print(document);
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) {
+      fragments.set(definition.name.value, definition);
+    }
+  }
+  const used = new Map<string, FragmentDefinitionNode>();
+  const collect = (node: ASTNode) =>
+    visit(node, {
+      FragmentSpread(spread) {
+        const fragment = fragments.get(spread.name.value);
+        if (fragment && !used.has(spread.name.value)) {
+          used.set(spread.name.value, fragment);
+          collect(fragment);
+        }
+      },
+    });
+  collect(operation);
+  return print({
+    kind: Kind.DOCUMENT,
+    definitions: [
+      { ...operation, name: undefined },
+      ...[...used.values()].sort((x, y) => x.name.value.localeCompare(y.name.value)),
+    ],
+  });
+}
