@@ -1,3 +1,5 @@
+import { redactCredentials } from './redact.js';
+
 /**
  * Turns the process environment into one frozen, typed configuration. Every problem is
  * collected and reported together, so a misconfigured deployment is fixed in one pass.
@@ -227,7 +229,9 @@ class EnvReader {
     if (raw === undefined) return fallback;
     const value = Number(raw);
     if (!/^-?\d+$/.test(raw) || value < min || value > max) {
-      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      this.problems.push(
+        `${name} must be a whole number from ${min} to ${max} (got "${redactCredentials(raw)}")`,
+      );
       return fallback;
     }
     return value;
@@ -240,7 +244,7 @@ class EnvReader {
     const value = Date.parse(raw);
     if (!/(Z|[+-]\d\d:\d\d)$/i.test(raw) || Number.isNaN(value)) {
       this.problems.push(
-        `${name} must be an ISO 8601 instant with a time zone, like 2026-10-01T08:00:00Z (got "${raw}")`,
+        `${name} must be an ISO 8601 instant with a time zone, like 2026-10-01T08:00:00Z (got "${redactCredentials(raw)}")`,
       );
       return null;
     }
@@ -252,7 +256,7 @@ class EnvReader {
     if (raw === undefined) return fallback;
     if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
     if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-    this.problems.push(`${name} must be true or false (got "${raw}")`);
+    this.problems.push(`${name} must be true or false (got "${redactCredentials(raw)}")`);
     return fallback;
   }
 
@@ -260,7 +264,9 @@ class EnvReader {
     const raw = this.string(name)?.toLowerCase();
     if (raw === undefined) return fallback;
     if ((allowed as readonly string[]).includes(raw)) return raw as T;
-    this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+    this.problems.push(
+      `${name} must be one of ${allowed.join(', ')} (got "${redactCredentials(raw)}")`,
+    );
     return fallback;
   }
 
@@ -279,9 +285,7 @@ class EnvReader {
     try {
       url = new URL(raw);
     } catch {
-      // Unparsed, it may still hold `user:password@`: echo it without that part.
-      const shown = raw.replace(/^([^/]*\/\/)?[^/]*@/, '$1…@');
-      this.problems.push(`${name} must be an absolute URL (got "${shown}")`);
+      this.problems.push(`${name} must be an absolute URL (got "${redactCredentials(raw)}")`);
       return undefined;
     }
     if (url.username !== '' || url.password !== '') {
@@ -293,11 +297,15 @@ class EnvReader {
       const loopbackHttp =
         url.protocol === 'http:' && isLoopback(url.hostname.replace(/^\[|\]$/g, ''));
       if (url.protocol !== 'https:' && !loopbackHttp) {
-        this.problems.push(`${name} must be an https URL, or http on loopback (got "${raw}")`);
+        this.problems.push(
+          `${name} must be an https URL, or http on loopback (got "${redactCredentials(raw)}")`,
+        );
         return undefined;
       }
     } else if (protocols && !protocols.includes(url.protocol)) {
-      this.problems.push(`${name} must be a ${protocols.join(' or ')} URL (got "${raw}")`);
+      this.problems.push(
+        `${name} must be a ${protocols.join(' or ')} URL (got "${redactCredentials(raw)}")`,
+      );
       return undefined;
     }
     return raw;
@@ -456,7 +464,7 @@ function readHttp(env: EnvReader): HttpConfig {
     const origin = originOf(raw);
     if (origin === undefined) {
       env.problems.push(
-        `CORS_ORIGINS entries must be origins such as https://app.example.com (got "${raw}")`,
+        `CORS_ORIGINS entries must be origins such as https://app.example.com (got "${redactCredentials(raw)}")`,
       );
     } else {
       corsOrigins.push(origin);

@@ -76,3 +76,38 @@ describe('npm run token', () => {
     expect(minted.stderr).toMatch(/^agent-graph token: AUTH_JWT_SECRET is not set/);
   });
 });
+
+describe('npm run token refuses what the server would (issue 25, also seen)', () => {
+  test('--help prints the usage and exits 0', async () => {
+    const help = await mint(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: npm run -s token -- --user APP_USER');
+    expect(help.stdout).toContain('--expires');
+  });
+
+  test.each([['100y'], ['31d'], ['0h'], ['soon']])(
+    '--expires %s is refused, naming what is accepted',
+    async (span) => {
+      const minted = await mint(['--user', 'app_user', '--expires', span]);
+      expect(minted.code).toBe(1);
+      expect(minted.stdout).toBe('');
+      expect(minted.stderr).toContain(
+        `--expires takes a number and s, m, h or d, from 1s to 30d (got "${span}")`,
+      );
+    },
+  );
+
+  test('a db_user the server would reject is refused, not minted', async () => {
+    for (const user of ['app user', '"Mixed"', 'ſcott', '1APP']) {
+      const minted = await mint(['--user', user]);
+      expect(minted.code, user).toBe(1);
+      expect(minted.stderr, user).toContain('--user must be an Oracle user name');
+    }
+  });
+
+  test('30d is the longest accepted, and its token works', async () => {
+    const token = (await mint(['--user', 'app_user', '--expires', '30d'])).stdout.trim();
+    const result = await t.post<Owners>(OWNERS, {}, { authorization: `Bearer ${token}` });
+    expect(result.errors).toBeUndefined();
+  });
+});

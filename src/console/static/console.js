@@ -1647,12 +1647,43 @@ const ROUTES = {
 };
 let leave = () => {};
 
+/** An address that names no view, or not validly (a malformed %-escape): say so, offer a way on. */
+function notFoundView(root, address) {
+  add(
+    root,
+    h('h2', { tabindex: '-1' }, 'Not found'),
+    h(
+      'p',
+      {},
+      'The console has no page at ',
+      h('code', {}, address),
+      '. ',
+      h('a', { href: '#/waiting' }, 'Go to the runs waiting for a human'),
+      '.',
+    ),
+  );
+  return () => {};
+}
+
+/** The %-decoded argument of a route, or undefined when the address is not validly encoded. */
+function decoded(argument) {
+  try {
+    return decodeURIComponent(argument);
+  } catch {
+    return undefined;
+  }
+}
+
 function route() {
-  const [, name = 'waiting', argument] = location.hash.match(/^#\/([^/]*)\/?(.*)$/) ?? [];
-  const render = ROUTES[name] ?? waitingView;
+  const [, name = 'waiting', argument = ''] = location.hash.match(/^#\/([^/]*)\/?(.*)$/) ?? [];
+  const known = name === '' || Object.hasOwn(ROUTES, name);
+  const value = decoded(argument);
   leave();
   view.replaceChildren();
-  leave = render(view, decodeURIComponent(argument ?? '')) ?? (() => {});
+  leave =
+    (known && value !== undefined
+      ? (ROUTES[name] ?? waitingView)(view, value)
+      : notFoundView(view, location.hash)) ?? (() => {});
   // A run and a team are under Teams, where their breadcrumbs start; an agent under Agents.
   const section = { run: 'teams', team: 'teams', agent: 'agents' }[name] ?? name;
   for (const link of document.querySelectorAll('nav a')) {

@@ -1,4 +1,5 @@
 import { AppError, StartupError } from '../../errors.js';
+import { redactCredentials } from '../../redact.js';
 import { grantFor } from '../catalog.js';
 
 /**
@@ -158,7 +159,7 @@ export function startupError(error: unknown, { user, target }: StartupTarget): S
       { cause: original },
     );
   }
-  const detail = oneLine(original);
+  const detail = redactCredentials(oneLine(original));
   if (isConnectionFailure(code)) {
     return new StartupError(`cannot connect to Oracle at ${target}: ${detail}`, {
       cause: original,

@@ -1,5 +1,6 @@
 import type { Connection, PoolAttributes } from 'oracledb';
 import type { OracleDatabaseConfig } from '../../config.js';
+import { redactCredentials } from '../../redact.js';
 
 /** What the session callback needs of a connection. */
 export type SessionConnection = Pick<Connection, 'execute'>;
@@ -72,7 +73,7 @@ export function poolAttributes(config: OracleDatabaseConfig): PoolAttributes {
  */
 export function connectTarget(connectString: string): string {
   const value = connectString.trim();
-  if (!value.startsWith('(')) return value;
+  if (!value.startsWith('(')) return redactCredentials(value);
   const field = (name: string) =>
     new RegExp(`\\(\\s*${name}\\s*=\\s*([^)\\s]+)\\s*\\)`, 'i').exec(value)?.[1];
   const host = field('host');

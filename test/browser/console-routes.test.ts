@@ -1,0 +1,39 @@
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { launchChromium, offlineContext } from '../support/browser.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+let t: TestServer;
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  [t, browser] = await Promise.all([startTestServer(), launchChromium()]);
+  ({ context } = await offlineContext(browser, { width: 1200, height: 800 }));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.stop();
+});
+
+describe('console addresses (issue 25, item 10)', () => {
+  test.each([
+    ['a malformed %-escape', '#/run/%E0%A4%A'],
+    ['a page that does not exist', '#/nowhere/at/all'],
+  ])(
+    '%s shows a "not found" view, not a blank page, and the console still works',
+    async (_, hash) => {
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(`${t.url}/console${hash}`);
+      await page.getByRole('heading', { name: 'Not found' }).waitFor();
+      expect(await page.locator('main').textContent()).toContain(hash);
+      await page.getByRole('link', { name: 'Go to the runs waiting for a human' }).click();
+      await page.getByRole('heading', { name: 'Waiting for a human' }).waitFor();
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
+});
