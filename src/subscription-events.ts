@@ -18,8 +18,9 @@ import { boundedResult } from './hardening/response-size.js';
 import { mapAsyncIterable } from './iterables.js';
 import { Channel } from './live/hub.js';
 import { asGraphQLError, type MaskError, withRequestId } from './masking.js';
+import { visibilityScope } from './model/viewer.js';
 import { type EventRecord, operationName, outcomeOf } from './request-log.js';
-import { type SubscriptionShape, subscriptionShape } from './subscription-shape.js';
+import { fragmentsOf, type SubscriptionShape, subscriptionShape } from './subscription-shape.js';
 
 /**
  * The one path every subscription event takes, whatever the transport (docs/architecture.md,
@@ -104,9 +105,6 @@ interface EventShare {
   readonly results: Map<string, Promise<ExecutionResult>>;
 }
 
-/** What a viewer may see depends on its owner and role only. */
-const scopeOf = (context: Context) => JSON.stringify([context.viewer.owner, context.viewer.admin]);
-
 class EventPath {
   /**
    * Keyed by event: the hub hands every subscription with the same filter the same event
@@ -128,7 +126,7 @@ class EventPath {
       share = { contexts: new Map(), canonical: new Map(), results: new Map() };
       this.shared.set(payload, share);
     }
-    const scope = scopeOf(base);
+    const scope = visibilityScope(base.viewer);
     const key = resultKeyOf(args, scope);
     const known = share.results.get(key);
     if (known) return known;
@@ -295,12 +293,7 @@ function normalisedDocument(document: DocumentNode, operationName: string | null
 function printOperation(document: DocumentNode, operationName: string | null | undefined): string {
   const operation = getOperationAST(document, operationName);
   if (!operation) return print(document);
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) {
-      fragments.set(definition.name.value, definition);
-    }
-  }
+  const fragments = fragmentsOf(document);
   const used = new Map<string, FragmentDefinitionNode>();
   const collect = (node: ASTNode) =>
     visit(node, {

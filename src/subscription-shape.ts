@@ -59,13 +59,7 @@ export function subscriptionShape(
   const operation = getOperationAST(document, operationName);
   const root = schema.getSubscriptionType();
   if (operation?.operation !== 'subscription' || !root) return undefined;
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) {
-      fragments.set(definition.name.value, definition);
-    }
-  }
-  const walker = new Walker(fragments, variables ?? {});
+  const walker = new Walker(fragmentsOf(document), variables ?? {});
   try {
     const selectionSet = walker.canonical(operation.selectionSet, root);
     const canonicalDocument: DocumentNode = {
@@ -83,6 +77,17 @@ export function subscriptionShape(
     if (error instanceof NotCanonical) return undefined;
     throw error;
   }
+}
+
+/** The fragment definitions of a document, by name. */
+export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) {
+      fragments.set(definition.name.value, definition);
+    }
+  }
+  return fragments;
 }
 
 class NotCanonical extends Error {}

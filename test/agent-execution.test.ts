@@ -60,10 +60,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const execStatRows = async () =>
+/** Rows of GV$AGENT_EXEC_STAT in a server's embedded database. */
+const rowsIn = async (db: EmbeddedPg) =>
   Number(
-    (await pg.query<{ n: number }>('SELECT count(*) AS n FROM gv$agent_exec_stat')).rows[0]?.n,
+    (await db.query<{ n: number }>('SELECT count(*) AS n FROM gv$agent_exec_stat')).rows[0]?.n,
   );
+const execStatRows = () => rowsIn(pg);
 const executeCalls = () =>
   metric(t.server, 'agentgraph_db_statements_total', { statement: 'agents.execute' });
 const executions = (outcome: string) =>
@@ -347,12 +349,7 @@ describe('executeAgent: who may run it, and its limits', () => {
       MAX_ACTIONS_PER_OPERATION: '1',
     });
     try {
-      const budgetedPg = embeddedPg(budgeted.server);
-      const rows = async () =>
-        Number(
-          (await budgetedPg.query<{ n: number }>('SELECT count(*) AS n FROM gv$agent_exec_stat'))
-            .rows[0]?.n,
-        );
+      const rows = () => rowsIn(embeddedPg(budgeted.server));
       const before = await rows();
       const twice = await budgeted.post(
         `mutation($inputs: [AgentInput!]!) {
@@ -383,12 +380,7 @@ describe('executeAgent: who may run it, and its limits', () => {
       EXECUTE_AGENT_TIMEOUT_MS: '50',
     });
     try {
-      const slowPg = embeddedPg(slow.server);
-      const count = async () =>
-        Number(
-          (await slowPg.query<{ n: number }>('SELECT count(*) AS n FROM gv$agent_exec_stat'))
-            .rows[0]?.n,
-        );
+      const count = () => rowsIn(embeddedPg(slow.server));
       const before = await count();
       const { errors } = await slow.post(EXECUTE, SUMMARIZE);
       expect(errors?.[0]?.extensions?.code).toBe('TIMEOUT');
@@ -405,12 +397,7 @@ describe('executeAgent: who may run it, and its limits', () => {
   test('a client that goes away cancels the execution, over HTTP and over WebSocket', async () => {
     const slow = await startTestServer({ EMBEDDED_LATENCY_MS: '400' });
     try {
-      const slowPg = embeddedPg(slow.server);
-      const count = async () =>
-        Number(
-          (await slowPg.query<{ n: number }>('SELECT count(*) AS n FROM gv$agent_exec_stat'))
-            .rows[0]?.n,
-        );
+      const count = () => rowsIn(embeddedPg(slow.server));
       const calls = () =>
         metric(slow.server, 'agentgraph_db_statements_total', { statement: 'agents.execute' });
       const cancelled = () =>

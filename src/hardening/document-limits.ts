@@ -3,16 +3,10 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { createComplexityRule } from '@pothos/plugin-complexity';
-import { type DocumentNode, type ExecutionArgs, GraphQLError, validate } from 'graphql';
+import { type DocumentNode, type ExecutionArgs, type GraphQLError, validate } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { LimitsConfig } from '../config.js';
-
-/** A request error: 400 for `application/graphql-response+json` clients, 200 for JSON ones. */
-function limitError(message: string): GraphQLError {
-  return new GraphQLError(message, {
-    extensions: { code: 'BAD_USER_INPUT', http: { status: 400, spec: true } },
-  });
-}
+import { limitExceeded } from './limit-error.js';
 
 /**
  * GraphQL Armor reports a violation as "Syntax Error: <limit message>" and then throws it;
@@ -21,7 +15,7 @@ function limitError(message: string): GraphQLError {
  */
 const rejectWithLimitError = [
   (_context: unknown, error: GraphQLError) => {
-    throw limitError(error.message.replace(/^Syntax Error: /, ''));
+    throw limitExceeded(error.message.replace(/^Syntax Error: /, ''));
   },
 ];
 
@@ -78,7 +72,7 @@ function queryCostLimit(maxCost: number): Plugin {
       operationName: args.operationName,
       validate: ({ complexity }) => {
         if (complexity > maxCost) {
-          error = limitError(
+          error = limitExceeded(
             `Query cost ${complexity} exceeds the limit of ${maxCost}; ` +
               'a connection costs its selection times its page size (first/last), so ask for smaller pages',
           );

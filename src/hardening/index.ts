@@ -4,6 +4,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from '../config.js';
 import type { Context } from '../context.js';
+import { copyError } from '../masking.js';
 import type { Metrics } from '../metrics.js';
 import { actionCap } from './actions.js';
 import { argumentBounds } from './argument-bounds.js';
@@ -82,14 +83,5 @@ function hideSchema(): Plugin[] {
 function withoutSuggestion(error: Error): Error {
   if (!(error instanceof GraphQLError)) return error;
   const message = error.message.replace(/ Did you mean [^?]*\?/g, '');
-  return message === error.message
-    ? error
-    : new GraphQLError(message, {
-        nodes: error.nodes,
-        source: error.source,
-        positions: error.positions,
-        path: error.path,
-        originalError: error.originalError,
-        extensions: error.extensions,
-      });
+  return message === error.message ? error : copyError(error, { message });
 }

@@ -4,8 +4,9 @@ import type { Logger } from 'pino';
 import type { RateLimitConfig } from '../config.js';
 import type { Context } from '../context.js';
 import type { Metrics } from '../metrics.js';
+import { viewerKey } from '../model/viewer.js';
 import { actionsOf } from './actions.js';
-import { limitExceeded, viewerKey } from './subscriptions.js';
+import { limitExceeded } from './limit-error.js';
 
 type Kind = 'request' | 'subscription' | 'action';
 

@@ -1,21 +1,9 @@
-import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { LimitsConfig } from '../config.js';
 import type { Context } from '../context.js';
 import { asyncIteratorOf } from '../iterables.js';
-import type { Viewer } from '../model/viewer.js';
-
-/** Who a per-identity limit counts against: the token subject, else its owner or role. */
-export function viewerKey(viewer: Viewer): string {
-  return JSON.stringify([viewer.subject, viewer.owner, viewer.admin]);
-}
-
-/** A request error: 400 for `application/graphql-response+json` clients, 200 for JSON ones. */
-export function limitExceeded(message: string): GraphQLError {
-  return new GraphQLError(message, {
-    extensions: { code: 'BAD_USER_INPUT', http: { status: 400, spec: true } },
-  });
-}
+import { viewerKey } from '../model/viewer.js';
+import { limitExceeded } from './limit-error.js';
 
 /**
  * Caps open subscriptions per graphql-ws socket and per viewer (over every socket and SSE

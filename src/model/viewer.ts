@@ -25,3 +25,8 @@ export const ANONYMOUS_ADMIN: Viewer = Object.freeze({ owner: null, admin: true,
 export function visibilityScope(viewer: Viewer): string {
   return viewer.admin ? 'admin' : `owner:${viewer.owner ?? ''}`;
 }
+
+/** Who a per-identity limit counts against: the token subject, else its owner or role. */
+export function viewerKey(viewer: Viewer): string {
+  return JSON.stringify([viewer.subject, viewer.owner, viewer.admin]);
+}

@@ -13,6 +13,12 @@ export type SchemaTypesOf =
  */
 export const rootList = { nullable: true } as const;
 
+/** Filtering by another owner than one's own is for administrators (`filter.owner`). */
+export const ownerFilterScope = (
+  _root: unknown,
+  args: { readonly filter?: { readonly owner?: string | null } | null },
+) => (args.filter?.owner ? { admin: true } : true);
+
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 

@@ -11,7 +11,7 @@ import {
 import { TEAM_RUN_STATES } from '../model/team.js';
 import { bounded, ORACLE_NAME } from './bounds.js';
 import { NULL_WHEN_VIEW_NOT_GRANTED, OWNER_FILTER, VISIBILITY } from './descriptions.js';
-import { rootList } from './pagination.js';
+import { ownerFilterScope, rootList } from './pagination.js';
 import { StateCountRef } from './team.js';
 
 const ActivityBucketRef = builder.enumType('ActivityBucket', {
@@ -112,7 +112,7 @@ builder.queryFields((t) => ({
   teamRunActivity: t.field({
     ...rootList,
     type: TeamRunActivityRef,
-    authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
+    authScopes: ownerFilterScope,
     description: `Runs started by state, runs ended with their duration percentiles, and waits for a person, per hour or day (UTC) from \`from\` to \`to\`: one statement, whatever the number of buckets (at most ${MAX_ACTIVITY_BUCKETS}; BAD_USER_INPUT beyond). ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
     args: {
       bucket: t.arg({

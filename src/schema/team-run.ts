@@ -16,6 +16,7 @@ import {
   connectionComplexity,
   keysetConnection,
   offsetConnection,
+  ownerFilterScope,
   rootList,
   type SchemaTypesOf,
 } from './pagination.js';
@@ -212,7 +213,7 @@ builder.objectFields(TeamRef, (t) => ({
 builder.queryFields((t) => ({
   teamRuns: t.field({
     ...rootList,
-    authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
+    authScopes: ownerFilterScope,
     type: TeamRunConnectionRef,
     description: `Team runs across teams (USER_/DBA_AI_AGENT_TEAM_HISTORY), newest first unless ordered otherwise, ties by execId. A cursor holds its run's place in the order, so runs that start while pages are read shift no page; it serves only the order it came from. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
     complexity: connectionComplexity,

@@ -9,7 +9,12 @@ import {
   VISIBILITY,
 } from './descriptions.js';
 import { nodeByKey } from './lookup.js';
-import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
+import {
+  connectionComplexity,
+  offsetConnection,
+  ownerFilterScope,
+  rootList,
+} from './pagination.js';
 
 const teams = nodeByKey<Team>('Team', {
   id: (team) => team.name,
@@ -166,7 +171,7 @@ const TeamConnectionRef = builder.connectionObject({ name: 'TeamConnection', typ
 builder.queryFields((t) => ({
   teams: t.field({
     ...rootList,
-    authScopes: (_root, args) => (args.filter?.owner ? { admin: true } : true),
+    authScopes: ownerFilterScope,
     type: TeamConnectionRef,
     description: `Select AI agent teams (USER_/DBA_AI_AGENT_TEAMS), by name. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
     complexity: connectionComplexity,
