@@ -160,7 +160,9 @@ describe('round trips', () => {
       (await history.toolCallsOf(ids)).flat().map(callTexts).sort(),
     );
     expect(served.some((task) => task.toolCalls.some((call) => call.output !== null))).toBe(true);
-    const withAgent = served.find((task) => task.agent !== null);
+    // DESCRIBE_AGENT describes only the session user's agents (docs/oracle.md), so the task
+    // compared is one whose agent the database describes.
+    const withAgent = served.find((task) => task.agent?.description != null);
     const [agent] = await agents.byNames([withAgent?.agent?.name ?? '']);
     expect(agent?.description).toBeTruthy();
     expect(withAgent?.agent?.description).toBe(agent?.description);

@@ -1122,7 +1122,7 @@ function activityCharts(activity) {
     'data-started-total': total,
   });
   bars.append(defs);
-  for (const tick of [0, Math.ceil(max / 2), max]) {
+  for (const tick of new Set([0, Math.ceil(max / 2), max])) {
     const y = height - (tick / max) * (height - 10);
     bars.append(
       s('line', { x1: left, x2: width - 8, y1: y, y2: y, class: 'grid' }),
@@ -1248,8 +1248,9 @@ function durationTrend(activity) {
       }),
       ...points.map(([x, y]) => s('circle', { cx: x, cy: y, r: 2.5, class: `dot ${className}` })),
     );
+    // p95 lies at or above p50: its label above the line's end, p50's below, apart when equal.
     const [lx, ly] = points.at(-1);
-    svg.append(s('text', { x: lx + 6, y: ly + 4 }, name));
+    svg.append(s('text', { x: lx + 6, y: name === 'p95' ? ly - 3 : ly + 11 }, name));
   }
   if (ended.length === 0) {
     svg.append(
