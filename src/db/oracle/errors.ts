@@ -1,5 +1,5 @@
+import { redactCredentials } from '../../config.js';
 import { AppError, StartupError } from '../../errors.js';
-import { redactCredentials } from '../../redact.js';
 import { grantFor } from '../catalog.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Connection, PoolAttributes } from 'oracledb';
 import type { OracleDatabaseConfig } from '../../config.js';
-import { redactCredentials } from '../../redact.js';
+import { redactCredentials } from '../../config.js';
 
 /** What the session callback needs of a connection. */
 export type SessionConnection = Pick<Connection, 'execute'>;
