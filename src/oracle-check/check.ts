@@ -3,7 +3,10 @@
  * worth pasting into a bug report. It connects with the server's settings (src/config.ts)
  * through the server's driver, runs the server's start-up discovery, then every registered
  * statement once (first row only). With no ORACLE_CONNECT_STRING it checks the embedded
- * database the same way.
+ * database the same way. A second pass then takes real keys from the first rows of teams.page,
+ * teamRuns.page and agents.page and runs the batched, keyset, JSON-building and DESCRIBE_AGENT
+ * statements on them, reporting each one's row count and flagging a JSON that does not parse
+ * or an own agent whose description comes back null.
  *
  * It prints names, codes, data types and timings only: no password (the configuration is
  * never printed, the connect target is shortened as in start-up errors) and no row data (rows
@@ -12,14 +15,22 @@
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { agentsViewShape, type Catalog, catalogViews, dateColumnTypes } from '../db/catalog.js';
 import { type Discovery, discoverDatabase } from '../db/discover.js';
-import type { Driver } from '../db/driver.js';
+import type { Driver, Row } from '../db/driver.js';
 import { openDatabase } from '../db/open.js';
 import { errorCode, reportedLine } from '../db/oracle/errors.js';
 import { connectTarget } from '../db/oracle/options.js';
 import { type TimeZones, timeZoneQuery, versionQuery } from '../db/sql/session.js';
 import { fetchRows } from '../db/sql/statement.js';
 import { StartupError } from '../errors.js';
-import { CAPABILITY_PROBES, type RegisteredStatement, registeredStatements } from './statements.js';
+import {
+  CAPABILITY_PROBES,
+  type KeyedStatement,
+  keyedStatements,
+  type RegisteredStatement,
+  registeredStatements,
+  type SampleKeys,
+  sampleQueries,
+} from './statements.js';
 
 export type Print = (line: string) => void;
 
@@ -49,7 +60,7 @@ function firstLine(error: unknown): string {
 }
 
 /** Refuses anything but a query: the check must not change the database. */
-function assertReadOnly(entry: RegisteredStatement): void {
+function assertReadOnly(entry: Pick<RegisteredStatement, 'statement'>): void {
   if (!/^(SELECT|WITH)\b/i.test(entry.statement.text)) {
     throw new Error(`${entry.statement.name} is not a query; the check only reads`);
   }
@@ -164,6 +175,158 @@ function statementTable(outcomes: readonly StatementOutcome[], print: Print): vo
   }
 }
 
+/** Whether a statement's text reads a view that discovery did not find. */
+function readsMissingView(catalog: Catalog): (text: string) => boolean {
+  const missing = catalogViews(catalog).filter((view) => view.columns === null);
+  const reads = (text: string, view: string) =>
+    new RegExp(`(?<![\\w$#])${view.replace(/\$/g, '\\$')}(?![\\w$#])`).test(text);
+  return (text) => missing.some((view) => reads(text, view.name));
+}
+
+/** The columns that carry JSON text as the database sends it (jsonArrayQuery, DESCRIBE_AGENT). */
+const JSON_COLUMNS = ['rowsJson', 'agentDetails'] as const;
+
+const parses = (text: string) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+interface KeyedOutcome {
+  readonly name: string;
+  /** Rows decoded (a JSON array's rows, not the one row that holds it); null when it failed. */
+  readonly rows: number | null;
+  /** `FAILED: code: line`, `FLAGGED: why`, `ok (note)`, or null when ok. */
+  readonly problem: string | null;
+  readonly ms: number;
+}
+
+/** Runs one keyed statement whole; counts its rows and inspects their JSON, never shows them. */
+async function runKeyed(driver: Driver, { query, inspect }: KeyedStatement): Promise<KeyedOutcome> {
+  assertReadOnly(query);
+  const name = query.statement.name;
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  let raw: Row[];
+  try {
+    raw = await (query.agentDetails
+      ? driver.queryWithAgentDetails(query.statement, query.binds)
+      : driver.query(query.statement, query.binds));
+  } catch (error) {
+    const problem = `FAILED: ${checkErrorCode(error)}: ${firstLine(error)}`;
+    return { name, rows: null, problem, ms: ms() };
+  }
+  const elapsed = ms();
+  const unparsable = JSON_COLUMNS.filter((column) =>
+    raw.some((row) => typeof row[column] === 'string' && !parses(row[column] as string)),
+  );
+  if (unparsable.length > 0) {
+    const columns = unparsable.map((column) =>
+      column.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase(),
+    );
+    return {
+      name,
+      rows: raw.length,
+      problem: `FLAGGED: ${columns.join(', ')} does not parse as JSON`,
+      ms: elapsed,
+    };
+  }
+  try {
+    const rows = query.rowsOf(raw).map(query.decode);
+    const { flag, note } = inspect(rows, raw);
+    const problem = flag ? `FLAGGED: ${flag}` : note ? `ok (${note})` : null;
+    return { name, rows: rows.length, problem, ms: elapsed };
+  } catch (error) {
+    // A decoder's message may quote a value: its error's name only.
+    const problem = `FLAGGED: rows do not decode (${error instanceof Error ? error.name : 'error'})`;
+    return { name, rows: raw.length, problem, ms: elapsed };
+  }
+}
+
+/** The first rows of teams.page, teamRuns.page and agents.page, as keys; null where one failed. */
+async function sampleKeys(
+  driver: Driver,
+  catalog: Catalog,
+  print: Print,
+): Promise<SampleKeys | null> {
+  const pages = sampleQueries(catalog);
+  try {
+    const [teams, runs, agents] = [
+      await fetchRows(driver, pages.teams),
+      await fetchRows(driver, pages.runs),
+      await fetchRows(driver, pages.agents),
+    ];
+    const own = agents.filter(({ item }) => item.owner === catalog.sessionUser).length;
+    print(
+      `  ${pad('keys', 28)} ${teams.length} teams, ${runs.length} runs, ${agents.length} agents (${own} own)`,
+    );
+    return {
+      teamNames: teams.map(({ item }) => item.name),
+      runs: runs.map(({ item }) => item),
+      agentNames: agents.map(({ item }) => item.name),
+    };
+  } catch (error) {
+    print(`  ${pad('keys', 28)} FAILED: ${checkErrorCode(error)}: ${firstLine(error)}`);
+    return null;
+  }
+}
+
+/**
+ * The second pass: the keyed statements (statements.ts, keyedStatements) over real keys.
+ * Resolves to whether every one ran and none was flagged.
+ */
+async function secondPass(
+  driver: Driver,
+  discovery: Discovery,
+  readsMissing: (text: string) => boolean,
+  print: Print,
+): Promise<boolean> {
+  const { catalog } = discovery;
+  print('second pass (real keys from the first rows of teams.page, teamRuns.page, agents.page)');
+  if (
+    readsMissing(
+      Object.values(sampleQueries(catalog))
+        .map((q) => q.statement.text)
+        .join(' '),
+    )
+  ) {
+    print('  skipped: a view the keys are read from is missing');
+    return true;
+  }
+  const keys = await sampleKeys(driver, catalog, print);
+  if (!keys) return false;
+  const describable = discovery.agentDetails.callable;
+  if (!describable) print(`  ${pad('descriptions', 28)} not checked (DESCRIBE_AGENT not callable)`);
+  print(`  ${pad('statement', 28)} ${pad('rows', 8)} ${pad('result', 32)} ms`);
+  const outcomes: KeyedOutcome[] = [];
+  let skipped = 0;
+  for (const statement of keyedStatements(catalog, keys, describable)) {
+    if (readsMissing(statement.query.statement.text)) {
+      skipped++;
+      continue;
+    }
+    const outcome = await runKeyed(driver, statement);
+    outcomes.push(outcome);
+    print(
+      `  ${pad(outcome.name, 28)} ${pad(outcome.rows === null ? '-' : String(outcome.rows), 8)} ${pad(
+        outcome.problem ?? 'ok',
+        32,
+      )} ${outcome.ms}`,
+    );
+  }
+  const failed = outcomes.filter((o) => o.problem?.startsWith('FAILED')).length;
+  const flagged = outcomes.filter((o) => o.problem?.startsWith('FLAGGED')).length;
+  print(
+    `second pass: ${outcomes.length + skipped} statements, ${
+      outcomes.length - failed - flagged
+    } ok, ${flagged} flagged, ${failed} failed, ${skipped} skipped (view missing)`,
+  );
+  return failed === 0 && flagged === 0;
+}
+
 /**
  * Runs the check over an open driver and prints the report; resolves to the exit code: 0 when
  * every statement ran, 1 otherwise. Statements on a view the discovery did not find are
@@ -203,14 +366,12 @@ export async function checkDatabase(
     );
   }
 
-  const missing = catalogViews(catalog).filter((view) => view.columns === null);
-  const reads = (text: string, view: string) =>
-    new RegExp(`(?<![\\w$#])${view.replace(/\$/g, '\\$')}(?![\\w$#])`).test(text);
+  const readsMissing = readsMissingView(catalog);
   const entries = registeredStatements([catalog]);
   const outcomes: StatementOutcome[] = [];
   let skipped = 0;
   for (const entry of entries) {
-    if (missing.some((view) => reads(entry.statement.text, view.name))) {
+    if (readsMissing(entry.statement.text)) {
       skipped++;
       continue;
     }
@@ -234,7 +395,8 @@ export async function checkDatabase(
       failures.length
     } failed, ${skipped} skipped (view missing)`,
   );
-  return failures.length === 0 ? 0 : 1;
+  const keyedOk = await secondPass(driver, discovery, readsMissing, print);
+  return failures.length === 0 && keyedOk ? 0 : 1;
 }
 
 /** The command: configuration from `env`, the server's driver, then checkDatabase. */

@@ -1,6 +1,6 @@
 import type { Catalog } from '../db/catalog.js';
 import type { Discovery } from '../db/discover.js';
-import type { Driver } from '../db/driver.js';
+import type { Driver, Row } from '../db/driver.js';
 import { agentSql } from '../db/sql/agents.js';
 import { execStatSql } from '../db/sql/exec-stats.js';
 import { executeAgentArguments } from '../db/sql/execute-agent.js';
@@ -23,6 +23,7 @@ import {
   type KeysetWindow,
   type PagedQuery,
   type Position,
+  type Positioned,
   type Query,
   type SortKey,
 } from '../db/sql/statement.js';
@@ -381,3 +382,137 @@ export const CAPABILITY_PROBES: CapabilityProbe[] = [
     },
   },
 ];
+
+/** How many first rows of each page the second pass takes its keys from. */
+export const SAMPLE_SIZE = 5;
+
+const NEWEST_FIRST = { field: 'START_DATE', direction: 'DESC' } as const;
+
+/**
+ * The first pages the second pass reads its keys from, as an administrator sees them (every
+ * owner in `dba` scope): teams.page, teamRuns.page (newest first) and agents.page.
+ */
+export function sampleQueries(catalog: Catalog) {
+  const first = { offset: 0, limit: SAMPLE_SIZE };
+  return {
+    teams: teamSql(catalog).page(ANONYMOUS_ADMIN, { nameContains: null, owner: null }, first).page,
+    runs: teamHistorySql(catalog).runsPage(ANONYMOUS_ADMIN, {}, NEWEST_FIRST, {
+      backward: false,
+      limit: SAMPLE_SIZE,
+    }).page,
+    agents: agentSql(catalog).page(ANONYMOUS_ADMIN, first).page,
+  };
+}
+
+/** Real keys, from the first rows of sampleQueries' pages; never printed, only counted. */
+export interface SampleKeys {
+  readonly teamNames: readonly string[];
+  readonly runs: readonly Positioned<{ readonly execId: string }>[];
+  readonly agentNames: readonly string[];
+}
+
+/** What the second pass says of a statement's rows beyond their count; never a row value. */
+export interface Inspection {
+  /** A fault: the check fails. */
+  readonly flag?: string;
+  /** Worth knowing, not a fault. */
+  readonly note?: string;
+}
+
+/** A statement of the second pass, with what it inspects in its rows (decoded and as sent). */
+export interface KeyedStatement {
+  readonly query: Query<unknown>;
+  readonly inspect: (rows: readonly unknown[], sent: readonly Row[]) => Inspection;
+}
+
+const keyed = <T>(
+  query: Query<T>,
+  inspect: (rows: readonly T[], sent: readonly Row[]) => Inspection = () => ({}),
+): KeyedStatement => ({
+  query: query as Query<unknown>,
+  inspect: (rows, sent) => inspect(rows as readonly T[], sent),
+});
+
+/**
+ * The second pass of `npm run oracle:check`: the batched (IN-list), keyset, JSON-building
+ * and DESCRIBE_AGENT statements over keys that match rows, built the way the loaders build
+ * them. Queries only; a key list that came back empty leaves its statements out.
+ */
+export function keyedStatements(
+  catalog: Catalog,
+  keys: SampleKeys,
+  describable: boolean,
+): KeyedStatement[] {
+  const viewer = ANONYMOUS_ADMIN;
+  const team = teamSql(catalog);
+  const history = teamHistorySql(catalog);
+  const statements: KeyedStatement[] = [];
+  if (keys.teamNames.length > 0) {
+    const teams = inList('team', keys.teamNames);
+    statements.push(
+      keyed(team.byNames(viewer)(teams)),
+      keyed(team.toolsByTeams(viewer)(teams)),
+      keyed(team.statsByTeams(viewer)(teams)),
+      keyed(history.runsByTeams(viewer, {}, window)(teams)),
+      keyed(history.waitingByTeams(viewer)(teams)),
+    );
+  }
+  const first = keys.runs[0];
+  const last = keys.runs.at(-1);
+  if (first && last) {
+    const runs = inList(
+      'exec',
+      keys.runs.map((run) => run.node.execId),
+    );
+    statements.push(
+      keyed(history.runsByIds(viewer)(runs)),
+      keyed(history.tasksByRuns(viewer)(runs)),
+      keyed(history.toolCallsByRuns(viewer)(runs)),
+      keyed(taskDetailsSql(catalog).failuresByRuns(viewer)(runs)),
+      // The keyset predicates with a real row's values: after the newest, before the oldest.
+      ...[
+        { after: first.position, backward: false, limit: SAMPLE_SIZE },
+        { before: last.position, backward: true, limit: SAMPLE_SIZE },
+      ].flatMap((page) =>
+        both(history.runsPage(viewer, {}, NEWEST_FIRST, page)).map((query) => keyed(query)),
+      ),
+      ...both(
+        history.toolCallsPage(
+          viewer,
+          { teamExecId: first.node.execId },
+          {
+            backward: false,
+            limit: SAMPLE_SIZE,
+          },
+        ),
+      ).map((query) => keyed(query)),
+    );
+  }
+  if (keys.agentNames.length > 0) {
+    statements.push(
+      keyed(
+        agentSql(catalog).byNames(viewer, true)(inList('name', keys.agentNames)),
+        (agents, sent) => {
+          // DESCRIBE_AGENT addresses the session user's agents only (src/db/oracle/driver.ts).
+          if (!describable) return {};
+          const own = agents.flatMap((agent, i) =>
+            agent.owner === catalog.sessionUser ? [{ agent, details: sent[i]?.agentDetails }] : [],
+          );
+          const undescribed = own.filter(
+            ({ details }) => details === null || details === undefined,
+          );
+          // An Agent Spec may leave its description out: a JSON without one is no fault.
+          const bare = own.filter(({ agent }) => agent.description === null).length;
+          return {
+            flag:
+              undescribed.length > 0
+                ? `${undescribed.length} own agents with a null description: DESCRIBE_AGENT answered NULL`
+                : undefined,
+            note: bare > 0 ? `${bare} own agents without a description in their JSON` : undefined,
+          };
+        },
+      ),
+    );
+  }
+  return statements.filter((statement) => !statement.query.noRows);
+}
