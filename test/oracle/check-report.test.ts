@@ -2,7 +2,8 @@
  * What `npm run oracle:check` reports where a database differs from the embedded one, over
  * the embedded driver with the differences put in: a session without CREATE JOB, a RUN_TEAM
  * that does not compile (reported by its PLS- line), history written in local time, and the
- * Select AI shape of USER_AI_AGENTS (which has AGENT_ID too).
+ * Select AI shape of USER_AI_AGENTS (which has AGENT_ID too); and the second pass over real
+ * keys, which flags a JSON that does not parse and an own agent DESCRIBE_AGENT answers NULL for.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -11,7 +12,10 @@ import type { Binds, Block, Driver, QueryOptions, Row, Statement } from '../../s
 import { type EmbeddedDatabase, openEmbeddedDatabase } from '../../src/db/embedded/database.js';
 import { OracleDriver } from '../../src/db/oracle/driver.js';
 import { runTeamCompiles } from '../../src/db/sql/run-team.js';
+import { discoverDatabase } from '../../src/db/discover.js';
+import { fetchRows } from '../../src/db/sql/statement.js';
 import { checkDatabase } from '../../src/oracle-check/check.js';
+import { sampleQueries } from '../../src/oracle-check/statements.js';
 import { databaseError } from './oracledb-errors.js';
 
 let database: EmbeddedDatabase;
@@ -34,8 +38,8 @@ function differing(changes: Changes): Driver {
     kind: inner.kind,
     query: async (statement: Statement, binds?: Binds, options?: QueryOptions) =>
       changes.rows?.[statement.name] ?? inner.query(statement, binds, options),
-    queryWithAgentDetails: (statement, binds, options) =>
-      inner.queryWithAgentDetails(statement, binds, options),
+    queryWithAgentDetails: async (statement, binds, options) =>
+      changes.rows?.[statement.name] ?? inner.queryWithAgentDetails(statement, binds, options),
     runBlock: async (block: Block, binds: Binds) => {
       const error = changes.blockError?.[block.name];
       if (error) throw error;
@@ -49,9 +53,13 @@ function differing(changes: Changes): Driver {
 }
 
 async function report(driver: Driver): Promise<string> {
+  return (await checked(driver)).text;
+}
+
+async function checked(driver: Driver): Promise<{ code: number; text: string }> {
   const lines: string[] = [];
-  await checkDatabase(driver, 'dba', (line) => lines.push(line));
-  return lines.join('\n');
+  const code = await checkDatabase(driver, 'dba', (line) => lines.push(line));
+  return { code, text: lines.join('\n') };
 }
 
 test('a session without CREATE JOB: the RUN_TEAM hand-off is NO, saying so', async () => {
@@ -122,4 +130,66 @@ test('USER_AI_AGENTS shapes are told apart by CREATE_TIME/INPUTS and CREATED/STA
     ),
   ).toBe('selectAi');
   expect(agentsViewShape(view('AGENT_NAME'))).toBe('unknown');
+});
+
+const SECOND_PASS_END = /^second pass: \d+ statements, \d+ ok, (\d+) flagged, (\d+) failed/m;
+
+test('second pass: a JSON array that does not parse is flagged, by column, and fails the check', async () => {
+  // What an Oracle JSON_ARRAYAGG cut short would send: text that is not JSON.
+  const { code, text } = await checked(
+    differing({ rows: { 'taskRuns.byRuns': [{ rowsJson: '[["RUN_1", 1, "Summarize' }] } }),
+  );
+  expect(text).toMatch(
+    /^ {2}taskRuns\.byRuns +1 +FLAGGED: ROWS_JSON does not parse as JSON +\d+$/m,
+  );
+  expect(text).toMatch(/^ {2}toolCalls\.byRuns +[1-9]\d* +ok +\d+$/m);
+  expect(SECOND_PASS_END.exec(text)?.slice(1)).toEqual(['1', '0']);
+  expect(text).not.toContain('Summarize');
+  expect(code).toBe(1);
+});
+
+test('second pass: an own agent DESCRIBE_AGENT answers NULL for is flagged; a JSON without a description is not', async () => {
+  const { catalog } = await discoverDatabase(database.driver, 'dba');
+  const agents = await fetchRows(database.driver, sampleQueries(catalog).agents);
+  const own = agents.filter(({ item }) => item.owner === catalog.sessionUser);
+  expect(own.length).toBeGreaterThan(1);
+  // The rows as the driver sends them: the first own agent described, the others not.
+  const sent = own.map(({ item }, i) => ({
+    agentName: item.name,
+    owner: item.owner,
+    agentDetails: i === 0 ? JSON.stringify({ name: item.name }) : null,
+  }));
+  const { code, text } = await checked(differing({ rows: { 'agents.byNames': sent } }));
+  expect(text).toMatch(
+    new RegExp(
+      `^ {2}agents\\.byNames +${own.length} +FLAGGED: ${own.length - 1} own agents with a null description: DESCRIBE_AGENT answered NULL +\\d+$`,
+      'm',
+    ),
+  );
+  expect(code).toBe(1);
+  // The demo data's own ORDER_REQUEST_FLOW has a JSON without a description: a note, exit 0.
+  const real = await checked(database.driver);
+  expect(real.text).toMatch(
+    /^ {2}agents\.byNames +5 +ok \(1 own agents without a description in their JSON\) +\d+$/m,
+  );
+  expect(SECOND_PASS_END.exec(real.text)?.slice(1)).toEqual(['0', '0']);
+  expect(real.code).toBe(0);
+});
+
+test('second pass: counts rows and never prints one of the keys it read', async () => {
+  const { catalog } = await discoverDatabase(database.driver, 'dba');
+  const pages = sampleQueries(catalog);
+  const teams = await fetchRows(database.driver, pages.teams);
+  const runs = await fetchRows(database.driver, pages.runs);
+  const agents = await fetchRows(database.driver, pages.agents);
+  const keys = [
+    ...teams.map(({ item }) => item.name),
+    ...runs.map(({ item }) => item.node.execId),
+    ...agents.map(({ item }) => item.name),
+  ];
+  expect(keys).toHaveLength(15);
+  const text = await report(database.driver);
+  expect(text).toMatch(/^ {2}keys +5 teams, 5 runs, 5 agents \(3 own\)$/m);
+  expect(text).toMatch(/^ {2}teamRuns\.byTeams +[1-9]\d* +ok +\d+$/m);
+  for (const key of keys) expect(text).not.toContain(key);
 });

@@ -56,9 +56,10 @@ test('without ORACLE_CONNECT_STRING it checks the embedded database: every state
     /^ {2}USER_SCHEDULER_JOB_RUN_DETAILS\.LOG_DATE +TIMESTAMP\(6\) WITH TIME ZONE$/m,
   );
   expect(stdout).toMatch(/^ {2}DBMS_AI_AGENT\.DESCRIBE_AGENT +yes {2}Agent\.description/m);
+  const summaryAt = lines.findIndex((line) => line.startsWith('summary: '));
   const table = lines.slice(
     lines.indexOf('statements (each variant once, first row only)') + 2,
-    -1,
+    summaryAt,
   );
   const names = table.map((line) => line.trim().split(/\s+/)[0]);
   for (const name of ['agents.page', 'teams.stats', 'teamRuns.live', 'session.user']) {
@@ -66,10 +67,42 @@ test('without ORACLE_CONNECT_STRING it checks the embedded database: every state
   }
   for (const line of table) expect(line).toMatch(/^ {2}\S+ +\d+ +ok +\d+$/);
   const summary = /^summary: (\d+) statements, (\d+) ok, 0 failed, 0 skipped/.exec(
-    lines.at(-1) ?? '',
+    lines[summaryAt] ?? '',
   );
   expect(Number(summary?.[1])).toBeGreaterThan(300);
   expect(summary?.[2]).toBe(summary?.[1]);
+  // The second pass, on keys that match: every batched, keyset and JSON-building statement
+  // finds rows (the first five runs have no failed task and no wait in ANALYST's history).
+  const second = lines.slice(
+    lines.indexOf(
+      'second pass (real keys from the first rows of teams.page, teamRuns.page, agents.page)',
+    ) + 1,
+  );
+  expect(second[0]).toMatch(/^ {2}keys +5 teams, 5 runs, 2 agents \(2 own\)$/);
+  const counts = new Map(
+    second
+      .slice(2, -1)
+      .map((line) => /^ {2}(\S+) +(\d+) +ok +\d+$/.exec(line))
+      .map((match) => [match?.[1], Number(match?.[2])] as const),
+  );
+  expect(counts.has(undefined)).toBe(false);
+  for (const name of [
+    'teams.byNames',
+    'teams.tools',
+    'teams.stats',
+    'teamRuns.byTeams',
+    'teamRuns.byIds',
+    'taskRuns.byRuns',
+    'toolCalls.byRuns',
+    'teamRuns.page',
+    'toolCalls.page',
+    'agents.byNames',
+  ]) {
+    expect(counts.get(name), name).toBeGreaterThan(0);
+  }
+  expect(second.at(-1)).toMatch(
+    /^second pass: 16 statements, 16 ok, 0 flagged, 0 failed, 0 skipped \(view missing\)$/,
+  );
   // Names and codes only: no row of the demo data.
   expect(stdout).not.toMatch(/ORDER_REQUEST_FLOW|Classifies an incident/);
   expect(code).toBe(0);
@@ -111,6 +144,8 @@ test('a broken view is reported with its error code and fails the check; a missi
     expect(report).toMatch(/^ {2}SELECT .* FROM USER_AI_AGENT_TEAM_HISTORY h WHERE/m);
     expect(report.match(/^FAILED teamRuns\.page /gm)).toHaveLength(1);
     expect(report).not.toMatch(/^ {2}toolCalls\./m);
+    // The second pass reads its run keys from the broken view: it says so and fails.
+    expect(report).toMatch(/^ {2}keys +FAILED: SQLSTATE 55000: view is invalid$/m);
     expect(report).toMatch(/^summary: \d+ statements, \d+ ok, [1-9]\d* failed, [1-9]\d* skipped/m);
   } finally {
     await database.driver.close();
