@@ -8,11 +8,11 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { agentsViewShape, type ViewInfo } from '../../src/db/catalog.js';
+import { discoverDatabase } from '../../src/db/discover.js';
 import type { Binds, Block, Driver, QueryOptions, Row, Statement } from '../../src/db/driver.js';
 import { type EmbeddedDatabase, openEmbeddedDatabase } from '../../src/db/embedded/database.js';
 import { OracleDriver } from '../../src/db/oracle/driver.js';
 import { runTeamCompiles } from '../../src/db/sql/run-team.js';
-import { discoverDatabase } from '../../src/db/discover.js';
 import { fetchRows } from '../../src/db/sql/statement.js';
 import { checkDatabase } from '../../src/oracle-check/check.js';
 import { sampleQueries } from '../../src/oracle-check/statements.js';
