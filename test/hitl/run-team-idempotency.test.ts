@@ -2,14 +2,16 @@
  * runTeam with an idempotency key (issue 25 item 9): a retry or a double click with the same
  * key starts one run and gets the first call's submission back.
  */
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { embeddedPg } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { hs256Tokens } from '../support/tokens.js';
 import { REPORT } from './support.js';
 
 const SECRET = 'a-run-team-idempotency-test-secret-long!!';
+
+const { bearer } = hs256Tokens(SECRET);
 
 let t: TestServer;
 let pg: EmbeddedPg;
@@ -18,20 +20,11 @@ let bob: Record<string, string>;
 beforeAll(async () => {
   t = await startTestServer({ AUTH_JWT_SECRET: SECRET });
   pg = embeddedPg(t.server);
-  alice = await bearer('alice');
-  bob = await bearer('bob');
+  // Two viewers who may both start APP_USER's team.
+  alice = await bearer({ db_user: 'APP_USER' });
+  bob = await bearer({ roles: ['admin'] });
 });
 afterAll(() => t.stop());
-
-/** Two people of the same owner: different viewers. */
-async function bearer(subject: string): Promise<Record<string, string>> {
-  const token = await new SignJWT({ db_user: 'APP_USER' })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(subject)
-    .setExpirationTime('10m')
-    .sign(new TextEncoder().encode(SECRET));
-  return { authorization: `Bearer ${token}` };
-}
 
 interface Submission {
   readonly conversationId: string;
