@@ -23,6 +23,8 @@ export interface Context {
   readonly usage: { statements: number };
   /** Live subscriptions of this process. */
   readonly live: LiveHub;
+  /** The request's Idempotency-Key header (runTeam's key when its argument is absent). */
+  readonly idempotencyKey: string | null;
   /**
    * The graphql-ws socket an operation came on (yoga adds the server context that
    * transport/websocket.ts hands getEnveloped); absent over HTTP and SSE.

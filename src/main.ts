@@ -46,6 +46,11 @@ try {
       },
     );
   };
+  // Nothing serves without the database: exit, and the supervisor (or the image's
+  // HEALTHCHECK, /health being 503 meanwhile) starts a fresh process from the snapshot.
+  void server.databaseLost.then(() => {
+    void server.stop(1_000).finally(() => process.exit(1));
+  });
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 } catch (error) {

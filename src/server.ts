@@ -14,6 +14,7 @@ import { CONSOLE_MANIFEST, createConsoleAssets } from './console/serve.js';
 import { dateColumnTypes, missingViews } from './db/catalog.js';
 import { discoverDatabase } from './db/discover.js';
 import { countStatements, type Driver } from './db/driver.js';
+import type { DatabaseLost } from './db/embedded/database.js';
 import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
 import { StartupError } from './errors.js';
@@ -27,6 +28,7 @@ import { createProduction, trustedManifest } from './production/index.js';
 import type { ActionOptions } from './repositories/actions.js';
 import type { Repositories } from './repositories/create.js';
 import { createRepositories } from './repositories/create.js';
+import { IdempotentCalls } from './repositories/idempotent-calls.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
 import { TeamToolsCache } from './repositories/team-tools-cache.js';
 import { TeamRepository } from './repositories/teams.js';
@@ -52,6 +54,11 @@ export interface AgentGraphServer {
   readonly simulator: Simulator | undefined;
   /** Present when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   readonly tracing: Tracing | undefined;
+  /**
+   * Settles, once logged, when the database can no longer serve (the embedded worker thread
+   * exited): `/health` is 503 from then on, and src/main.ts exits for a supervisor to restart.
+   */
+  readonly databaseLost: Promise<DatabaseLost>;
   /** Listens on config.host:config.port (0 picks a free port); resolves to the base URL. */
   start(): Promise<string>;
   /**
@@ -74,6 +81,15 @@ export async function createServer(
   const database = await openDatabase(config.database, {
     warn: (message) => logger.warn(message),
     info: (fields, message) => logger.info(fields, message),
+  });
+  let lost: DatabaseLost | undefined;
+  const databaseLost = (database.embedded?.lost ?? new Promise<never>(() => {})).then((why) => {
+    lost = why;
+    logger.error(
+      { exitCode: why.exitCode, err: why.error },
+      `the embedded database's worker thread exited with code ${why.exitCode}: every query fails from now on`,
+    );
+    return why;
   });
   if (database.driver.poolStatistics) {
     metrics.observeDatabasePool(() => database.driver.poolStatistics?.() ?? null);
@@ -130,6 +146,7 @@ export async function createServer(
     authenticated: Boolean(config.auth.jwt),
     executeAgent,
     executeAgentTimeoutMs: config.executeAgent.timeoutMs,
+    runTeamCalls: new IdempotentCalls(),
     audit: ({ viewer, outcome, ...entry }) => {
       if (entry.action === 'respondToHuman') metrics.humanResponses.inc({ outcome });
       if (entry.action === 'executeAgent') metrics.agentExecutions.inc({ outcome });
@@ -242,6 +259,9 @@ export async function createServer(
       return void res.end('GraphQL and GraphiQL: /graphql\n');
     }
     if (req.method === 'GET' && path === '/health') {
+      // A process whose database is gone for good cannot serve: unhealthy, unlike a database
+      // that does not answer for now, which only /ready reports.
+      if (lost) return send(res, 503, 'application/json', '{"status":"database lost"}');
       return send(res, 200, 'application/json', '{"status":"ok"}');
     }
     if (req.method === 'GET' && path === '/ready') {
@@ -274,6 +294,7 @@ export async function createServer(
     live,
     simulator,
     tracing,
+    databaseLost,
     start: () =>
       new Promise((resolve, reject) => {
         // ws forwards the HTTP server's errors to the WebSocket server, where graphql-ws

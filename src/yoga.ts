@@ -157,6 +157,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
         ...operationState(options.repositoriesFor, viewer),
         live: options.live,
         a2a: options.a2a,
+        idempotencyKey: request.headers.get('idempotency-key'),
       };
     },
     plugins: [

@@ -1,9 +1,9 @@
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { EmbeddedPg } from '../src/db/embedded/database.js';
 import { TRACE_MEASURES } from '../src/model/agent-trace.js';
 import { embeddedPg, metric, until, wsClient } from './live/support.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { hs256Tokens } from './support/tokens.js';
 
 const EXECUTE = `mutation($name: String!, $inputs: [AgentInput!]!, $trace: Boolean) {
   executeAgent(name: $name, inputs: $inputs, trace: $trace) {
@@ -298,15 +298,7 @@ describe('executeAgent: a successful execution over HTTP', () => {
 
 describe('executeAgent: who may run it, and its limits', () => {
   const SECRET = 'an-agent-execution-test-secret-long-enough';
-  const sign = (claims: Record<string, unknown>) =>
-    new SignJWT(claims)
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(String(claims.db_user ?? 'root'))
-      .setExpirationTime('10m')
-      .sign(new TextEncoder().encode(SECRET));
-  const bearer = async (claims: Record<string, unknown>) => ({
-    authorization: `Bearer ${await sign(claims)}`,
-  });
+  const { bearer } = hs256Tokens(SECRET);
   const SUMMARIZE = {
     name: 'REPORT_SUMMARIZER',
     inputs: [

@@ -10,12 +10,14 @@ import {
 } from '../db/sql/run-team.js';
 import { AppError, badUserInput, conflict, notFound } from '../errors.js';
 import type { TeamRun } from '../model/team.js';
-import type { Viewer } from '../model/viewer.js';
+import { type Viewer, viewerKey } from '../model/viewer.js';
+import type { IdempotentCalls } from './idempotent-calls.js';
 import type { TeamHistoryRepository } from './team-history.js';
 import type { TeamRepository } from './teams.js';
 
 export type ActionOutcome =
   | 'submitted'
+  | 'replayed'
   | 'succeeded'
   | 'timeout'
   | 'cancelled'
@@ -46,6 +48,8 @@ export interface ActionOptions {
   readonly executeAgent: ExecuteAgentProcedure;
   /** EXECUTE_AGENT_TIMEOUT_MS. */
   readonly executeAgentTimeoutMs: number;
+  /** runTeam calls made with an idempotency key, shared by every request of the process. */
+  readonly runTeamCalls: IdempotentCalls<Submitted>;
 }
 
 /**
@@ -143,27 +147,39 @@ export class TeamActions {
     }
   }
 
-  async runTeam(teamName: string, prompt: string): Promise<Submitted> {
+  /**
+   * With an idempotency key, the same caller's same key within the window returns the first
+   * call's submission and starts nothing (audited as `replayed`).
+   */
+  async runTeam(teamName: string, prompt: string, key: string | null = null): Promise<Submitted> {
     try {
       this.checkText('prompt', prompt);
       this.checkAllowed();
-      const [team] = await this.teams.byNames([teamName]);
-      if (!team) throw await this.teams.unknown(teamName);
-      this.checkOwner(team.owner);
-      const submitted = await this.submit({
-        jobName: runTeamJobName('START', teamName, crypto.randomUUID()),
-        execId: null,
-        teamOwner: team.owner,
-        teamName,
-        prompt,
-        conversationId: null,
-      });
-      this.audit('runTeam', null, teamName, prompt, 'submitted');
+      const start = () => this.startRun(teamName, prompt);
+      const claim = key
+        ? this.options.runTeamCalls.claim(viewerKey(this.viewer), key, [teamName, prompt], start)
+        : { result: start(), replayed: false };
+      const submitted = await claim.result;
+      this.audit('runTeam', null, teamName, prompt, claim.replayed ? 'replayed' : 'submitted');
       return submitted;
     } catch (error) {
       this.audit('runTeam', null, teamName, prompt, outcomeOf(error));
       throw error;
     }
+  }
+
+  private async startRun(teamName: string, prompt: string): Promise<Submitted> {
+    const [team] = await this.teams.byNames([teamName]);
+    if (!team) throw await this.teams.unknown(teamName);
+    this.checkOwner(team.owner);
+    return this.submit({
+      jobName: runTeamJobName('START', teamName, crypto.randomUUID()),
+      execId: null,
+      teamOwner: team.owner,
+      teamName,
+      prompt,
+      conversationId: null,
+    });
   }
 
   private async submit(request: RunTeamRequest): Promise<Submitted> {

@@ -67,6 +67,14 @@ export const KEY: ArgumentBound = {
   refused: { pattern: CONTROL_CHARACTERS, description: 'control characters' },
 };
 
+/** A client's idempotency key (runTeam's argument or Idempotency-Key header): a UUID or the like. */
+export const IDEMPOTENCY_KEY: ArgumentBound = {
+  kind: 'an idempotency key',
+  minBytes: 1,
+  maxBytes: 255,
+  refused: { pattern: CONTROL_CHARACTERS, description: 'control characters' },
+};
+
 /** In words, for descriptions: "at most 128 bytes of UTF-8". */
 export const describeBound = (bound: ArgumentBound): string =>
   `${bound.minBytes > 0 ? `${bound.minBytes} to ` : 'At most '}${bound.maxBytes} bytes of UTF-8${

@@ -1,7 +1,9 @@
 import { builder } from '../builder.js';
+import { badUserInput } from '../errors.js';
 import type { Submitted } from '../repositories/actions.js';
+import { IDEMPOTENCY_WINDOW_MS } from '../repositories/idempotent-calls.js';
 import { ACTION } from './action.js';
-import { bounded, KEY, ORACLE_NAME } from './bounds.js';
+import { bounded, boundProblem, IDEMPOTENCY_KEY, KEY, ORACLE_NAME } from './bounds.js';
 import { HISTORY } from './descriptions.js';
 import { TeamRunRef } from './team-run.js';
 
@@ -73,8 +75,39 @@ builder.mutationFields((t) => ({
         required: true,
         description: 'The request for the team (at most 3,000 bytes of UTF-8).',
       }),
+      idempotencyKey: t.arg.string({
+        required: false,
+        ...bounded(
+          IDEMPOTENCY_KEY,
+          `Makes a retry safe (or the request's Idempotency-Key header, which must then agree): within ${IDEMPOTENCY_WINDOW_MS / 60_000} minutes the same caller's same key returns the first call's RunTeamSubmission and starts no second run, a duplicate sent while the first is running shares its result, and a key reused with another teamName or prompt is BAD_USER_INPUT. A call that failed may be retried with its key.`,
+        ),
+      }),
     },
     resolve: (_root, args, context) =>
-      context.repositories.actions.runTeam(args.teamName, args.prompt),
+      context.repositories.actions.runTeam(
+        args.teamName,
+        args.prompt,
+        idempotencyKeyOf(args.idempotencyKey, context.idempotencyKey),
+      ),
   }),
 }));
+
+/**
+ * runTeam's key: the argument (bounded by its declaration) or the Idempotency-Key header,
+ * held to the same bound here, as no declaration covers a header.
+ */
+function idempotencyKeyOf(
+  argument: string | null | undefined,
+  header: string | null,
+): string | null {
+  if (header !== null) {
+    const problem = boundProblem(IDEMPOTENCY_KEY, header);
+    if (problem) throw badUserInput(`Header "Idempotency-Key" ${problem}`);
+    if (argument != null && argument !== header) {
+      throw badUserInput(
+        'Argument "idempotencyKey" and header "Idempotency-Key" differ: send one of them, or the same key in both',
+      );
+    }
+  }
+  return argument ?? header;
+}

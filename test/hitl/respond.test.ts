@@ -1,5 +1,4 @@
 import type { Client } from 'graphql-ws';
-import { SignJWT } from 'jose';
 import { describe, expect, test } from 'vitest';
 import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { asUuid } from '../../src/db/embedded/demo-data.js';
@@ -7,6 +6,7 @@ import { setRunState } from '../../src/db/embedded/simulator.js';
 import { actionForbidden } from '../../src/repositories/actions.js';
 import { embeddedPg, metric, settled, subscribeWs } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { hs256Tokens } from '../support/tokens.js';
 import { INTERVAL, REPORT, stillWaiting, waitingRun, withHitlServer } from './support.js';
 
 const SECRET = 'a-hitl-test-secret-that-is-long-enough!!';
@@ -250,15 +250,7 @@ describe('who may act', () => {
   test('with tokens: the run’s owner and an admin may answer, another owner may not', async () => {
     const secured = await startTestServer({ AUTH_JWT_SECRET: SECRET, POLL_INTERVAL_MS: '150' });
     try {
-      const sign = (claims: Record<string, unknown>) =>
-        new SignJWT(claims)
-          .setProtectedHeader({ alg: 'HS256' })
-          .setSubject(String(claims.db_user ?? 'root'))
-          .setExpirationTime('10m')
-          .sign(new TextEncoder().encode(SECRET));
-      const bearer = async (claims: Record<string, unknown>) => ({
-        authorization: `Bearer ${await sign(claims)}`,
-      });
+      const { bearer } = hs256Tokens(SECRET);
       const securedPg = embeddedPg(secured.server);
       const [mine, other] = [await waitingRun(securedPg), await waitingRun(securedPg)];
 

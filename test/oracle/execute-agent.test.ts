@@ -24,6 +24,7 @@ import { AppError } from '../../src/errors.js';
 import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
 import { AgentExecutions } from '../../src/repositories/agent-executions.js';
 import { AgentRepository } from '../../src/repositories/agents.js';
+import { IdempotentCalls } from '../../src/repositories/idempotent-calls.js';
 import { databaseError } from './oracledb-errors.js';
 
 interface Call {
@@ -244,6 +245,7 @@ describe('EXECUTE_AGENT on Oracle: the call built from ALL_ARGUMENTS', () => {
         audit: () => {},
         executeAgent: procedure,
         executeAgentTimeoutMs: 1000,
+        runTeamCalls: new IdempotentCalls(),
       },
     );
     const error = await executions.execute('ORDER_ASSISTANT', [], false, undefined).catch((e) => e);

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import oracledb from 'oracledb';
-import { loadConfig } from '../../src/config.js';
+import { type EmbeddedDatabaseConfig, loadConfig } from '../../src/config.js';
 import type { Driver } from '../../src/db/driver.js';
-import { openEmbeddedDatabase } from '../../src/db/embedded/database.js';
+import { type EmbeddedDatabase, openEmbeddedDatabase } from '../../src/db/embedded/database.js';
 import { DEMO_PRESENT } from '../../src/db/embedded/demo-data.js';
 import { openEmbeddedWorker } from '../../src/db/embedded/worker.js';
 import { openOracleDriver } from '../../src/db/oracle/driver.js';
@@ -20,7 +20,10 @@ export interface Target {
   open(): Promise<{ driver: Driver; close(): Promise<void> }>;
 }
 
-const embeddedTarget = (name: string, open: typeof openEmbeddedWorker): Target => ({
+const embeddedTarget = (
+  name: string,
+  open: (config: EmbeddedDatabaseConfig) => Promise<EmbeddedDatabase>,
+): Target => ({
   name,
   skipReason: undefined,
   sessionUser: FIXTURE_SESSION_USER,

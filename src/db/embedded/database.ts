@@ -43,6 +43,15 @@ export interface EmbeddedDatabase<Pg extends EmbeddedPg = EmbeddedPg> {
   readonly pg: Pg;
   /** True when the data directory came from the cached snapshot. */
   readonly fromSnapshot: boolean;
+  /** Settles if the database stops serving for good (its worker thread exited); else never. */
+  readonly lost?: Promise<DatabaseLost>;
+}
+
+/** Why the embedded database can no longer serve. */
+export interface DatabaseLost {
+  /** The worker thread's exit code. */
+  readonly exitCode: number;
+  readonly error: Error;
 }
 
 /** One informational start-up line: fields, then message (pino's order). */

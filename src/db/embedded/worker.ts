@@ -5,6 +5,7 @@ import type { EmbeddedDatabaseConfig } from '../../config.js';
 import type { BindValue } from '../driver.js';
 import {
   type ArrayRows,
+  type DatabaseLost,
   type EmbeddedDatabase,
   EmbeddedDriver,
   type EmbeddedPg,
@@ -25,10 +26,15 @@ export async function openEmbeddedWorker(
   config: EmbeddedDatabaseConfig,
   warn: (message: string) => void = () => {},
   log: StartupLog = () => {},
-): Promise<EmbeddedDatabase> {
+): Promise<EmbeddedDatabase<PGliteThread>> {
   const thread = new PGliteThread({ config }, warn, log);
   const fromSnapshot = await thread.ready;
-  return { driver: new EmbeddedDriver(thread, config.latencyMs), pg: thread, fromSnapshot };
+  return {
+    driver: new EmbeddedDriver(thread, config.latencyMs),
+    pg: thread,
+    fromSnapshot,
+    lost: thread.lost,
+  };
 }
 
 interface Waiting {
@@ -36,10 +42,12 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
-class PGliteThread implements EmbeddedPg, StatementRunner {
+export class PGliteThread implements EmbeddedPg, StatementRunner {
   /** Resolves with whether the data directory came from the snapshot, once PGlite is open. */
   readonly ready: Promise<boolean>;
-  private readonly worker: Worker;
+  /** Resolves when the thread ends without close(): every statement from then on fails. */
+  readonly lost: Promise<DatabaseLost>;
+  readonly worker: Worker;
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 1;
   private exited = false;
@@ -47,6 +55,10 @@ class PGliteThread implements EmbeddedPg, StatementRunner {
 
   constructor(data: ThreadData, warn: (message: string) => void, log: StartupLog) {
     this.worker = startThread(data);
+    let lose: (lost: DatabaseLost) => void = () => {};
+    this.lost = new Promise((resolve) => {
+      lose = resolve;
+    });
     this.ready = new Promise<boolean>((resolve, reject) => {
       this.worker.on('message', (message: Reply | Notice) => {
         if ('id' in message) this.settle(message);
@@ -69,6 +81,7 @@ class PGliteThread implements EmbeddedPg, StatementRunner {
           ? new Error('PGlite is closed')
           : (failure ?? new Error(`the embedded database thread exited with code ${code}`));
         reject(error);
+        if (!this.closing) lose({ exitCode: code, error });
         for (const waiting of this.waiting.values()) waiting.reject(error);
         this.waiting.clear();
       });
