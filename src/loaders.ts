@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Agent } from './model/agent.js';
-import type { Reading } from './model/reading.js';
+import type { Reading, RunsOfTeamReading } from './model/reading.js';
 import type {
   LlmPrompt,
   TaskFailure,
@@ -39,6 +39,18 @@ export function createLoaders(repositories: Repositories) {
     }
     return loader;
   };
+  const tasksOfRunReading = ({ wanted, key }: Reading<TaskRun>) =>
+    loaderFor(tasksReading, key, (ids) => history.tasksOf(ids, wanted));
+  const toolCallsOfRunReading = ({ wanted, key }: Reading<ToolCall>) =>
+    loaderFor(callsReading, key, (ids) => history.toolCallsOf(ids, wanted));
+  /** Each run's list, read along with the runs, into the loader its field asks. */
+  const prime = <V>(
+    loader: DataLoader<string, V[]> | undefined,
+    ofRun: ReadonlyMap<string, V[]> | null,
+  ) => {
+    if (!loader || !ofRun) return;
+    for (const [execId, list] of ofRun) loader.prime(execId, list);
+  };
   return {
     agentByName: new DataLoader<string, Agent | null>((names) => agents.byNames(names)),
     /** Without DESCRIBE_AGENT, for selections that ask only for the agents view's columns. */
@@ -57,10 +69,8 @@ export function createLoaders(repositories: Repositories) {
      * loader per set of properties, and every level of an operation asks for the same set, so
      * a level stays one statement.
      */
-    tasksOfRunReading: ({ wanted, key }: Reading<TaskRun>) =>
-      loaderFor(tasksReading, key, (ids) => history.tasksOf(ids, wanted)),
-    toolCallsOfRunReading: ({ wanted, key }: Reading<ToolCall>) =>
-      loaderFor(callsReading, key, (ids) => history.toolCallsOf(ids, wanted)),
+    tasksOfRunReading,
+    toolCallsOfRunReading,
     toolCallById: new DataLoader<string, ToolCall | null>((ids) => history.toolCallsByIds(ids)),
     failuresOfRun: new DataLoader<string, TaskFailure[]>((ids) => history.failuresOf(ids)),
     /** One loader per window: every task asking for the same page batches together. */
@@ -69,18 +79,30 @@ export function createLoaders(repositories: Repositories) {
         history.promptPagesOf(ids, offset, limit),
       ),
     /**
-     * One loader per distinct (filter, window, properties read): all teams asking for the same
-     * page batch together.
+     * One loader per distinct (filter, window, what is read): all teams asking for the same
+     * page batch together. When the reading nests the runs' tasks or tool calls, the one
+     * statement returns them too, and each run's list primes the loader its field asks
+     * (tasksOfRunReading / toolCallsOfRunReading with the same reading), so those fields
+     * resolve without a statement of their own.
      */
-    runsOfTeam: (
+    runsOfTeam(
       filter: TeamRunFilter,
       offset: number,
       limit: number,
-      { wanted, key }: Reading<TeamRun>,
-    ): DataLoader<string, Page<TeamRun>> =>
-      loaderFor(runPages, JSON.stringify([filter, offset, limit, key]), (names) =>
-        history.pagesByTeams(names, filter, offset, limit, wanted),
-      ),
+      reading: RunsOfTeamReading,
+    ): DataLoader<string, Page<TeamRun>> {
+      const { runs, tasks, toolCalls } = reading;
+      const key = JSON.stringify([filter, offset, limit, runs.key, tasks?.key, toolCalls?.key]);
+      return loaderFor(runPages, key, async (names) => {
+        const read = await history.pagesByTeams(names, filter, offset, limit, runs.wanted, {
+          ...(tasks ? { tasks } : {}),
+          ...(toolCalls ? { toolCalls } : {}),
+        });
+        prime(tasks && tasksOfRunReading(tasks), read.tasksOfRun);
+        prime(toolCalls && toolCallsOfRunReading(toolCalls), read.toolCallsOfRun);
+        return read.pages;
+      });
+    },
   };
 }
 
