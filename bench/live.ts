@@ -7,6 +7,8 @@
  *       processes behind Redis: REDIS_URL, else redis://127.0.0.1:6379, with a fresh prefix)
  *   npm run bench:live -- --subscribers 10000 --forms 10   (the subscribers spread over ten
  *       differently written forms of the same subscription, bench/subscriber-clients.ts)
+ *   npm run bench:live -- --subscribers 5000 --heap-snapshots /tmp/heap   (V8 heap snapshots
+ *       with the first subscriber and at each count, to compare by constructor)
  *
  * Writes bench/results-live.json and prints the table. Each subscriber holds one socket in
  * this process and one in the client process, so each count must fit the open-file limit
@@ -24,6 +26,7 @@ const { values } = parseArgs({
     interval: { type: 'string', default: '2000' },
     processes: { type: 'string', default: '1' },
     forms: { type: 'string', default: '1' },
+    'heap-snapshots': { type: 'string' },
   },
 });
 const processes = Number(values.processes);
@@ -70,6 +73,7 @@ const redis =
     : undefined;
 const rows = await runSubscribers(counts, intervalMs, (line) => process.stderr.write(line), {
   ...(redis ? { redis } : {}),
+  ...(values['heap-snapshots'] ? { heapSnapshots: values['heap-snapshots'] } : {}),
   forms,
 });
 await writeFile(

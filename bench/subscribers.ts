@@ -11,9 +11,10 @@
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
+import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { GraphQLSchema } from 'graphql';
 import pino from 'pino';
@@ -302,6 +303,11 @@ export interface SubscribersOptions {
   readonly redis?: { readonly url: string; readonly prefix: string };
   /** Subscribers spread over this many forms of the subscription (bench/subscriber-clients.ts). */
   readonly forms?: number;
+  /**
+   * A directory to write heap snapshots to, one with the first subscriber (base) and one per
+   * count: comparing two by constructor shows what each subscriber holds.
+   */
+  readonly heapSnapshots?: string;
 }
 
 /**
@@ -313,7 +319,7 @@ export async function runSubscribers(
   counts: readonly number[],
   pollIntervalMs: number,
   log: (line: string) => void,
-  { redis, forms = 1 }: SubscribersOptions = {},
+  { redis, forms = 1, heapSnapshots }: SubscribersOptions = {},
 ): Promise<SubscriberRow[]> {
   const executions = countExecutions(schema, 'teamsWaitingForHuman');
   const env = {
@@ -367,12 +373,17 @@ export async function runSubscribers(
     }
     const baseRss = await settledRss();
     const baseHeap = process.memoryUsage().heapUsed;
+    const snapshot = (name: string) => {
+      if (heapSnapshots) log(`  heap snapshot ${writeHeapSnapshot(join(heapSnapshots, name))}\n`);
+    };
+    snapshot('base.heapsnapshot');
     for (const count of counts) {
       for (const c of clients) c.send({ open: count });
       for (const c of clients) await c.answer(240_000);
       const subscribers = count * clients.length;
       const rss = await settledRss();
       const heap = process.memoryUsage().heapUsed;
+      snapshot(`${subscribers}.heapsnapshot`);
 
       const polls = () =>
         sample(server, 'agentgraph_db_statements_total', { statement: 'teamRuns.live' });
