@@ -1,4 +1,7 @@
 import { createGraphQLError, type Plugin, type YogaServerOptions } from 'graphql-yoga';
+import { AppError } from '../errors.js';
+import { type MaskError, maskedReply } from '../masking.js';
+import { requestIdOf } from '../request-id.js';
 
 /**
  * What a POST whose body a browser may send cross-site without a CORS preflight must carry
@@ -68,20 +71,22 @@ export function corsOptions(origins: readonly string[]): YogaServerOptions<objec
  * is wrong. With origins configured, every answer varies by Origin, since only a listed one
  * is labelled.
  */
-export function unlistedOrigins(origins: readonly string[]): Plugin {
+export function unlistedOrigins(origins: readonly string[], maskError: MaskError): Plugin {
   const allowed = new Set(origins);
   return {
     onResponse({ request, response, setResponse, fetchAPI }) {
       if (allowed.size > 0) response.headers.append('vary', 'Origin');
       const origin = request.headers.get('origin');
       if (request.method !== 'OPTIONS' || origin === null || allowed.has(origin)) return;
-      const message = `Cross-origin requests from ${origin} are not allowed: add it to CORS_ORIGINS on the server (comma-separated origins) to let pages there call this API`;
-      setResponse(
-        new fetchAPI.Response(
-          JSON.stringify({ errors: [{ message, extensions: { code: 'FORBIDDEN' } }] }),
-          { status: 403, headers: { 'content-type': 'application/json; charset=utf-8' } },
-        ),
+      const refusal = new AppError(
+        'FORBIDDEN',
+        `Cross-origin requests from ${origin} are not allowed: add it to CORS_ORIGINS on the server (comma-separated origins) to let pages there call this API`,
       );
+      const { body, ...init } = maskedReply(maskError, refusal, {
+        status: 403,
+        requestId: requestIdOf(request),
+      });
+      setResponse(new fetchAPI.Response(body, init));
     },
   };
 }

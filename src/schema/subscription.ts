@@ -2,6 +2,7 @@ import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import type { TeamRunChange, WaitingRun } from '../live/hub.js';
 import { TEAM_RUN_STATES } from '../model/team.js';
+import { visibleOwner } from '../model/viewer.js';
 import { bounded, ORACLE_NAME } from './bounds.js';
 import { HISTORY } from './descriptions.js';
 import { HumanWaitRef, humanWaitOf } from './human-wait.js';
@@ -114,7 +115,7 @@ builder.subscriptionFields((t) => ({
     subscribe: async (_root, args, context) => {
       context.repositories.history.requireRuns();
       await requireTeam(context, args.filter?.teamName);
-      return context.live.teamRunChanges({ ...args.filter, owner: context.viewer.owner });
+      return context.live.teamRunChanges({ ...args.filter, owner: visibleOwner(context.viewer) });
     },
     resolve: (change) => change,
   }),
@@ -129,7 +130,7 @@ builder.subscriptionFields((t) => ({
     subscribe: async (_root, args, context) => {
       context.repositories.history.requireRuns();
       await requireTeam(context, args.teamName);
-      return context.live.waitingForHuman(args.teamName ?? null, context.viewer.owner);
+      return context.live.waitingForHuman(args.teamName ?? null, visibleOwner(context.viewer));
     },
     resolve: (runs) => runs,
   }),

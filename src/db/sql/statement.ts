@@ -30,6 +30,7 @@ import type {
   Positioned,
   SortKey,
 } from '../../model/keyset.js';
+import { type Viewer, visibleOwner } from '../../model/viewer.js';
 import { type Catalog, ownerColumn, type ViewInfo } from '../catalog.js';
 import type { Binds, BindValue, Driver, Row, Statement } from '../driver.js';
 import { camelCase, dateOrNull, jsonOrNull, num, strOrNull } from '../rows.js';
@@ -176,14 +177,14 @@ export function ownedBy(
   return owner === catalog.sessionUser ? () => undefined : () => NO_ROWS;
 }
 
-/** What a viewer may read of a view: all of it as an administrator, else its owner's rows. */
+/** What a viewer may read of a view: the rows of its visibleOwner (src/model/viewer.ts). */
 export function viewerOwns(
   catalog: Catalog,
   view: ViewInfo,
-  viewer: { readonly admin: boolean; readonly owner: string | null },
+  viewer: Pick<Viewer, 'admin' | 'owner'>,
   ownerColumns: readonly string[] = ['OWNER'],
 ): OwnerCondition {
-  return ownedBy(catalog, view, ownerColumns, viewer.admin ? null : viewer.owner, 'viewer_owner');
+  return ownedBy(catalog, view, ownerColumns, visibleOwner(viewer), 'viewer_owner');
 }
 
 export interface QueryValueOptions {
