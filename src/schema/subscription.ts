@@ -7,7 +7,7 @@ import { bounded, ORACLE_NAME } from './bounds.js';
 import { HISTORY } from './descriptions.js';
 import { HumanWaitRef, humanWaitOf } from './human-wait.js';
 import { MAX_PAGE_SIZE } from './pagination.js';
-import { TeamRunStateRef } from './team.js';
+import { TeamRunStateRef, teamNamed } from './team.js';
 import { TeamRunRef } from './team-run.js';
 
 builder.subscriptionType({
@@ -20,10 +20,7 @@ const TEAM_NAME_FILTER =
 
 /** A filter naming a team nobody can see would match nothing forever: say so at once. */
 async function requireTeam(context: Context, teamName: string | null | undefined): Promise<void> {
-  if (!teamName) return;
-  if (!(await context.loaders.teamByName.load(teamName))) {
-    throw await context.repositories.teams.unknown(teamName);
-  }
+  if (teamName) await teamNamed(teamName, context);
 }
 
 const TeamRunChangeFilterRef = builder.inputType('TeamRunChangeFilter', {
