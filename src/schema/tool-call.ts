@@ -4,7 +4,7 @@ import { TOOL_CALL_ORDER_KEYS } from '../repositories/team-history.js';
 import { bounded, KEY, ORACLE_NAME } from './bounds.js';
 import { HISTORY, NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
 import { toolCallReading } from './history-reading.js';
-import { nodeByKey } from './lookup.js';
+import { nodeByKey, notFoundAs } from './lookup.js';
 import { connectionComplexity, keysetConnection, rootList } from './pagination.js';
 import { TaskRunRef } from './task-run.js';
 import { TeamRunRef } from './team-run.js';
@@ -12,7 +12,7 @@ import { TeamRunRef } from './team-run.js';
 export const ToolCallRef = nodeByKey<ToolCall>('ToolCall', {
   id: (call) => call.invocationId,
   loader: (context) => context.loaders.toolCallById,
-  missing: (id) => `No tool call with invocationId "${id}"`,
+  missing: notFoundAs((id) => `No tool call with invocationId "${id}"`),
 }).ref;
 
 ToolCallRef.implement({
