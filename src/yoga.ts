@@ -1,10 +1,8 @@
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import {
   type ASTNode,
   type DocumentNode,
   GraphQLError,
   type GraphQLSchema,
-  getOperationAST,
   Kind,
   visit,
 } from 'graphql';
@@ -14,6 +12,7 @@ import type { A2ACards } from './a2a/client.js';
 import { authFailureRecorder } from './auth/failures.js';
 import type { Authenticate } from './auth/jwt.js';
 import { useAuthentication } from './auth/plugin.js';
+import { useCompiledQueries } from './compiled-queries.js';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from './config.js';
 import { type Context, operationState, type RepositoriesFor } from './context.js';
 import { AppError } from './errors.js';
@@ -104,32 +103,6 @@ function useValidationErrors(maskError: MaskError): Plugin {
       };
     },
   };
-}
-
-/**
- * Queries run as graphql-jit compiles them, once per parsed document (yoga's parse cache hands
- * every request of the same text the same document): a dashboard's 4,000 fields cost half the
- * serving thread's CPU under graphql-tools' executor, which allocates closures, promises and
- * argument objects for every field. Mutations stay on graphql-tools' executor: it hands
- * resolvers the operation's abort signal (`info.signal`, executeAgent's cancellation) and
- * stops scheduling resolvers once it aborts. Subscription events take their own path
- * (subscription-events.ts). A stopped query sends no further statement all the same
- * (OperationUsage in src/context.ts). Placed before the hardening plugins, whose execute
- * wrappers (request-timeout.ts) must wrap the compiled query.
- */
-function useCompiledQueries(): Plugin {
-  // An envelop plugin, typed for envelop's context rather than yoga's.
-  return useGraphQlJit(
-    // Errors keep their resolver's stack (originalError); the compiled code's own is noise.
-    { disablingCapturingStackErrors: true },
-    {
-      enableIf: ({ document, operationName }) =>
-        getOperationAST(document, operationName)?.operation === 'query',
-      // A document the compiler rejects (an operation name it does not hold) answers with the
-      // compiler's errors, as graphql-tools' executor would; nothing to print on stderr.
-      onError: () => {},
-    },
-  ) as Plugin;
 }
 
 export interface YogaOptions {
