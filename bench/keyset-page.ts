@@ -58,9 +58,9 @@ const cases: [string, Query<unknown>][] = [
     paged(
       'teamRuns.page',
       {
-        select: 'h.TEAM_EXEC_ID, h.TEAM_NAME, h.TEAM_OWNER, h.START_DATE, h.END_DATE, h.STATE',
-        from: sql`${catalog.teamHistory.name} h`,
-        orderBy: 'h.START_DATE DESC NULLS LAST, h.TEAM_EXEC_ID',
+        select: sql`h.TEAM_EXEC_ID, h.TEAM_NAME, h.TEAM_OWNER, h.START_DATE, h.END_DATE, h.STATE`,
+        from: sql`${sql.identifier(catalog, catalog.teamHistory)} h`,
+        orderBy: sql`h.START_DATE DESC NULLS LAST, h.TEAM_EXEC_ID`,
         count: 'teamRuns.count',
       },
       window,
@@ -80,10 +80,9 @@ const cases: [string, Query<unknown>][] = [
     paged(
       'toolCalls.page',
       {
-        select:
-          'INVOCATION_ID, TEAM_EXEC_ID, TASK_ORDER, TOOL_OWNER, TOOL_NAME, AGENT_NAME, TASK_NAME, START_DATE, END_DATE, INPUT, OUTPUT, TOOL_OUTPUT',
-        from: sql`${catalog.toolHistory.name} tc`,
-        orderBy: 'START_DATE DESC NULLS LAST, INVOCATION_ID',
+        select: sql`INVOCATION_ID, TEAM_EXEC_ID, TASK_ORDER, TOOL_OWNER, TOOL_NAME, AGENT_NAME, TASK_NAME, START_DATE, END_DATE, INPUT, OUTPUT, TOOL_OUTPUT`,
+        from: sql`${sql.identifier(catalog, catalog.toolHistory)} tc`,
+        orderBy: sql`START_DATE DESC NULLS LAST, INVOCATION_ID`,
         count: 'toolCalls.count',
       },
       window,

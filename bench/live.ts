@@ -5,6 +5,10 @@
  *   npm run bench:live -- --subscribers 5000,10000,20000 [--interval 2000]
  *   npm run bench:live -- --subscribers 5000 --processes 2   (each count on each of two
  *       processes behind Redis: REDIS_URL, else redis://127.0.0.1:6379, with a fresh prefix)
+ *   npm run bench:live -- --subscribers 10000 --forms 10   (the subscribers spread over ten
+ *       differently written forms of the same subscription, bench/subscriber-clients.ts)
+ *   npm run bench:live -- --subscribers 5000 --heap-snapshots /tmp/heap   (V8 heap snapshots
+ *       with the first subscriber and at each count, to compare by constructor)
  *
  * Writes bench/results-live.json and prints the table. Each subscriber holds one socket in
  * this process and one in the client process, so each count must fit the open-file limit
@@ -21,18 +25,22 @@ const { values } = parseArgs({
     subscribers: { type: 'string', default: '1000,5000' },
     interval: { type: 'string', default: '2000' },
     processes: { type: 'string', default: '1' },
+    forms: { type: 'string', default: '1' },
+    'heap-snapshots': { type: 'string' },
   },
 });
 const processes = Number(values.processes);
 const counts = (values.subscribers ?? '').split(',').map(Number);
 const intervalMs = Number(values.interval);
+const forms = Number(values.forms);
 if (
   counts.some((n) => !Number.isInteger(n) || n < 2) ||
   !(intervalMs > 0) ||
-  ![1, 2].includes(processes)
+  ![1, 2].includes(processes) ||
+  !(Number.isInteger(forms) && forms >= 1 && forms <= 10)
 ) {
   throw new Error(
-    'usage: bench:live -- --subscribers 5000,10000 [--interval 2000] [--processes 1|2]',
+    'usage: bench:live -- --subscribers 5000,10000 [--interval 2000] [--processes 1|2] [--forms 1-10]',
   );
 }
 
@@ -63,7 +71,11 @@ const redis =
         prefix: `bench-live:${randomUUID()}:`,
       }
     : undefined;
-const rows = await runSubscribers(counts, intervalMs, (line) => process.stderr.write(line), redis);
+const rows = await runSubscribers(counts, intervalMs, (line) => process.stderr.write(line), {
+  ...(redis ? { redis } : {}),
+  ...(values['heap-snapshots'] ? { heapSnapshots: values['heap-snapshots'] } : {}),
+  forms,
+});
 await writeFile(
   new URL('./results-live.json', import.meta.url),
   `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`,

@@ -11,18 +11,89 @@
  *   {"close": true}                  → exits
  * Receipt times are wall-clock milliseconds (performance.timeOrigin + now), the clock that
  * the bench process stamps its database writes with.
+ *
+ * With a third argument N (`--forms N` of bench/live.ts), subscriber i sends form i mod N of
+ * FORMS: the same subscription written differently, as independent dashboards would.
  */
 import { createInterface } from 'node:readline';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 
-const [url = '', teamName = ''] = process.argv.slice(2);
-if (!url || !teamName) throw new Error('usage: subscriber-clients.ts <ws url> <team name>');
+const [url = '', teamName = '', formCount = '1'] = process.argv.slice(2);
+if (!url || !teamName) {
+  throw new Error('usage: subscriber-clients.ts <ws url> <team name> [forms]');
+}
 
 /** Subscribers opened together: a burst of thousands would overflow the accept backlog. */
 const WAVE = 250;
-const QUERY = `subscription Waiting($team: String) {
-  teamsWaitingForHuman(teamName: $team) { execId waitingSince } }`;
+
+/** One way of writing the subscription: its text, its variables, where its exec ids are. */
+interface Form {
+  readonly query: string;
+  readonly variables: Record<string, unknown>;
+  readonly ids: (data: Record<string, unknown>) => unknown[];
+}
+
+const form = (
+  query: string,
+  variables: Record<string, unknown> = { team: teamName },
+  root = 'teamsWaitingForHuman',
+  id = 'execId',
+): Form => ({
+  query,
+  variables,
+  ids: (data) => (data[root] as Record<string, unknown>[]).map((run) => run[id]),
+});
+
+/**
+ * The same data (the team's waiting runs, exec id and waiting time) asked for in ten forms:
+ * operation name, field order, variable name, aliases, a named fragment, an inline fragment,
+ * a literal argument, @include, and a mix of them.
+ */
+const FORMS: readonly Form[] = [
+  form(`subscription Waiting($team: String) {
+  teamsWaitingForHuman(teamName: $team) { execId waitingSince } }`),
+  form(`subscription Dashboard($team: String) {
+  teamsWaitingForHuman(teamName: $team) { execId waitingSince } }`),
+  form(`subscription Waiting($team: String) {
+  teamsWaitingForHuman(teamName: $team) { waitingSince execId } }`),
+  form(
+    `subscription Waiting($name: String) {
+  teamsWaitingForHuman(teamName: $name) { execId waitingSince } }`,
+    { name: teamName },
+  ),
+  form(
+    `subscription Waiting($team: String) {
+  waiting: teamsWaitingForHuman(teamName: $team) { id: execId since: waitingSince } }`,
+    undefined,
+    'waiting',
+    'id',
+  ),
+  form(`subscription Waiting($team: String) {
+  teamsWaitingForHuman(teamName: $team) { ...Run } } fragment Run on WaitingRun { execId waitingSince }`),
+  form(`subscription Waiting($team: String) {
+  teamsWaitingForHuman(teamName: $team) { ... on WaitingRun { execId waitingSince } } }`),
+  form(
+    `subscription Waiting { teamsWaitingForHuman(teamName: ${JSON.stringify(teamName)}) { execId waitingSince } }`,
+    {},
+  ),
+  form(
+    `subscription Waiting($team: String, $full: Boolean!) {
+  teamsWaitingForHuman(teamName: $team) { execId waitingSince @include(if: $full) } }`,
+    { team: teamName, full: true },
+  ),
+  form(
+    `subscription Queue($t: String) { runs: teamsWaitingForHuman(teamName: $t) { ...W } }
+fragment W on WaitingRun { since: waitingSince run: execId }`,
+    { t: teamName },
+    'runs',
+    'run',
+  ),
+];
+const forms = Number(formCount);
+if (!Number.isInteger(forms) || forms < 1 || forms > FORMS.length) {
+  throw new Error(`forms: 1 to ${FORMS.length}`);
+}
 
 interface Watch {
   readonly present: boolean;
@@ -37,6 +108,8 @@ interface Subscriber {
 }
 
 const subscribers: Subscriber[] = [];
+/** Subscribers opened so far, whose count picks the next one's form. */
+let opened = 0;
 let watch: Watch | undefined;
 
 const now = () => performance.timeOrigin + performance.now();
@@ -67,13 +140,14 @@ function open(): Promise<void> {
       lazy: true,
     });
     const subscriber: Subscriber = { client, pending: new Set() };
+    const { query, variables, ids } = FORMS[opened++ % forms] as Form;
     let first = true;
-    client.subscribe<{ teamsWaitingForHuman: { execId: string }[] }>(
-      { query: QUERY, variables: { team: teamName } },
+    client.subscribe<Record<string, unknown>>(
+      { query, variables },
       {
         next: ({ data, errors }) => {
-          if (errors) return reject(new Error(JSON.stringify(errors)));
-          received(subscriber, new Set(data?.teamsWaitingForHuman.map((run) => run.execId)));
+          if (errors || !data) return reject(new Error(JSON.stringify(errors)));
+          received(subscriber, new Set(ids(data) as string[]));
           if (first) {
             first = false;
             subscribers.push(subscriber);

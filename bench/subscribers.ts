@@ -11,13 +11,16 @@
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
+import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import type { GraphQLSchema } from 'graphql';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { setRunState, startRun } from '../src/db/embedded/simulator.js';
+import { schema } from '../src/schema/index.js';
 import { type AgentGraphServer, createServer } from '../src/server.js';
 
 const TEAM = 'REPORT_SUMMARY_AGENT_TEAM';
@@ -28,6 +31,8 @@ export interface SubscriberRow {
   readonly subscribers: number;
   /** Server processes: 2 behind Redis, each with half the subscribers. */
   readonly processes: number;
+  /** How many differently written forms of the subscription the subscribers send. */
+  readonly forms: number;
   readonly pollIntervalMs: number;
   /** (subscriber, changed run) pairs received, over all bursts. */
   readonly deliveries: number;
@@ -52,6 +57,10 @@ export interface SubscriberRow {
    * time spent waiting for a busy CPU.
    */
   readonly cpuUsPerSubscriberEvent: number;
+  /** The same CPU time per fanned-out message: what one event costs this process. */
+  readonly cpuMsPerEvent: number;
+  /** Executions of the subscription's selection per fanned-out message, over all subscribers. */
+  readonly executionsPerEvent: number;
 }
 
 /** The subscriber rows as a Markdown table, as `npm run bench` and `npm run bench:live` print them. */
@@ -59,6 +68,7 @@ export function subscriberTable(rows: readonly SubscriberRow[]): string {
   const header = [
     'subscribers',
     'processes',
+    'forms',
     'interval',
     'deliveries',
     'p50 ms',
@@ -72,10 +82,13 @@ export function subscriberTable(rows: readonly SubscriberRow[]): string {
     'fan-out ms',
     'µs/subscriber',
     'CPU µs/subscriber/event',
+    'CPU ms/event',
+    'executions/event',
   ];
   const cells = (r: SubscriberRow) => [
     String(r.subscribers),
     String(r.processes),
+    String(r.forms),
     `${r.pollIntervalMs} ms`,
     String(r.deliveries),
     r.medianMs.toFixed(0),
@@ -89,6 +102,8 @@ export function subscriberTable(rows: readonly SubscriberRow[]): string {
     r.fanOutMs.toFixed(0),
     r.fanOutUsPerSubscriber.toFixed(1),
     r.cpuUsPerSubscriberEvent.toFixed(1),
+    r.cpuMsPerEvent.toFixed(0),
+    r.executionsPerEvent.toFixed(2),
   ];
   const line = (row: string[]) => `| ${row.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map((r) => line(cells(r)))].join(
@@ -114,7 +129,7 @@ class Clients {
     this.answers = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   }
 
-  static start(url: string): Clients {
+  static start(url: string, forms: number): Clients {
     const child = spawn(
       process.execPath,
       [
@@ -123,6 +138,7 @@ class Clients {
         'bench/subscriber-clients.ts',
         `${url.replace(/^http/, 'ws')}/graphql`,
         TEAM,
+        String(forms),
       ],
       { cwd: new URL('..', import.meta.url), stdio: ['pipe', 'pipe', 'inherit'] },
     );
@@ -266,6 +282,35 @@ const BURSTS = [
 ] as const;
 
 /**
+ * Counts executions of the subscription's selection: graphql-js calls the root field's
+ * resolver once per execution, so wrapping it on the schema object counts them with nothing
+ * in src/ knowing about the bench.
+ */
+function countExecutions(schema: GraphQLSchema, field: string): () => number {
+  const definition = schema.getSubscriptionType()?.getFields()[field];
+  const resolve = definition?.resolve;
+  if (!definition || !resolve) throw new Error(`no resolver for Subscription.${field}`);
+  let executions = 0;
+  definition.resolve = (...args) => {
+    executions++;
+    return resolve(...args);
+  };
+  return () => executions;
+}
+
+export interface SubscribersOptions {
+  /** A second server process (bench/live-peer.ts) behind this Redis. */
+  readonly redis?: { readonly url: string; readonly prefix: string };
+  /** Subscribers spread over this many forms of the subscription (bench/subscriber-clients.ts). */
+  readonly forms?: number;
+  /**
+   * A directory to write heap snapshots to, one with the first subscriber (base) and one per
+   * count: comparing two by constructor shows what each subscriber holds.
+   */
+  readonly heapSnapshots?: string;
+}
+
+/**
  * With `redis`, a second server process (bench/live-peer.ts) shares this one's cycle messages
  * through Redis, and each count is opened on each of the two: the rows' subscribers are the
  * total, RSS is this process's.
@@ -274,8 +319,9 @@ export async function runSubscribers(
   counts: readonly number[],
   pollIntervalMs: number,
   log: (line: string) => void,
-  redis?: { readonly url: string; readonly prefix: string },
+  { redis, forms = 1, heapSnapshots }: SubscribersOptions = {},
 ): Promise<SubscriberRow[]> {
+  const executions = countExecutions(schema, 'teamsWaitingForHuman');
   const env = {
     PORT: '0',
     SIMULATE: 'false',
@@ -295,7 +341,7 @@ export async function runSubscribers(
     await startRun(pg, { owner: 'APP_USER', teamName: TEAM, execId });
     runs.push(execId);
   }
-  const clients = [Clients.start(url)];
+  const clients = [Clients.start(url, forms)];
   /**
    * RSS once it stops falling: some buffers (the database snapshot read at start-up) are
    * released only a collection or two after they became garbage.
@@ -321,18 +367,23 @@ export async function runSubscribers(
       // Started once this process polls (its first subscriber holds the lock), so that the
       // peer only relays: its own embedded database never sees the bench's changes.
       peer = await Peer.start({ ...process.env, ...env });
-      clients.push(Clients.start(peer.url));
+      clients.push(Clients.start(peer.url, forms));
       (clients[1] as Clients).send({ open: 1 });
       await (clients[1] as Clients).answer(30_000);
     }
     const baseRss = await settledRss();
     const baseHeap = process.memoryUsage().heapUsed;
+    const snapshot = (name: string) => {
+      if (heapSnapshots) log(`  heap snapshot ${writeHeapSnapshot(join(heapSnapshots, name))}\n`);
+    };
+    snapshot('base.heapsnapshot');
     for (const count of counts) {
       for (const c of clients) c.send({ open: count });
       for (const c of clients) await c.answer(240_000);
       const subscribers = count * clients.length;
       const rss = await settledRss();
       const heap = process.memoryUsage().heapUsed;
+      snapshot(`${subscribers}.heapsnapshot`);
 
       const polls = () =>
         sample(server, 'agentgraph_db_statements_total', { statement: 'teamRuns.live' });
@@ -343,6 +394,7 @@ export async function runSubscribers(
       };
       const delays: number[] = [];
       const fanOut = await fanOutTotals(server);
+      const executionsBefore = executions();
       const cpuUsed = { user: 0, system: 0 };
       for (const { state, phase } of BURSTS) {
         const { delays: burstDelays, cpu } = await burst(server, pg, clients, runs, state, phase);
@@ -353,6 +405,7 @@ export async function runSubscribers(
       }
       const fanOutAfter = await fanOutTotals(server);
       const fanOuts = Math.max(1, fanOutAfter.count - fanOut.count);
+      const executed = executions() - executionsBefore;
       const fanOutMs = (1000 * (fanOutAfter.sum - fanOut.sum)) / fanOuts;
       delays.sort((a, b) => a - b);
       const cycles = (await goodCycles(server)) - before.cycles;
@@ -361,6 +414,7 @@ export async function runSubscribers(
       rows.push({
         subscribers,
         processes: clients.length,
+        forms,
         pollIntervalMs,
         deliveries: delays.length,
         medianMs: percentile(delays, 50),
@@ -374,6 +428,8 @@ export async function runSubscribers(
         fanOutMs,
         fanOutUsPerSubscriber: (1000 * fanOutMs) / count,
         cpuUsPerSubscriberEvent: (cpuUsed.user + cpuUsed.system) / fanOuts / count,
+        cpuMsPerEvent: (cpuUsed.user + cpuUsed.system) / 1000 / fanOuts,
+        executionsPerEvent: executed / fanOuts,
       });
       const perEvent = (us: number) => (us / fanOuts / count).toFixed(1);
       log(

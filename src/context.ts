@@ -1,6 +1,6 @@
 import type { A2ACards } from './a2a/client.js';
 import type { LiveHub } from './live/hub.js';
-import { createLoaders, type Loaders } from './loaders.js';
+import { Loaders } from './loaders.js';
 import type { Viewer } from './model/viewer.js';
 import type { Repositories } from './repositories/create.js';
 
@@ -55,5 +55,5 @@ export function operationState(
 ): Pick<Context, 'usage' | 'repositories' | 'loaders'> {
   const usage: OperationUsage = { statements: 0 };
   const repositories = repositoriesFor(viewer, usage);
-  return { usage, repositories, loaders: createLoaders(repositories) };
+  return { usage, repositories, loaders: new Loaders(repositories) };
 }

@@ -19,69 +19,145 @@ import type { Repositories } from './repositories/create.js';
  * Per-request batching: every relation in a query costs one statement per list level,
  * whatever the page sizes. A fresh set is made for each request (and each subscription
  * event), so no row outlives the operation that read it.
+ *
+ * Each loader is made on first use: an operation reads through a few of them, and a
+ * subscription keeps its own context (with this set) for its whole life while its events
+ * run on contexts of their own (src/subscription-events.ts). Made up front, the eleven
+ * loaders and their caches cost each of 5,000 idle subscribers about 3 KiB of heap.
  */
-export function createLoaders(repositories: Repositories) {
-  const { agents, teams, history } = repositories;
-  const runPages = new Map<string, DataLoader<string, Page<TeamRun>>>();
-  const promptPages = new Map<string, DataLoader<string, Page<LlmPrompt>>>();
-  const tasksReading = new Map<string, DataLoader<string, TaskRun[]>>();
-  const callsReading = new Map<string, DataLoader<string, ToolCall[]>>();
-  /** The loader of `loaders` for `key`, made on first use. */
-  const loaderFor = <V>(
-    loaders: Map<string, DataLoader<string, V>>,
-    key: string,
-    load: (keys: readonly string[]) => Promise<V[]>,
-  ) => {
-    let loader = loaders.get(key);
-    if (!loader) {
-      loader = new DataLoader(load);
-      loaders.set(key, loader);
-    }
-    return loader;
-  };
-  return {
-    agentByName: new DataLoader<string, Agent | null>((names) => agents.byNames(names)),
-    /** Without DESCRIBE_AGENT, for selections that ask only for the agents view's columns. */
-    agentByNameWithoutDetails: new DataLoader<string, Agent | null>((names) =>
-      agents.byNames(names, false),
-    ),
-    teamByName: new DataLoader<string, Team | null>((names) => teams.byNames(names)),
-    toolsOfTeam: new DataLoader<string, TeamTool[]>((names) => teams.toolsOf(names)),
-    statsOfTeam: new DataLoader<string, TeamStats>((names) => teams.statsOf(names)),
-    runById: new DataLoader<string, TeamRun | null>((ids) => history.runsByIds(ids)),
-    waitingOfTeam: new DataLoader<string, TeamRun[]>((names) => history.waitingForHuman(names)),
-    tasksOfRun: new DataLoader<string, TaskRun[]>((ids) => history.tasksOf(ids)),
-    toolCallsOfRun: new DataLoader<string, ToolCall[]>((ids) => history.toolCallsOf(ids)),
-    /**
-     * The same lists reading only what an operation's selection reads (see readingOf): one
-     * loader per set of properties, and every level of an operation asks for the same set, so
-     * a level stays one statement.
-     */
-    tasksOfRunReading: ({ wanted, key }: Reading<TaskRun>) =>
-      loaderFor(tasksReading, key, (ids) => history.tasksOf(ids, wanted)),
-    toolCallsOfRunReading: ({ wanted, key }: Reading<ToolCall>) =>
-      loaderFor(callsReading, key, (ids) => history.toolCallsOf(ids, wanted)),
-    toolCallById: new DataLoader<string, ToolCall | null>((ids) => history.toolCallsByIds(ids)),
-    failuresOfRun: new DataLoader<string, TaskFailure[]>((ids) => history.failuresOf(ids)),
-    /** One loader per window: every task asking for the same page batches together. */
-    promptsOfConversation: (offset: number, limit: number): DataLoader<string, Page<LlmPrompt>> =>
-      loaderFor(promptPages, `${offset}:${limit}`, (ids) =>
-        history.promptPagesOf(ids, offset, limit),
-      ),
-    /**
-     * One loader per distinct (filter, window, properties read): all teams asking for the same
-     * page batch together.
-     */
-    runsOfTeam: (
-      filter: TeamRunFilter,
-      offset: number,
-      limit: number,
-      { wanted, key }: Reading<TeamRun>,
-    ): DataLoader<string, Page<TeamRun>> =>
-      loaderFor(runPages, JSON.stringify([filter, offset, limit, key]), (names) =>
-        history.pagesByTeams(names, filter, offset, limit, wanted),
-      ),
-  };
+export class Loaders {
+  #agentByName?: DataLoader<string, Agent | null>;
+  #agentByNameWithoutDetails?: DataLoader<string, Agent | null>;
+  #teamByName?: DataLoader<string, Team | null>;
+  #toolsOfTeam?: DataLoader<string, TeamTool[]>;
+  #statsOfTeam?: DataLoader<string, TeamStats>;
+  #runById?: DataLoader<string, TeamRun | null>;
+  #waitingOfTeam?: DataLoader<string, TeamRun[]>;
+  #tasksOfRun?: DataLoader<string, TaskRun[]>;
+  #toolCallsOfRun?: DataLoader<string, ToolCall[]>;
+  #toolCallById?: DataLoader<string, ToolCall | null>;
+  #failuresOfRun?: DataLoader<string, TaskFailure[]>;
+  #runPages?: Map<string, DataLoader<string, Page<TeamRun>>>;
+  #promptPages?: Map<string, DataLoader<string, Page<LlmPrompt>>>;
+  #tasksReading?: Map<string, DataLoader<string, TaskRun[]>>;
+  #callsReading?: Map<string, DataLoader<string, ToolCall[]>>;
+
+  constructor(private readonly repositories: Repositories) {}
+
+  get agentByName(): DataLoader<string, Agent | null> {
+    this.#agentByName ??= new DataLoader((names) => this.repositories.agents.byNames(names));
+    return this.#agentByName;
+  }
+
+  /** Without DESCRIBE_AGENT, for selections that ask only for the agents view's columns. */
+  get agentByNameWithoutDetails(): DataLoader<string, Agent | null> {
+    this.#agentByNameWithoutDetails ??= new DataLoader((names) =>
+      this.repositories.agents.byNames(names, false),
+    );
+    return this.#agentByNameWithoutDetails;
+  }
+
+  get teamByName(): DataLoader<string, Team | null> {
+    this.#teamByName ??= new DataLoader((names) => this.repositories.teams.byNames(names));
+    return this.#teamByName;
+  }
+
+  get toolsOfTeam(): DataLoader<string, TeamTool[]> {
+    this.#toolsOfTeam ??= new DataLoader((names) => this.repositories.teams.toolsOf(names));
+    return this.#toolsOfTeam;
+  }
+
+  get statsOfTeam(): DataLoader<string, TeamStats> {
+    this.#statsOfTeam ??= new DataLoader((names) => this.repositories.teams.statsOf(names));
+    return this.#statsOfTeam;
+  }
+
+  get runById(): DataLoader<string, TeamRun | null> {
+    this.#runById ??= new DataLoader((ids) => this.repositories.history.runsByIds(ids));
+    return this.#runById;
+  }
+
+  get waitingOfTeam(): DataLoader<string, TeamRun[]> {
+    this.#waitingOfTeam ??= new DataLoader((names) =>
+      this.repositories.history.waitingForHuman(names),
+    );
+    return this.#waitingOfTeam;
+  }
+
+  get tasksOfRun(): DataLoader<string, TaskRun[]> {
+    this.#tasksOfRun ??= new DataLoader((ids) => this.repositories.history.tasksOf(ids));
+    return this.#tasksOfRun;
+  }
+
+  get toolCallsOfRun(): DataLoader<string, ToolCall[]> {
+    this.#toolCallsOfRun ??= new DataLoader((ids) => this.repositories.history.toolCallsOf(ids));
+    return this.#toolCallsOfRun;
+  }
+
+  get toolCallById(): DataLoader<string, ToolCall | null> {
+    this.#toolCallById ??= new DataLoader((ids) => this.repositories.history.toolCallsByIds(ids));
+    return this.#toolCallById;
+  }
+
+  get failuresOfRun(): DataLoader<string, TaskFailure[]> {
+    this.#failuresOfRun ??= new DataLoader((ids) => this.repositories.history.failuresOf(ids));
+    return this.#failuresOfRun;
+  }
+
+  /**
+   * The same lists reading only what an operation's selection reads (see readingOf): one
+   * loader per set of properties, and every level of an operation asks for the same set, so
+   * a level stays one statement.
+   */
+  tasksOfRunReading({ wanted, key }: Reading<TaskRun>): DataLoader<string, TaskRun[]> {
+    this.#tasksReading ??= new Map();
+    return loaderFor(this.#tasksReading, key, (ids) =>
+      this.repositories.history.tasksOf(ids, wanted),
+    );
+  }
+
+  toolCallsOfRunReading({ wanted, key }: Reading<ToolCall>): DataLoader<string, ToolCall[]> {
+    this.#callsReading ??= new Map();
+    return loaderFor(this.#callsReading, key, (ids) =>
+      this.repositories.history.toolCallsOf(ids, wanted),
+    );
+  }
+
+  /** One loader per window: every task asking for the same page batches together. */
+  promptsOfConversation(offset: number, limit: number): DataLoader<string, Page<LlmPrompt>> {
+    this.#promptPages ??= new Map();
+    return loaderFor(this.#promptPages, `${offset}:${limit}`, (ids) =>
+      this.repositories.history.promptPagesOf(ids, offset, limit),
+    );
+  }
+
+  /**
+   * One loader per distinct (filter, window, properties read): all teams asking for the same
+   * page batch together.
+   */
+  runsOfTeam(
+    filter: TeamRunFilter,
+    offset: number,
+    limit: number,
+    { wanted, key }: Reading<TeamRun>,
+  ): DataLoader<string, Page<TeamRun>> {
+    this.#runPages ??= new Map();
+    return loaderFor(this.#runPages, JSON.stringify([filter, offset, limit, key]), (names) =>
+      this.repositories.history.pagesByTeams(names, filter, offset, limit, wanted),
+    );
+  }
 }
 
-export type Loaders = ReturnType<typeof createLoaders>;
+/** The loader of `loaders` for `key`, made on first use. */
+function loaderFor<V>(
+  loaders: Map<string, DataLoader<string, V>>,
+  key: string,
+  load: (keys: readonly string[]) => Promise<V[]>,
+): DataLoader<string, V> {
+  let loader = loaders.get(key);
+  if (!loader) {
+    loader = new DataLoader(load);
+    loaders.set(key, loader);
+  }
+  return loader;
+}

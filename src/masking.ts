@@ -53,7 +53,7 @@ const masked = new WeakSet<GraphQLError>();
  * `maskedErrors.maskError` (execution results, context errors and what yoga throws before
  * execution, over HTTP, SSE and WebSocket), the events of subscriptions
  * (src/subscription-events.ts), and the error bodies answered before yoga parses a request
- * (maskedBody). Typed AppErrors keep their code and message; GraphQL's own parse, validation
+ * (maskedReply). Typed AppErrors keep their code and message; GraphQL's own parse, validation
  * and variable errors are BAD_USER_INPUT; anything else (driver errors with ORA- text, SQL,
  * stacks) is logged and sent as INTERNAL with the request id. Each error a client receives is
  * counted once in agentgraph_graphql_errors_total.
@@ -94,16 +94,37 @@ export function createMaskError(logger: Logger, metrics: Metrics): MaskError {
   };
 }
 
+/** A response's parts, for a fetch `Response` or node's `writeHead`/`end`. */
+export interface HttpReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
 /**
- * An error body answered before yoga has parsed a request (authentication, the Host check,
- * an unknown path, a refused preflight), in the shape GraphQL clients read, through maskError
- * so that it is counted like every other error a client receives.
+ * The one builder of the error responses answered before yoga has parsed a request (the
+ * refused token, Host, path and preflight): the error goes through maskError, so it has the
+ * code and message every transport gives it and is counted once in
+ * agentgraph_graphql_errors_total, tagged with the request's id (what INTERNAL would carry),
+ * in the shape GraphQL clients read.
  */
-export function maskedBody(maskError: MaskError, error: AppError): string {
+export function maskedReply(
+  maskError: MaskError,
+  error: AppError,
+  init: {
+    readonly status: number;
+    readonly requestId: string;
+    readonly headers?: Readonly<Record<string, string>>;
+  },
+): HttpReply {
   const { message, extensions } = maskError(
-    new GraphQLError(error.message, { originalError: error }),
+    withRequestId(new GraphQLError(error.message, { originalError: error }), init.requestId),
   );
-  return JSON.stringify({ errors: [{ message, extensions }] });
+  return {
+    status: init.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...init.headers },
+    body: JSON.stringify({ errors: [{ message, extensions }] }),
+  };
 }
 
 /**

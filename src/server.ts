@@ -18,11 +18,11 @@ import { countStatements, type Driver } from './db/driver.js';
 import type { DatabaseLost } from './db/embedded/database.js';
 import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
-import { StartupError } from './errors.js';
-import { browserGuard } from './hardening/origin.js';
+import { type AppError, notFound, StartupError } from './errors.js';
+import { browserGuard, HOST_REFUSED } from './hardening/origin.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
 import { withRedaction } from './logger.js';
-import { createMaskError } from './masking.js';
+import { createMaskError, type HttpReply, maskedReply } from './masking.js';
 import { Metrics } from './metrics.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
 import { createProduction, trustedManifest } from './production/index.js';
@@ -33,6 +33,7 @@ import { IdempotentCalls } from './repositories/idempotent-calls.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
 import { TeamToolsCache } from './repositories/team-tools-cache.js';
 import { TeamRepository } from './repositories/teams.js';
+import { requestIdOfMessage } from './request-id.js';
 import { schema as clientSchema, subgraphSchema } from './schema/index.js';
 import { startTracing, type Tracing } from './tracing/index.js';
 import { attachGraphqlWs } from './transport/websocket.js';
@@ -252,8 +253,12 @@ export async function createServer(
     maxPayload: config.limits.maxBodyBytes,
   });
 
+  /** An error answered here, before yoga, as every error body is (maskedReply). */
+  const refuse = (req: IncomingMessage, res: ServerResponse, error: AppError, status: number) =>
+    reply(res, maskedReply(maskError, error, { status, requestId: requestIdOfMessage(req) }));
+
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!guard.hostAllowed(req.headers.host)) return refuseHost(res);
+    if (!guard.hostAllowed(req.headers.host)) return refuse(req, res, HOST_REFUSED, 403);
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/') {
       // A first visitor lands on GraphiQL rather than on an empty 404.
@@ -280,7 +285,7 @@ export async function createServer(
     }
     if (consoleAssets.serve(req, res)) return;
     // One exact path for GraphQL: variants such as /graphql/ or //graphql are not it.
-    if (path !== yoga.graphqlEndpoint) return send(res, 404, 'application/json', NOT_FOUND);
+    if (path !== yoga.graphqlEndpoint) return refuse(req, res, NOT_FOUND, 404);
     return yoga(req, res);
   }
 
@@ -348,18 +353,12 @@ function listenError(error: NodeJS.ErrnoException, config: Config): Error {
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {
-  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
+  reply(res, { status, headers: { 'content-type': contentType }, body });
+}
+
+function reply(res: ServerResponse, { status, headers, body }: HttpReply): void {
+  res.writeHead(status, { ...headers, 'cache-control': 'no-store' });
   res.end(body);
 }
 
-const NOT_FOUND =
-  '{"errors":[{"message":"Not found: GraphQL is served at /graphql","extensions":{"code":"NOT_FOUND"}}]}';
-
-function refuseHost(res: ServerResponse): void {
-  send(
-    res,
-    403,
-    'application/json',
-    '{"errors":[{"message":"This Host is not served: without authentication only loopback names are (DNS rebinding)","extensions":{"code":"FORBIDDEN"}}]}',
-  );
-}
+const NOT_FOUND = notFound('Not found: GraphQL is served at /graphql');

@@ -20,7 +20,6 @@ import { Channel } from './live/hub.js';
 import { asGraphQLError, type MaskError, withRequestId } from './masking.js';
 import { visibilityScope } from './model/viewer.js';
 import { type EventRecord, operationName, outcomeOf } from './request-log.js';
-import { fragmentsOf, type SubscriptionShape, subscriptionShape } from './subscription-shape.js';
 
 /**
  * The one path every subscription event takes, whatever the transport (docs/architecture.md,
@@ -96,8 +95,6 @@ interface EventShare {
    * the same rows once, so their statements cost no more than one subscription's.
    */
   readonly contexts: Map<string, Context>;
-  /** One execution per canonical document and viewer scope. */
-  readonly canonical: Map<string, Promise<ExecutionResult>>;
   /**
    * One finished result per normalised document, variables and viewer scope: identical
    * subscriptions get the same object, which the WebSocket transport then serializes once.
@@ -123,7 +120,7 @@ class EventPath {
     }
     let share = this.shared.get(payload);
     if (!share) {
-      share = { contexts: new Map(), canonical: new Map(), results: new Map() };
+      share = { contexts: new Map(), results: new Map() };
       this.shared.set(payload, share);
     }
     const scope = visibilityScope(base.viewer);
@@ -135,32 +132,7 @@ class EventPath {
       context = this.eventContext(base);
       share.contexts.set(scope, context);
     }
-    const startedAt = performance.now();
-    const { shape } = planOf(args);
-    let executed: Promise<ExecutionResult>;
-    if (shape) {
-      const canonicalKey = JSON.stringify([shape.key, scope]);
-      let canonical = share.canonical.get(canonicalKey);
-      if (!canonical) {
-        canonical = this.run(
-          { ...args, document: shape.document, operationName: undefined, variableValues: {} },
-          payload,
-          context,
-        );
-        share.canonical.set(canonicalKey, canonical);
-      }
-      const eventContext = context;
-      // Errors carry paths in the canonical document's terms: a subscription whose event has
-      // errors runs its own document instead (on the same loaders, so no more statements).
-      executed = canonical.then((result) =>
-        result.errors || !result.data
-          ? this.run(args, payload, eventContext)
-          : { data: shape.project(result.data) },
-      );
-    } else {
-      executed = this.run(args, payload, context);
-    }
-    const result = this.finish(args, context, startedAt, executed);
+    const result = this.finish(args, context, performance.now(), this.run(args, payload, context));
     share.results.set(key, result);
     return result;
   }
@@ -214,39 +186,32 @@ class EventPath {
 }
 
 /**
- * What identical subscriptions (same document, operation and variables) have in common,
- * worked out at the first event of the first of them and then shared: with thousands of
- * them, one shape (a canonical document) and one result key each was kilobytes apiece.
+ * The result key of each viewer scope, shared by identical subscriptions (same document,
+ * operation and variables), worked out at the first event of the first of them: with
+ * thousands of subscriptions, one key string each was kilobytes apiece.
  */
-interface Plan {
-  readonly shape: SubscriptionShape | undefined;
-  /** The result key for each viewer scope. */
-  readonly resultKeys: Map<string, string>;
-}
+type ResultKeys = Map<string, string>;
 
-const plans = new WeakMap<DocumentNode, Map<string, Plan>>();
-/** A subscription's args stay the same: its plan is looked up once. */
-const plansOfArgs = new WeakMap<ExecutionArgs, Plan>();
+const keysByDocument = new WeakMap<DocumentNode, Map<string, ResultKeys>>();
+/** A subscription's args stay the same: its keys are looked up once. */
+const keysOfArgs = new WeakMap<ExecutionArgs, ResultKeys>();
 
-function planOf(args: ExecutionArgs): Plan {
-  let plan = plansOfArgs.get(args);
-  if (plan) return plan;
-  let byOperation = plans.get(args.document);
+function resultKeysOf(args: ExecutionArgs): ResultKeys {
+  let keys = keysOfArgs.get(args);
+  if (keys) return keys;
+  let byOperation = keysByDocument.get(args.document);
   if (!byOperation) {
     byOperation = new Map();
-    plans.set(args.document, byOperation);
+    keysByDocument.set(args.document, byOperation);
   }
   const operation = JSON.stringify([args.operationName ?? null, args.variableValues ?? null]);
-  plan = byOperation.get(operation);
-  if (!plan) {
-    plan = {
-      shape: subscriptionShape(args.schema, args.document, args.operationName, args.variableValues),
-      resultKeys: new Map(),
-    };
-    byOperation.set(operation, plan);
+  keys = byOperation.get(operation);
+  if (!keys) {
+    keys = new Map();
+    byOperation.set(operation, keys);
   }
-  plansOfArgs.set(args, plan);
-  return plan;
+  keysOfArgs.set(args, keys);
+  return keys;
 }
 
 /**
@@ -254,15 +219,15 @@ function planOf(args: ExecutionArgs): Plan {
  * results. Request ids are added to errors per subscription, after this.
  */
 function resultKeyOf(args: ExecutionArgs, scope: string): string {
-  const { resultKeys } = planOf(args);
-  let key = resultKeys.get(scope);
+  const keys = resultKeysOf(args);
+  let key = keys.get(scope);
   if (key === undefined) {
     key = JSON.stringify([
       normalisedDocument(args.document, args.operationName),
       args.variableValues ?? null,
       scope,
     ]);
-    resultKeys.set(scope, key);
+    keys.set(scope, key);
   }
   return key;
 }
@@ -313,4 +278,15 @@ function printOperation(document: DocumentNode, operationName: string | null | u
       ...[...used.values()].sort((x, y) => x.name.value.localeCompare(y.name.value)),
     ],
   });
+}
+
+/** The fragment definitions of a document, by name. */
+function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) {
+      fragments.set(definition.name.value, definition);
+    }
+  }
+  return fragments;
 }

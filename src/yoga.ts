@@ -19,7 +19,7 @@ import { AppError } from './errors.js';
 import { graphiqlPage } from './graphiql.js';
 import { corsOptions, hardeningPlugins } from './hardening/index.js';
 import type { LiveHub } from './live/hub.js';
-import { copyError, type MaskError, useErrorRequestIds } from './masking.js';
+import { copyError, type MaskError, maskedReply, useErrorRequestIds } from './masking.js';
 import type { Metrics } from './metrics.js';
 import type { Viewer } from './model/viewer.js';
 import type { Production } from './production/index.js';
@@ -172,6 +172,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
         options.authenticate,
         viewers,
         authFailureRecorder(options.logger, options.metrics),
+        (error, init) => maskedReply(options.maskError, error, init),
       ),
       // After authentication: the response cache keys on the viewer's scope.
       ...options.production.plugins,

@@ -106,7 +106,6 @@ const LAYERS: readonly (readonly string[])[] = [
     'hardening/',
     'production/',
     'tracing/',
-    'subscription-shape.ts',
     'masking.ts',
     'subscription-events.ts',
     'request-log.ts',

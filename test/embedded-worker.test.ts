@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vit
 import { loadConfig } from '../src/config.js';
 import type { Driver } from '../src/db/driver.js';
 import { openEmbeddedWorker } from '../src/db/embedded/worker.js';
+import { sql, statement as statementOf } from '../src/db/sql/statement.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -63,10 +64,10 @@ describe('a server whose embedded database runs in a worker thread', () => {
   });
 
   test('a PostgreSQL error arrives as PGlite raised it: class, code, position, message', async () => {
-    const statement = {
-      name: 'test.missing',
-      text: 'SELECT OWNER FROM NO_SUCH_VIEW WHERE OWNER = :owner',
-    };
+    const statement = statementOf(
+      'test.missing',
+      sql`SELECT OWNER FROM NO_SUCH_VIEW WHERE OWNER = ${sql.placeholder('owner')}`,
+    );
     const run = (t: TestServer) =>
       failure(t.server.database.driver.query(statement, { owner: 'APP_USER' }));
     const inWorker = await run(worker);
@@ -90,7 +91,7 @@ describe('a server whose embedded database runs in a worker thread', () => {
     const pg = embeddedPg(worker);
     const count = () =>
       worker.server.database.driver
-        .query({ name: 'test.count', text: 'SELECT COUNT(*) AS N FROM DBA_AI_AGENT_TEAM_HISTORY' })
+        .query(statementOf('test.count', sql`SELECT COUNT(*) AS N FROM DBA_AI_AGENT_TEAM_HISTORY`))
         .then(([row]) => Number(row?.n));
     const before = await count();
     const insert = (tx: Pick<typeof pg, 'query'>, execId: string) =>
@@ -135,18 +136,17 @@ describe('closing the worker thread', () => {
   });
 
   test('lets the statements already sent finish, then ends the thread; later ones fail', async () => {
-    const running = driver.query({
-      name: 'test.slow',
-      text: 'SELECT COUNT(*) AS N FROM generate_series(1, 2000000)',
-    });
-    const queued = driver.query({ name: 'test.queued', text: 'SELECT 1 AS ONE' });
+    const running = driver.query(
+      statementOf('test.slow', sql`SELECT COUNT(*) AS N FROM generate_series(1, 2000000)`),
+    );
+    const queued = driver.query(statementOf('test.queued', sql`SELECT 1 AS ONE`));
     const closing = driver.close();
     expect(closed()).toBe(false);
     expect(await running).toEqual([{ n: 2_000_000 }]);
     expect(await queued).toEqual([{ one: 1 }]);
     await closing;
     expect(closed()).toBe(true);
-    const after = await failure(driver.query({ name: 'test.after', text: 'SELECT 1 AS ONE' }));
+    const after = await failure(driver.query(statementOf('test.after', sql`SELECT 1 AS ONE`)));
     expect(after.message).toBe('PGlite is closed');
     await driver.close();
   });
@@ -155,8 +155,9 @@ describe('closing the worker thread', () => {
     const script = `
       import { loadConfig } from './src/config.ts';
       import { openEmbeddedWorker } from './src/db/embedded/worker.ts';
+      import { sql, statement } from './src/db/sql/statement.ts';
       const database = await openEmbeddedWorker(loadConfig({}).database);
-      const [row] = await database.driver.query({ name: 'one', text: 'SELECT 1 AS ONE' });
+      const [row] = await database.driver.query(statement('one', sql\`SELECT 1 AS ONE\`));
       console.log(JSON.stringify(row));`;
     const child = promisify(execFile)(
       process.execPath,

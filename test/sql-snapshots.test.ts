@@ -4,12 +4,12 @@
  * statement count shows in a diff. `npm run sql:snapshots` rewrites the files.
  */
 import { createClient } from 'graphql-ws';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import type { Binds, Driver, Statement } from '../src/db/driver.js';
 import { goodCycles, subscribeWs, until, wsUrl } from './live/support.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { hs256Tokens } from './support/tokens.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
 const AUDIENCE = 'agent-graph-sql-snapshots';
@@ -94,15 +94,7 @@ let t: TestServer;
 let sent: Sent[];
 const bearer: Record<'admin' | 'analyst', string> = { admin: '', analyst: '' };
 
-async function token(claims: Record<string, unknown>): Promise<string> {
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(String(claims.db_user ?? 'admin'))
-    .setAudience(AUDIENCE)
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .sign(new TextEncoder().encode(SECRET));
-}
+const { sign: token } = hs256Tokens(SECRET, { audience: AUDIENCE, issuedAt: true });
 
 beforeAll(async () => {
   t = await startTestServer({

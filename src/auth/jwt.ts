@@ -79,13 +79,9 @@ export function viewerFrom(payload: JWTPayload, auth: AuthConfig): Viewer {
   const admin = Array.isArray(roles) ? roles.includes('admin') : roles === 'admin';
   const user = payload[auth.userClaim];
   const owner = ownerFromClaim(user);
-  if (!admin && user === undefined) throw unauthenticated(`token has no "${auth.userClaim}" claim`);
-  if (!admin && !owner) {
-    throw unauthenticated(`token's "${auth.userClaim}" claim is not an Oracle user name`);
-  }
-  return {
-    owner: admin ? null : owner,
-    admin,
-    subject: typeof payload.sub === 'string' ? payload.sub : null,
-  };
+  const subject = typeof payload.sub === 'string' ? payload.sub : null;
+  if (admin) return { owner: null, admin, subject };
+  if (user === undefined) throw unauthenticated(`token has no "${auth.userClaim}" claim`);
+  if (!owner) throw unauthenticated(`token's "${auth.userClaim}" claim is not an Oracle user name`);
+  return { owner, admin, subject };
 }

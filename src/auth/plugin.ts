@@ -6,14 +6,30 @@ import type { RecordAuthFailure } from './failures.js';
 import type { Authenticate } from './jwt.js';
 
 /**
+ * The response parts of a refusal: src/masking.ts `maskedReply`, bound to the error mask by
+ * src/yoga.ts (auth/ sits below the mask's layer, docs/architecture.md "Layers"), so that the
+ * body is masked and counted as every error a client receives.
+ */
+export type Refuse = (
+  error: AppError,
+  init: { status: number; requestId: string; headers: Record<string, string> },
+) => {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+};
+
+/**
  * Authenticates every GraphQL request before any parsing or database work; a failure is an
- * HTTP 401 with a GraphQL-shaped UNAUTHENTICATED error. The GraphiQL page itself (a GET for
- * HTML) carries no data and loads without a token.
+ * HTTP 401 with a GraphQL-shaped UNAUTHENTICATED error (`refuse`), and the refusal is
+ * recorded (its warn line and agentgraph_auth_failures_total). The GraphiQL page itself (a
+ * GET for HTML) carries no data and loads without a token.
  */
 export function useAuthentication(
   authenticate: Authenticate,
   viewers: WeakMap<Request, Viewer>,
   recordFailure: RecordAuthFailure,
+  refuse: Refuse,
 ): Plugin {
   return {
     // Every request yoga sees, whatever its path: the HTTP server hands yoga /graphql only,
@@ -24,18 +40,14 @@ export function useAuthentication(
         viewers.set(request, await authenticate(request.headers.get('authorization')));
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        recordFailure('http', error, requestIdOf(request));
-        endResponse(
-          new fetchAPI.Response(
-            JSON.stringify({
-              errors: [{ message: error.message, extensions: { code: error.code } }],
-            }),
-            {
-              status: 401,
-              headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' },
-            },
-          ),
-        );
+        const requestId = requestIdOf(request);
+        recordFailure('http', error, requestId);
+        const { body, ...init } = refuse(error, {
+          status: 401,
+          requestId,
+          headers: { 'www-authenticate': 'Bearer' },
+        });
+        endResponse(new fetchAPI.Response(body, init));
       }
     },
   };

@@ -168,11 +168,6 @@ export function ownerColumn(
   return firstColumn(view, candidates);
 }
 
-/** `COLUMN AS alias` when the view has the column, else `NULL AS alias`. */
-export function columnOrNull(view: ViewInfo, column: string, alias = column): string {
-  return view.columns?.has(column) ? `${column} AS ${alias}` : `NULL AS ${alias}`;
-}
-
 /** The first of the candidate names that the view has (known variants across releases). */
 export function firstColumn(view: ViewInfo, candidates: readonly string[]): string | null {
   return candidates.find((c) => view.columns?.has(c)) ?? null;

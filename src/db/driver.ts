@@ -7,7 +7,16 @@
 export interface Statement {
   /** Stable name, used as the metrics label and in the statement registry. */
   readonly name: string;
+  /** The SQL text with each bind written `:name`, as Oracle runs it. */
   readonly text: string;
+  /**
+   * The same text cut at its binds: `pieces[0]`, the bind `placeholders[0]`, `pieces[1]`, …,
+   * the last piece. The fragment that built the statement wrote them (statement() in
+   * src/db/sql/statement.ts), so a driver that numbers its binds ($1, $2, …) writes its text
+   * from these, never by reading the SQL.
+   */
+  readonly pieces: readonly string[];
+  readonly placeholders: readonly string[];
   /**
    * The output columns its rows are ordered by, for a driver that wraps the statement in an
    * outer query (queryWithAgentDetails): neither database keeps a subquery's order without it.
@@ -29,7 +38,8 @@ export type Row = Readonly<Record<string, unknown>>;
 export interface Block {
   readonly name: string;
   readonly oracle: string;
-  readonly embedded: string;
+  /** The emulation's statement, its binds placeholders whose values the call gives. */
+  readonly embedded: Statement;
   /** Names of the OUT binds (Oracle) and of the result columns (embedded), lower case. */
   readonly outputs: readonly string[];
   /** The privileges the Oracle block needs, named in the FORBIDDEN error when one lacks. */

@@ -1,4 +1,7 @@
 import { createGraphQLError, type Plugin, type YogaServerOptions } from 'graphql-yoga';
+import { AppError } from '../errors.js';
+import { type MaskError, maskedReply } from '../masking.js';
+import { requestIdOf } from '../request-id.js';
 
 /**
  * What a POST whose body a browser may send cross-site without a CORS preflight must carry
@@ -62,26 +65,31 @@ export function corsOptions(origins: readonly string[]): YogaServerOptions<objec
   };
 }
 
+/** The refusal of a page's origin, for a preflight and a WebSocket upgrade alike. */
+export const originRefused = (origin: string) =>
+  new AppError(
+    'FORBIDDEN',
+    `Cross-origin requests from ${origin} are not allowed: add it to CORS_ORIGINS on the server (comma-separated origins) to let pages there call this API`,
+  );
+
 /**
  * A preflight from an unlisted origin gets a 403 that says what to configure; yoga's own
  * answer is an empty 204 (or, with CORS off, the CSRF refusal), neither of which says what
  * is wrong. With origins configured, every answer varies by Origin, since only a listed one
  * is labelled.
  */
-export function unlistedOrigins(origins: readonly string[]): Plugin {
+export function unlistedOrigins(origins: readonly string[], maskError: MaskError): Plugin {
   const allowed = new Set(origins);
   return {
     onResponse({ request, response, setResponse, fetchAPI }) {
       if (allowed.size > 0) response.headers.append('vary', 'Origin');
       const origin = request.headers.get('origin');
       if (request.method !== 'OPTIONS' || origin === null || allowed.has(origin)) return;
-      const message = `Cross-origin requests from ${origin} are not allowed: add it to CORS_ORIGINS on the server (comma-separated origins) to let pages there call this API`;
-      setResponse(
-        new fetchAPI.Response(
-          JSON.stringify({ errors: [{ message, extensions: { code: 'FORBIDDEN' } }] }),
-          { status: 403, headers: { 'content-type': 'application/json; charset=utf-8' } },
-        ),
-      );
+      const { body, ...init } = maskedReply(maskError, originRefused(origin), {
+        status: 403,
+        requestId: requestIdOf(request),
+      });
+      setResponse(new fetchAPI.Response(body, init));
     },
   };
 }

@@ -4,7 +4,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from '../config.js';
 import type { Context } from '../context.js';
-import { copyError } from '../masking.js';
+import { copyError, type MaskError } from '../masking.js';
 import type { Metrics } from '../metrics.js';
 import { actionCap } from './actions.js';
 import { argumentBounds } from './argument-bounds.js';
@@ -26,6 +26,7 @@ export interface HardeningOptions {
   readonly rateLimit: RateLimitConfig;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  readonly maskError: MaskError;
 }
 
 /** The yoga plugins that bound what a request may cost; see docs/security-hardening.md. */
@@ -33,7 +34,7 @@ export function hardeningPlugins(options: HardeningOptions): (Plugin | Plugin<Co
   const { limits, http, logger } = options;
   return [
     csrfPrevention(),
-    unlistedOrigins(http.corsOrigins),
+    unlistedOrigins(http.corsOrigins, options.maskError),
     requestBodyLimit(limits.maxBodyBytes),
     ...(http.introspection ? [] : hideSchema()),
     ...documentLimits(limits),

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Metrics } from '../metrics.js';
 import type { TeamRun, TeamRunState } from '../model/team.js';
+import { ownerAdmits } from '../model/viewer.js';
 import { Channel } from './channel.js';
 import { type Coordinator, MemoryCoordinator, RedisCoordinator } from './coordinator.js';
 import { type LiveSource, Poller } from './poller.js';
@@ -22,7 +23,7 @@ export interface TeamRunChangeFilter {
   readonly teamName?: string | null;
   /** New states to report; all when empty or absent. */
   readonly states?: readonly TeamRunState[] | null;
-  /** Only runs of this owner (a non-admin viewer's); every owner when absent. */
+  /** Only runs this owner may see (`visibleOwner` of the viewer); every owner's when absent. */
   readonly owner?: string | null;
 }
 
@@ -112,7 +113,7 @@ export class LiveHub {
     const states = filter.states?.length ? new Set(filter.states) : null;
     const matches = (t: Transition) =>
       (!filter.teamName || t.run.teamName === filter.teamName) &&
-      (!filter.owner || t.run.owner === filter.owner) &&
+      ownerAdmits(filter.owner, t.run.owner) &&
       (!states || states.has(t.run.state));
     const channel = this.channel<TeamRunChange>({
       deliver: (message, written) => {
@@ -203,7 +204,7 @@ export class LiveHub {
     let view = views.get(filter);
     if (!view) {
       const mine = waiting.filter(
-        (run) => (!teamName || run.teamName === teamName) && (!owner || run.owner === owner),
+        (run) => (!teamName || run.teamName === teamName) && ownerAdmits(owner, run.owner),
       );
       view = { key: waitingKey(mine), runs: [...mine].sort(byWaitingSince).map(toWaitingRun) };
       views.set(filter, view);

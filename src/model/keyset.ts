@@ -4,11 +4,11 @@
  */
 
 /**
- * A column a keyset page is ordered by. Nulls sort last in the list's order (so first when it
+ * A column a keyset page is ordered by (the column itself, as SQL, is the statement's:
+ * ColumnKey in src/db/sql/statement.ts). Nulls sort last in the list's order (so first when it
  * is read backwards), whatever the direction, on both databases.
  */
 export interface SortKey {
-  readonly column: string;
   readonly direction: 'ASC' | 'DESC';
   /**
    * A TIMESTAMP: held to its full precision (microseconds on Oracle and PostgreSQL), which a

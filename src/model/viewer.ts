@@ -1,11 +1,9 @@
 /**
  * Who is asking. An administrator sees every owner (DBA_ views, GV$); anyone else sees only
  * the objects of the database owner named by their token, as that owner's USER_ views would.
+ * The two shapes are the only ones: a caller who is neither has no rows to be limited to.
  */
-export interface Viewer {
-  /** The database owner whose objects the caller may see; null for an administrator. */
-  readonly owner: string | null;
-  readonly admin: boolean;
+export type Viewer = {
   /** The token subject, for logs. */
   readonly subject: string | null;
   /**
@@ -13,17 +11,36 @@ export interface Viewer {
    * streams opened with it end then. Absent for a token without `exp` and for anonymous use.
    */
   readonly expiresAt?: number;
-}
+} & (
+  | { readonly admin: true; readonly owner: null }
+  /** The database owner whose objects the caller may see. */
+  | { readonly admin: false; readonly owner: string }
+);
 
 /** Without authentication configured, every caller is this (loopback only, unless allowed). */
 export const ANONYMOUS_ADMIN: Viewer = Object.freeze({ owner: null, admin: true, subject: null });
+
+/**
+ * The owner rule, one definition for both of its forms: the owner whose objects a viewer
+ * sees, null for every owner's (an administrator). SQL writes it as a condition on the owner
+ * column (`viewerOwns` in src/db/sql/statement.ts); in memory, `ownerAdmits` applies it to each
+ * event's run (src/live/hub.ts) and to what an action may touch (src/repositories/actions.ts,
+ * agent-executions.ts). test/owner-visibility.test.ts holds the SQL and the hub equal.
+ */
+export const visibleOwner = (viewer: Pick<Viewer, 'admin' | 'owner'>): string | null =>
+  viewer.admin ? null : viewer.owner;
+
+/** In memory, whether a row of `rowOwner` is one that `visibleOwner`'s answer lets through. */
+export const ownerAdmits = (owner: string | null | undefined, rowOwner: string): boolean =>
+  !owner || rowOwner === owner;
 
 /**
  * What decides the rows a viewer sees (owner and admin role, not who the token names): two
  * viewers with the same scope get the same answers, so they may share cached ones.
  */
 export function visibilityScope(viewer: Viewer): string {
-  return viewer.admin ? 'admin' : `owner:${viewer.owner ?? ''}`;
+  const owner = visibleOwner(viewer);
+  return owner === null ? 'admin' : `owner:${owner}`;
 }
 
 /** Who a per-identity limit counts against: the token subject, else its owner or role. */

@@ -10,7 +10,7 @@ import {
 } from '../db/sql/run-team.js';
 import { AppError, badUserInput, conflict, notFound } from '../errors.js';
 import type { TeamRun } from '../model/team.js';
-import { type Viewer, viewerKey } from '../model/viewer.js';
+import { ownerAdmits, type Viewer, viewerKey, visibleOwner } from '../model/viewer.js';
 import type { IdempotentCalls } from './idempotent-calls.js';
 import type { TeamHistoryRepository } from './team-history.js';
 import type { TeamRepository } from './teams.js';
@@ -223,7 +223,7 @@ export class TeamActions {
    * connected user, whose schema RUN_TEAM resolves the team name in.
    */
   private checkOwner(owner: string): void {
-    if (!this.viewer.admin && this.viewer.owner !== owner) {
+    if (!ownerAdmits(visibleOwner(this.viewer), owner)) {
       throw new AppError('FORBIDDEN', `Only ${owner} or an administrator may act on this run`);
     }
     if (this.driver.kind === 'oracle' && owner !== this.catalog.sessionUser) {

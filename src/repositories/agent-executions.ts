@@ -23,7 +23,7 @@ import {
   inputsJson,
   sizeProblem,
 } from '../model/call-contract.js';
-import type { Viewer } from '../model/viewer.js';
+import { ownerAdmits, type Viewer, visibleOwner } from '../model/viewer.js';
 import { type ActionOptions, type ActionOutcome, actionForbidden, outcomeOf } from './actions.js';
 import type { AgentRepository } from './agents.js';
 
@@ -135,7 +135,7 @@ export class AgentExecutions {
    * connected user, whose schema it resolves the agent name in (assumed, as for RUN_TEAM).
    */
   private checkOwner(owner: string): void {
-    if (!this.viewer.admin && this.viewer.owner !== owner) {
+    if (!ownerAdmits(visibleOwner(this.viewer), owner)) {
       throw new AppError('FORBIDDEN', `Only ${owner} or an administrator may execute this agent`);
     }
     if (this.driver.kind === 'oracle' && owner !== this.catalog.sessionUser) {

@@ -2,7 +2,7 @@ import { builder } from '../builder.js';
 import type { Agent, AgentParameter, CallContract } from '../model/agent.js';
 import { bounded, ORACLE_NAME } from './bounds.js';
 import { NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
-import { nodeByKey } from './lookup.js';
+import { nodeByKey, notFoundAs } from './lookup.js';
 import { connectionComplexity, offsetConnection, rootList } from './pagination.js';
 
 const AgentParameterRef = builder.objectRef<AgentParameter>('AgentParameter').implement({
@@ -47,7 +47,7 @@ const CallContractRef = builder.objectRef<CallContract>('CallContract').implemen
 const agents = nodeByKey<Agent>('Agent', {
   id: (agent) => agent.name,
   loader: (context) => context.loaders.agentByName,
-  missing: (name) => `No stored agent named "${name}"`,
+  missing: notFoundAs((name) => `No stored agent named "${name}"`),
 });
 
 export const AgentRef = agents.ref;

@@ -2,11 +2,12 @@ import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import type { TeamRunChange, WaitingRun } from '../live/hub.js';
 import { TEAM_RUN_STATES } from '../model/team.js';
+import { visibleOwner } from '../model/viewer.js';
 import { bounded, ORACLE_NAME } from './bounds.js';
 import { HISTORY } from './descriptions.js';
 import { HumanWaitRef, humanWaitOf } from './human-wait.js';
 import { MAX_PAGE_SIZE } from './pagination.js';
-import { TeamRunStateRef } from './team.js';
+import { TeamRunStateRef, teamNamed } from './team.js';
 import { TeamRunRef } from './team-run.js';
 
 builder.subscriptionType({
@@ -19,10 +20,7 @@ const TEAM_NAME_FILTER =
 
 /** A filter naming a team nobody can see would match nothing forever: say so at once. */
 async function requireTeam(context: Context, teamName: string | null | undefined): Promise<void> {
-  if (!teamName) return;
-  if (!(await context.loaders.teamByName.load(teamName))) {
-    throw await context.repositories.teams.unknown(teamName);
-  }
+  if (teamName) await teamNamed(teamName, context);
 }
 
 const TeamRunChangeFilterRef = builder.inputType('TeamRunChangeFilter', {
@@ -114,7 +112,7 @@ builder.subscriptionFields((t) => ({
     subscribe: async (_root, args, context) => {
       context.repositories.history.requireRuns();
       await requireTeam(context, args.filter?.teamName);
-      return context.live.teamRunChanges({ ...args.filter, owner: context.viewer.owner });
+      return context.live.teamRunChanges({ ...args.filter, owner: visibleOwner(context.viewer) });
     },
     resolve: (change) => change,
   }),
@@ -129,7 +127,7 @@ builder.subscriptionFields((t) => ({
     subscribe: async (_root, args, context) => {
       context.repositories.history.requireRuns();
       await requireTeam(context, args.teamName);
-      return context.live.waitingForHuman(args.teamName ?? null, context.viewer.owner);
+      return context.live.waitingForHuman(args.teamName ?? null, visibleOwner(context.viewer));
     },
     resolve: (runs) => runs,
   }),

@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { notFound } from '../errors.js';
 import { durationMs, type LlmPrompt, type TaskFailure, type TaskRun } from '../model/team.js';
 import { AgentRef } from './agent.js';
 import { HISTORY } from './descriptions.js';
@@ -55,7 +56,7 @@ export const TaskRunRef = builder.nodeRef<TaskRun>('TaskRun', {
         return ofRun?.find((t) => t.taskOrder === key.order) ?? null;
       }),
     );
-    return nodesOrErrors(ids, found, (id) => `No task run "${id}"`);
+    return nodesOrErrors(ids, found, (id) => notFound(`No task run "${id}"`));
   },
 });
 

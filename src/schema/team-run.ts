@@ -11,7 +11,7 @@ import {
   VISIBILITY,
 } from './descriptions.js';
 import { OrderDirectionRef } from './exec-stat.js';
-import { nodeByKey } from './lookup.js';
+import { nodeByKey, notFoundAs } from './lookup.js';
 import {
   connectionComplexity,
   keysetConnection,
@@ -26,7 +26,7 @@ import { TeamRef, TeamRunStateRef } from './team.js';
 const runs = nodeByKey<TeamRun>('TeamRun', {
   id: (run) => run.execId,
   loader: (context) => context.loaders.runById,
-  missing: (execId) => `No team run with execId "${execId}"`,
+  missing: notFoundAs((execId) => `No team run with execId "${execId}"`),
 });
 
 export const TeamRunRef = runs.ref;

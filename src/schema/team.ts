@@ -1,5 +1,4 @@
 import { builder } from '../builder.js';
-import { unknownTeamMessage } from '../model/names.js';
 import { TEAM_RUN_STATES, type Team, type TeamStats, type TeamTool } from '../model/team.js';
 import { bounded, ORACLE_NAME, ORACLE_NAME_PART } from './bounds.js';
 import {
@@ -19,10 +18,13 @@ import {
 const teams = nodeByKey<Team>('Team', {
   id: (team) => team.name,
   loader: (context) => context.loaders.teamByName,
-  missing: (name) => unknownTeamMessage(name, null),
+  // The one answer to an unknown team name, with its near miss (src/repositories/teams.ts).
+  missing: (name, context) => context.repositories.teams.unknown(name),
 });
 
 export const TeamRef = teams.ref;
+/** The visible team of this name, or NOT_FOUND naming the near miss. */
+export const teamNamed = teams.one;
 
 export const TeamToolRef = builder.objectRef<TeamTool>('TeamTool').implement({
   description:
@@ -194,10 +196,6 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One team by name; NOT_FOUND when no visible team has that name.',
     args: { name: t.arg.string({ required: true, ...bounded(ORACLE_NAME, TEAM_NAME_ARG) }) },
-    resolve: async (_root, { name }, context) => {
-      const team = await context.loaders.teamByName.load(name);
-      if (!team) throw await context.repositories.teams.unknown(name);
-      return team;
-    },
+    resolve: (_root, { name }, context) => teamNamed(name, context),
   }),
 }));

@@ -3,7 +3,7 @@ import { durationMs, type ToolCall } from '../model/team.js';
 import { TOOL_CALL_ORDER_KEYS } from '../repositories/team-history.js';
 import { bounded, KEY, ORACLE_NAME } from './bounds.js';
 import { HISTORY, NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
-import { nodeByKey } from './lookup.js';
+import { nodeByKey, notFoundAs } from './lookup.js';
 import { connectionComplexity, keysetConnection, rootList } from './pagination.js';
 import { readingOf } from './selection.js';
 import { TaskRunRef } from './task-run.js';
@@ -34,7 +34,7 @@ const TOOL_CALL_NEEDS: Readonly<Record<string, readonly (keyof ToolCall)[]>> = {
 export const ToolCallRef = nodeByKey<ToolCall>('ToolCall', {
   id: (call) => call.invocationId,
   loader: (context) => context.loaders.toolCallById,
-  missing: (id) => `No tool call with invocationId "${id}"`,
+  missing: notFoundAs((id) => `No tool call with invocationId "${id}"`),
 }).ref;
 
 ToolCallRef.implement({

@@ -3,11 +3,11 @@
  * the connected user's schema (APP_USER) and in ANALYST's, ANALYST's call starts a run of
  * ANALYST's team, and the job's RUN_TEAM call names it OWNER.NAME.
  */
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { embeddedPg } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { hs256Tokens } from '../support/tokens.js';
 import { REPORT } from './support.js';
 
 const SECRET = 'a-run-team-owner-test-secret-long-enough!!';
@@ -33,13 +33,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const bearer = async (claims: Record<string, unknown>) => ({
-  authorization: `Bearer ${await new SignJWT(claims)
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(String(claims.db_user ?? 'root'))
-    .setExpirationTime('10m')
-    .sign(new TextEncoder().encode(SECRET))}`,
-});
+const { bearer } = hs256Tokens(SECRET);
 
 const START = `mutation { runTeam(teamName: "${REPORT}", prompt: "Summarize the analysts' report") { conversationId } }`;
 

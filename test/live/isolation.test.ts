@@ -1,9 +1,9 @@
 import { createClient } from 'graphql-ws';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { setRunState } from '../../src/db/embedded/simulator.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { hs256Tokens } from '../support/tokens.js';
 import { embeddedPg, pollCycles, settled, subscribeWs, wsUrl } from './support.js';
 
 const SECRET = 'a-live-test-secret-that-is-long-enough!!';
@@ -12,11 +12,7 @@ const tokens = { appUser: '', admin: '' };
 
 beforeAll(async () => {
   t = await startTestServer({ AUTH_JWT_SECRET: SECRET, POLL_INTERVAL_MS: '150' });
-  const sign = (claims: Record<string, unknown>) =>
-    new SignJWT(claims)
-      .setProtectedHeader({ alg: 'HS256' })
-      .setExpirationTime('10m')
-      .sign(new TextEncoder().encode(SECRET));
+  const { sign } = hs256Tokens(SECRET);
   tokens.appUser = await sign({ db_user: 'APP_USER' });
   tokens.admin = await sign({ roles: ['admin'] });
 });

@@ -10,6 +10,7 @@ import { describe, expect, test } from 'vitest';
 import type { ViewScope } from '../../src/config.js';
 import { pgColumn } from '../../src/db/embedded/ddl.js';
 import { demoData } from '../../src/db/embedded/demo-data.js';
+import { sql, statement as statementOf } from '../../src/db/sql/statement.js';
 import { AppError } from '../../src/errors.js';
 import type {
   ExecStat,
@@ -324,7 +325,7 @@ for (const target of TARGETS) {
 
     test('a bind that the statement does not use is rejected (as Oracle does)', async () => {
       const { driver } = contract;
-      const count = { name: 'count', text: 'SELECT COUNT(*) AS N FROM V$AGENT_EXEC_STAT' };
+      const count = statementOf('count', sql`SELECT COUNT(*) AS N FROM V$AGENT_EXEC_STAT`);
       expect((await driver.query(count))[0]?.n).toBe(demoSet('INSTANCE', {}).length);
       await expect(driver.query(count, { unused: 1 })).rejects.toThrow();
     });
@@ -356,7 +357,7 @@ for (const target of TARGETS) {
       'a statement on a view the database does not have is FORBIDDEN, naming the view',
       async () => {
         const error = await contract.driver
-          .query({ name: 'missing', text: 'SELECT COUNT(*) AS N FROM USER_AI_AGENT_NO_SUCH_VIEW' })
+          .query(statementOf('missing', sql`SELECT COUNT(*) AS N FROM USER_AI_AGENT_NO_SUCH_VIEW`))
           .catch((e: unknown) => e);
         expect(error).toMatchObject({
           code: 'FORBIDDEN',

@@ -14,6 +14,7 @@ import {
   withAgentDetails,
 } from '../../src/db/oracle/driver.js';
 import { poolAttributes } from '../../src/db/oracle/options.js';
+import { sql, statement as statementOf } from '../../src/db/sql/statement.js';
 import { AppError, StartupError } from '../../src/errors.js';
 import { Metrics } from '../../src/metrics.js';
 import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
@@ -76,7 +77,7 @@ function fakePool(
   };
 }
 
-const statement = { name: 'agents.page', text: 'SELECT AGENT_NAME FROM DBA_AI_AGENTS' };
+const statement = statementOf('agents.page', sql`SELECT AGENT_NAME FROM DBA_AI_AGENTS`);
 
 describe('OracleDriver over a pool', () => {
   test('passes :name binds through, as objects, with the call timeout set', async () => {
@@ -90,10 +91,10 @@ describe('OracleDriver over a pool', () => {
       x: null,
     };
     await driver.query(
-      {
-        name: 'x',
-        text: 'SELECT * FROM T WHERE A = :name0 OFFSET :page_offset ROWS FETCH NEXT :page_limit ROWS ONLY',
-      },
+      statementOf(
+        'x',
+        sql`SELECT * FROM T WHERE A = ${sql.placeholder('name0')} OFFSET ${sql.placeholder('page_offset')} ROWS FETCH NEXT ${sql.placeholder('page_limit')} ROWS ONLY`,
+      ),
       binds,
     );
     const [call] = fake.calls;
@@ -311,10 +312,10 @@ describe('OracleDriver over a pool', () => {
   });
 
   test('driver errors are mapped where they happen, and the connection is released', async () => {
-    const sql = 'SELECT COUNT(*) AS N FROM V$AGENT_EXEC_STAT';
+    const count = statementOf('n', sql`SELECT COUNT(*) AS N FROM V$AGENT_EXEC_STAT`);
     const fake = fakePool([databaseError('ORA-00942: table or view does not exist', 25)]);
     const error = await new OracleDriver(fake.pool, { callTimeoutMs: 1 })
-      .query({ name: 'n', text: sql })
+      .query(count)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'FORBIDDEN' });
@@ -641,7 +642,7 @@ describe('OracleDriver.runBlock (the RUN_TEAM hand-off)', () => {
   const block = {
     name: 'runTeam.submit',
     oracle: 'BEGIN :outcome := :exec_id; :run_state := NULL; END;',
-    embedded: 'unused here',
+    embedded: statementOf('runTeam.submit', sql`SELECT 'unused here'`),
     outputs: ['outcome', 'run_state'],
     privileges: 'CREATE JOB, EXECUTE ON DBMS_CLOUD_AI_AGENT and EXECUTE ON DBMS_CLOUD_AI',
   };

@@ -11,6 +11,7 @@ import { discoverDatabase } from '../../src/db/discover.js';
 import type { Driver } from '../../src/db/driver.js';
 import { openDatabase } from '../../src/db/open.js';
 import { type OracleConnection, OracleDriver } from '../../src/db/oracle/driver.js';
+import { sql, statement as statementOf } from '../../src/db/sql/statement.js';
 import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
 import { TeamHistoryRepository } from '../../src/repositories/team-history.js';
 
@@ -78,7 +79,7 @@ async function throughOracle(): Promise<{ fetched: string; bound: string }> {
     { callTimeoutMs: 1000 },
   );
   const [row] = await driver.query(
-    { name: 'x', text: 'SELECT START_DATE FROM T WHERE START_DATE >= :after' },
+    statementOf('x', sql`SELECT START_DATE FROM T WHERE START_DATE >= ${sql.placeholder('after')}`),
     { after: new Date('2026-03-08T02:30:00Z') },
   );
   return {

@@ -5,19 +5,14 @@ import { createGatewayRuntime } from '@graphql-hive/gateway';
 import { composeServices } from '@theguild/federation-composition';
 import { parse, printSchema, printType } from 'graphql';
 import { createYoga } from 'graphql-yoga';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { schema, subgraphSchema } from '../../src/schema/index.js';
 import { metric } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { hs256Tokens } from '../support/tokens.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
-const token = (claims: Record<string, unknown>) =>
-  new SignJWT(claims)
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject('federation-test')
-    .setExpirationTime('5m')
-    .sign(new TextEncoder().encode(SECRET));
+const { sign: token } = hs256Tokens(SECRET, { subject: 'federation-test' });
 
 /** Types only a subgraph has: federation's own. */
 const FEDERATION_TYPES = /^(_Any|_Entity|_Service|link__\w+|federation__\w+)$/;

@@ -1,22 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { Redis } from 'ioredis';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { CycleMessage } from '../../src/live/hub.js';
 import { embeddedPg, metric, pollCycles, until, wsClient } from '../live/support.js';
 import { redisUrl } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { hs256Tokens } from '../support/tokens.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
 const CACHED = { RESPONSE_CACHE_TTL_MS: '60000' };
 
-const token = (subject: string, claims: Record<string, unknown>) =>
-  new SignJWT(claims)
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(subject)
-    .setExpirationTime('5m')
-    .sign(new TextEncoder().encode(SECRET));
+const { sign } = hs256Tokens(SECRET);
+const token = (subject: string, claims: Record<string, unknown>) => sign(claims, { subject });
 
 const cacheResults = async (server: TestServer) => ({
   hit: await metric(server.server, 'agentgraph_response_cache_total', { result: 'hit' }),

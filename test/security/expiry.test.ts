@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import {
@@ -12,9 +11,11 @@ import {
   wsUrl,
 } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { hs256Tokens } from '../support/tokens.js';
 import { type RawMessage, RawSocket } from './raw-ws.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
+const { sign } = hs256Tokens(SECRET);
 const WAITING = 'subscription { teamsWaitingForHuman { execId } }';
 
 let t: TestServer;
@@ -26,10 +27,7 @@ afterAll(() => t.stop());
 /** An admin token that expires at the next whole second but `seconds - 1` (JWT `exp` is in seconds). */
 async function shortLivedToken(seconds = 2): Promise<{ token: string; expiresAt: number }> {
   const exp = Math.floor(Date.now() / 1000) + seconds;
-  const token = await new SignJWT({ roles: ['admin'] })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setExpirationTime(exp)
-    .sign(new TextEncoder().encode(SECRET));
+  const token = await sign({ roles: ['admin'] }, { expires: exp });
   return { token, expiresAt: exp * 1000 };
 }
 
@@ -79,10 +77,7 @@ describe('a token that expires during a session', () => {
 
   test('WebSocket: a connection_init with an already expired token is refused', async () => {
     const exp = Math.floor(Date.now() / 1000) - 1;
-    const token = await new SignJWT({ roles: ['admin'] })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setExpirationTime(exp)
-      .sign(new TextEncoder().encode(SECRET));
+    const token = await sign({ roles: ['admin'] }, { expires: exp });
     const raw = await RawSocket.open(wsUrl(t.url));
     raw.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
     expect((await raw.close()).code).toBe(4401);

@@ -171,6 +171,27 @@ describe('Oracle names are bounded at the edge (issue 25, item 1)', () => {
     expect(statements).toBe(2);
   });
 
+  test('an unknown team is the same NOT_FOUND, near miss included, by name, as a node and in nodes', async () => {
+    const typo = 'REPORT_SUMMARY_AGENT_TEEM';
+    const id = Buffer.from(`Team:${typo}`).toString('base64');
+    const answers = await Promise.all([
+      t.post(`{ team(name: "${typo}") { name } }`),
+      t.post(`{ node(id: "${id}") { id } }`),
+      t.post(`{ nodes(ids: ["${id}"]) { id } }`),
+      t.post(`subscription { teamsWaitingForHuman(teamName: "${typo}") { execId } }`, undefined, {
+        accept: 'application/json',
+      }),
+    ]);
+    const expected = {
+      message: `No agent team named "${typo}"; did you mean "${REPORT}"? Team names are exact and case-sensitive (names created unquoted are stored in upper case).`,
+      extensions: { code: 'NOT_FOUND' },
+    };
+    for (const { errors, text } of answers) {
+      expect(errors, text).toHaveLength(1);
+      expect(errors?.[0], text).toMatchObject(expected);
+    }
+  });
+
   test('lists are bounded in length before any item is read (states, nodes ids)', async () => {
     for (const [query, variables, message] of [
       [

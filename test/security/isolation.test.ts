@@ -1,23 +1,12 @@
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { hs256Tokens } from '../support/tokens.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
 const AUDIENCE = 'agent-graph-tests';
 
-async function token(
-  claims: Record<string, unknown>,
-  options: { secret?: string; expires?: string } = {},
-) {
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(String(claims.db_user ?? 'admin'))
-    .setAudience(AUDIENCE)
-    .setIssuedAt()
-    .setExpirationTime(options.expires ?? '5m')
-    .sign(new TextEncoder().encode(options.secret ?? SECRET));
-}
+const { sign: token } = hs256Tokens(SECRET, { audience: AUDIENCE, issuedAt: true });
 
 let t: TestServer;
 const as: Record<'appUser' | 'analyst' | 'admin', string> = { appUser: '', analyst: '', admin: '' };
@@ -59,17 +48,12 @@ describe('tokens', () => {
   test.each([
     ['no token', () => null],
     ['garbage', () => 'not.a.jwt'],
-    ['a wrong signature', () => token({ db_user: 'APP_USER' }, { secret: `${SECRET}-other` })],
-    ['an expired token', () => token({ db_user: 'APP_USER' }, { expires: '-1m' })],
     [
-      'the wrong audience',
-      () =>
-        new SignJWT({ db_user: 'APP_USER' })
-          .setProtectedHeader({ alg: 'HS256' })
-          .setAudience('someone-else')
-          .setExpirationTime('5m')
-          .sign(new TextEncoder().encode(SECRET)),
+      'a wrong signature',
+      () => hs256Tokens(`${SECRET}-other`, { audience: AUDIENCE }).sign({ db_user: 'APP_USER' }),
     ],
+    ['an expired token', () => token({ db_user: 'APP_USER' }, { expires: '-1m' })],
+    ['the wrong audience', () => token({ db_user: 'APP_USER' }, { audience: 'someone-else' })],
     [
       'alg: none',
       () => {
@@ -361,10 +345,7 @@ describe('STATS_PUBLIC', () => {
   afterAll(() => open.stop());
 
   test('opens instance statistics to every authenticated caller, not GV$', async () => {
-    const bearer = await new SignJWT({ db_user: 'APP_USER' })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setExpirationTime('5m')
-      .sign(new TextEncoder().encode(SECRET));
+    const bearer = await hs256Tokens(SECRET).sign({ db_user: 'APP_USER' });
     const ask = async (source: string) => {
       const response = await fetch(`${open.url}/graphql`, {
         method: 'POST',

@@ -1,7 +1,7 @@
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { metric, subscribeSse, wsUrl } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { hs256Tokens } from '../support/tokens.js';
 import { RawSocket } from './raw-ws.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
@@ -22,12 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([t.stop(), off.stop()]));
 
-const token = (subject: string) =>
-  new SignJWT({ db_user: 'APP_USER' })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(subject)
-    .setExpirationTime('10m')
-    .sign(new TextEncoder().encode(SECRET));
+const { sign } = hs256Tokens(SECRET);
+const token = (subject: string) => sign({ db_user: 'APP_USER' }, { subject });
 
 async function ask(bearer: string) {
   const response = await fetch(`${t.url}/graphql`, {

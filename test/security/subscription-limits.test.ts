@@ -52,12 +52,14 @@ async function refusal(socket: RawSocket, id: string): Promise<ErrorList> {
 }
 
 describe('per-event sharing', () => {
-  test('subscriptions differing in operation name, aliases and field order cost one subscription’s statements', async () => {
+  test('subscriptions differing in operation name, aliases, field order, fragments and variable names cost one subscription’s statements', async () => {
     const variants = [
       `subscription A { teamRunChanged(filter: { teamName: "${TEAM}" }) { state run { execId tasks { taskName state } toolCalls { toolName } } } }`,
       `subscription B { teamRunChanged(filter: { teamName: "${TEAM}" }) { state run { execId tasks { taskName state } toolCalls { toolName } } } }`,
       `subscription { changed: teamRunChanged(filter: { teamName: "${TEAM}" }) { now: state run { id: execId steps: tasks { taskName state } toolCalls { toolName } } } }`,
       `subscription { teamRunChanged(filter: { teamName: "${TEAM}" }) { run { toolCalls { toolName } tasks { state taskName } execId } state } }`,
+      `subscription($f: TeamRunChangeFilter) { teamRunChanged(filter: $f) { ...Change } }
+       fragment Change on TeamRunChange { state run { execId tasks { taskName state } toolCalls { toolName } } }`,
     ];
     /** Statements other than the poll's while one change reaches every subscription. */
     const nestedStatements = async (socket: RawSocket, ids: string[]) => {
@@ -93,11 +95,11 @@ describe('per-event sharing', () => {
 
     const many = await connect(t);
     variants.forEach((query, i) => {
-      many.subscribe(`v${i}`, query);
+      many.subscribe(`v${i}`, query, { f: { teamName: TEAM } });
     });
     await settled(t.server, variants.length);
     expect(single).toBeGreaterThan(0);
-    expect(await nestedStatements(many, ['v0', 'v1', 'v2', 'v3'])).toBe(single);
+    expect(await nestedStatements(many, ['v0', 'v1', 'v2', 'v3', 'v4'])).toBe(single);
     // Each still gets the shape it asked for: its aliases, its field order.
     const last = (id: string) =>
       (many.messages.filter((m) => m.id === id && m.type === 'next').at(-1)?.payload as {
@@ -112,6 +114,7 @@ describe('per-event sharing', () => {
     expect(Object.keys(last('v3').data.teamRunChanged ?? {})).toEqual(['run', 'state']);
     expect(last('v2').data.changed?.now).toBe('WAITING_FOR_HUMAN');
     expect(last('v0')).toEqual(last('v1'));
+    expect(last('v4')).toEqual(last('v0'));
     many.terminate();
     await until(async () => (await activeSubscriptions(t.server)) === 0);
   });

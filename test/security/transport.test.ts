@@ -1,8 +1,8 @@
 import { request as httpRequest } from 'node:http';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { metric, wsUrl } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { hs256Tokens } from '../support/tokens.js';
 import { RawSocket } from './raw-ws.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
@@ -21,11 +21,8 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([open.stop(), cors.stop(), locked.stop()]));
 
-const adminToken = () =>
-  new SignJWT({ roles: ['admin'] })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setExpirationTime('5m')
-    .sign(new TextEncoder().encode(SECRET));
+const tokens = hs256Tokens(SECRET);
+const adminToken = () => tokens.sign({ roles: ['admin'] });
 
 /** A raw HTTP/1.1 request, so that the path and Host header go out exactly as written. */
 function rawRequest(
@@ -231,10 +228,10 @@ describe('401s are logged and counted', () => {
   test('over HTTP, by reason', async () => {
     const missingBefore = await failures('missing bearer token', 'http');
     const expiredBefore = await failures('invalid token: expired', 'http');
-    const expired = await new SignJWT({ roles: ['admin'] })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
-      .sign(new TextEncoder().encode(SECRET));
+    const expired = await tokens.sign(
+      { roles: ['admin'] },
+      { expires: Math.floor(Date.now() / 1000) - 60 },
+    );
     expect((await locked.post('{ __typename }')).status).toBe(401);
     expect(
       (await locked.post('{ __typename }', {}, { authorization: `Bearer ${expired}` })).status,

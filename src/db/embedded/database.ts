@@ -23,6 +23,7 @@ import {
 } from '../driver.js';
 import { normalizeRows } from '../rows.js';
 import { describeAgentProbe } from '../sql/session.js';
+import { query, sql, statement } from '../sql/statement.js';
 import { DDL } from './ddl.js';
 import { DEMO_DATE_COLUMNS, DEMO_PRESENT, demoData } from './demo-data.js';
 import { ORACLE_BUILTINS, ORACLE_EMULATION_SCHEMA, PLSQL_EMULATION } from './plsql.js';
@@ -206,45 +207,57 @@ async function saveSnapshot(pg: PGlite, dir: string, path: string): Promise<bool
   }
 }
 
-const rewritten = new Map<string, { text: string; names: string[] }>();
-
 /**
- * `:name` binds become `$n` (a name used twice keeps one number); quoted text and `::`
- * casts are left alone. This is the only change the embedded driver makes to SQL text.
+ * The statement's text with its binds numbered, `$1` for the first name, a name used twice
+ * keeping its number, and the name each number stands for: written from the pieces the
+ * fragment cut the text into (src/db/driver.ts, Statement), so the SQL is never read. This is
+ * the only change the embedded driver makes to SQL text.
  */
-export function rewriteBinds(sql: string): { text: string; names: string[] } {
-  const cached = rewritten.get(sql);
-  if (cached) return cached;
+export function numbered(statement: Pick<Statement, 'pieces' | 'placeholders'>): {
+  text: string;
+  names: string[];
+} {
+  const { pieces, placeholders } = statement;
+  const numbers = new Map<string, number>();
   const names: string[] = [];
-  let text = '';
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i] as string;
-    if (c === "'" || c === '"') {
-      const end = sql.indexOf(c, i + 1);
-      const stop = end === -1 ? sql.length : end + 1;
-      text += sql.slice(i, stop);
-      i = stop;
-    } else if (c === ':' && sql[i + 1] === ':') {
-      text += '::';
-      i += 2;
-    } else if (c === ':' && /[A-Za-z_]/.test(sql[i + 1] ?? '')) {
-      let j = i + 1;
-      while (j < sql.length && /\w/.test(sql[j] as string)) j++;
-      const name = sql.slice(i + 1, j);
-      let index = names.indexOf(name);
-      if (index === -1) index = names.push(name) - 1;
-      text += `$${index + 1}`;
-      i = j;
-    } else {
-      text += c;
-      i++;
+  let text = pieces[0] ?? '';
+  for (let i = 0; i < placeholders.length; i++) {
+    const name = placeholders[i] as string;
+    let number = numbers.get(name);
+    if (number === undefined) {
+      number = names.push(name);
+      numbers.set(name, number);
     }
+    text += `$${number}${pieces[i + 1]}`;
   }
-  const result = { text, names };
-  rewritten.set(sql, result);
-  return result;
+  return { text, names };
 }
+
+/** The statement inside fixed text of the driver's (an outer query), its binds unchanged. */
+function enclosed(statement: Statement, before: string, after: string): Statement {
+  const pieces = [...statement.pieces];
+  pieces[0] = before + pieces[0];
+  pieces[pieces.length - 1] += after;
+  return { ...statement, text: before + statement.text + after, pieces };
+}
+
+/** The driver's own statements, in the same SQL as every other. */
+const ping = statement('ping', sql`SELECT 1 AS ok`);
+
+// Date types as Oracle's ALL_TAB_COLUMNS spells them (DATE, TIMESTAMP(6), TIMESTAMP(6)
+// WITH TIME ZONE): what oracle:check and the start-up line print.
+const columnsOfViews = (views: readonly string[]) =>
+  query(
+    'dictionary.columns',
+    sql`SELECT upper(table_name) AS view_name, upper(column_name) AS column_name,
+       CASE WHEN domain_name = 'date' THEN 'DATE'
+         WHEN data_type = 'timestamp without time zone' THEN 'TIMESTAMP(' || datetime_precision || ')'
+         WHEN data_type = 'timestamp with time zone' THEN 'TIMESTAMP(' || datetime_precision || ') WITH TIME ZONE'
+         ELSE upper(data_type) END AS data_type
+     FROM information_schema.columns
+     WHERE table_schema = 'public' AND upper(table_name) = ANY (string_to_array(${sql.bind('views', views.join(','))}, ','))`,
+    (row) => row,
+  );
 
 /** A statement's rows as PGlite returns them with `rowMode: 'array'`, and its column names. */
 export interface ArrayRows {
@@ -282,7 +295,7 @@ export class EmbeddedDriver implements Driver {
   ) {}
 
   async query(statement: Statement, binds: Binds = {}, options: QueryOptions = {}): Promise<Row[]> {
-    return this.run(statement.text, binds, options);
+    return this.run(statement, binds, options);
   }
 
   async queryWithAgentDetails(
@@ -291,7 +304,11 @@ export class EmbeddedDriver implements Driver {
     options: QueryOptions = {},
   ): Promise<Row[]> {
     return this.run(
-      `SELECT q.*, ${describedForSessionUser('emb_describe_agent_or_null(q.agent_name)')} AS agent_details FROM (${statement.text}) q${outerOrder(statement)}`,
+      enclosed(
+        statement,
+        `SELECT q.*, ${describedForSessionUser('emb_describe_agent_or_null(q.agent_name)')} AS agent_details FROM (`,
+        `) q${outerOrder(statement)}`,
+      ),
       binds,
       options,
     );
@@ -346,18 +363,8 @@ export class EmbeddedDriver implements Driver {
   }
 
   async columnsOf(views: readonly string[]): Promise<Map<string, ViewColumns>> {
-    const rows = await this.run(
-      // Date types as Oracle's ALL_TAB_COLUMNS spells them (DATE, TIMESTAMP(6), TIMESTAMP(6)
-      // WITH TIME ZONE): what oracle:check and the start-up line print.
-      `SELECT upper(table_name) AS view_name, upper(column_name) AS column_name,
-         CASE WHEN domain_name = 'date' THEN 'DATE'
-           WHEN data_type = 'timestamp without time zone' THEN 'TIMESTAMP(' || datetime_precision || ')'
-           WHEN data_type = 'timestamp with time zone' THEN 'TIMESTAMP(' || datetime_precision || ') WITH TIME ZONE'
-           ELSE upper(data_type) END AS data_type
-       FROM information_schema.columns
-       WHERE table_schema = 'public' AND upper(table_name) = ANY (string_to_array(:views, ','))`,
-      { views: views.join(',') },
-    );
+    const { statement, binds } = columnsOfViews(views);
+    const rows = await this.run(statement, binds);
     const columns = new Map<string, ViewColumns>();
     for (const row of rows) {
       const view = String(row.viewName);
@@ -369,7 +376,7 @@ export class EmbeddedDriver implements Driver {
   }
 
   async ping(): Promise<void> {
-    await this.run('SELECT 1 AS ok', {});
+    await this.run(ping, {});
   }
 
   close(): Promise<void> {
@@ -377,14 +384,14 @@ export class EmbeddedDriver implements Driver {
   }
 
   private async run(
-    sql: string,
+    statement: Statement,
     binds: Binds,
     options: QueryOptions = {},
     signal?: AbortSignal,
   ): Promise<Row[]> {
     if (this.latencyMs > 0) await sleep(this.latencyMs, undefined, signal ? { signal } : {});
     if (signal?.aborted) throw new CallInterrupted('cancelled');
-    const { text, names } = rewriteBinds(sql);
+    const { text, names } = numbered(statement);
     const params = names.map((name) => {
       if (!(name in binds)) throw new Error(`missing bind :${name}`);
       return binds[name] ?? null;

@@ -19,7 +19,7 @@ import {
 import { runInUtc } from '../process-zone.js';
 import { normalizeRow } from '../rows.js';
 import { describeAgentProbe } from '../sql/session.js';
-import { inList } from '../sql/statement.js';
+import { inList, query, sql } from '../sql/statement.js';
 import { errorCode, mapQueryError, reportedLine, startupError } from './errors.js';
 import { connectTarget, poolAttributes } from './options.js';
 
@@ -147,18 +147,18 @@ const compileReason = (error: unknown) => reportedLine(String((error as Error).m
  */
 export function columnsStatement(views: readonly string[]): { text: string; binds: Binds } {
   const list = inList('view', views);
-  return {
-    text: `SELECT c.TABLE_NAME AS VIEW_NAME, c.COLUMN_NAME, c.DATA_TYPE, 1 AS PRECEDENCE
-       FROM USER_TAB_COLUMNS c WHERE c.TABLE_NAME IN (${list.text})
+  const { statement, binds } = query(
+    'dictionary.columns',
+    sql`SELECT c.TABLE_NAME AS VIEW_NAME, c.COLUMN_NAME, c.DATA_TYPE, 1 AS PRECEDENCE
+       FROM USER_TAB_COLUMNS c WHERE c.TABLE_NAME IN (${list})
        UNION ALL
        SELECT s.SYNONYM_NAME AS VIEW_NAME, c.COLUMN_NAME, c.DATA_TYPE, 2 AS PRECEDENCE
        FROM ALL_SYNONYMS s
        JOIN ALL_TAB_COLUMNS c ON c.OWNER = s.TABLE_OWNER AND c.TABLE_NAME = s.TABLE_NAME
-       WHERE s.OWNER = 'PUBLIC' AND s.SYNONYM_NAME IN (${list.text})`
-      .replace(/\s+/g, ' ')
-      .trim(),
-    binds: list.binds,
-  };
+       WHERE s.OWNER = 'PUBLIC' AND s.SYNONYM_NAME IN (${list})`,
+    (row) => row,
+  );
+  return { text: statement.text, binds };
 }
 
 export class OracleDriver implements Driver {

@@ -1,9 +1,9 @@
 import type { Agent, AgentParameter, CallContract } from '../../model/agent.js';
 import type { Viewer } from '../../model/viewer.js';
-import { type Catalog, columnOrNull } from '../catalog.js';
+import type { Catalog } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { dateOrNull, jsonOrNull, num, str, strOrNull } from '../rows.js';
-import type { Fragment, PageWindow } from './statement.js';
+import type { Fragment, Literal, PageWindow } from './statement.js';
 import { paged, perCatalog, query, sql, viewerOwns } from './statement.js';
 
 /**
@@ -18,18 +18,29 @@ import { paged, perCatalog, query, sql, viewerOwns } from './statement.js';
  */
 export const agentSql = perCatalog((catalog: Catalog) => {
   const view = catalog.agents;
+  const agents = sql.identifier(catalog, view);
   const hasOwner = view.columns?.has('OWNER') ?? false;
-  const select = [
-    columnOrNull(view, 'AGENT_ID'),
-    columnOrNull(view, 'OWNER'),
-    'AGENT_NAME',
-    view.columns?.has('CREATE_TIME') ? 'CREATE_TIME' : columnOrNull(view, 'CREATED', 'CREATE_TIME'),
-    columnOrNull(view, 'INPUTS'),
-    columnOrNull(view, 'OUTPUTS'),
-    ...SELECT_AI_COLUMNS.filter((column) => view.columns?.has(column)),
-  ].join(', ');
+  /** `COLUMN AS alias` when the view has the column, else `NULL AS alias`. */
+  const columnOrNull = <A extends string>(column: string, alias: Literal<A>) =>
+    view.columns?.has(column)
+      ? sql`${sql.identifier(catalog, view, column)} AS ${sql.raw(alias)}`
+      : sql`NULL AS ${sql.raw(alias)}`;
+  const select = sql.join(
+    [
+      columnOrNull('AGENT_ID', 'AGENT_ID'),
+      columnOrNull('OWNER', 'OWNER'),
+      sql`AGENT_NAME`,
+      view.columns?.has('CREATE_TIME') ? sql`CREATE_TIME` : columnOrNull('CREATED', 'CREATE_TIME'),
+      columnOrNull('INPUTS', 'INPUTS'),
+      columnOrNull('OUTPUTS', 'OUTPUTS'),
+      ...SELECT_AI_COLUMNS.filter((column) => view.columns?.has(column)).map((column) =>
+        sql.identifier(catalog, view, column),
+      ),
+    ],
+    ', ',
+  );
   const orderedBy = hasOwner ? ['OWNER', 'AGENT_NAME'] : ['AGENT_NAME'];
-  const order = orderedBy.join(', ');
+  const order = hasOwner ? sql`OWNER, AGENT_NAME` : sql`AGENT_NAME`;
   const options = { agentDetails: true, orderedBy };
   const owned = (viewer: Viewer) => viewerOwns(catalog, view, viewer)('OWNER');
 
@@ -56,7 +67,7 @@ export const agentSql = perCatalog((catalog: Catalog) => {
         'agents.page',
         {
           select,
-          from: sql`${view.name} ${sql.where(owned(viewer))}`,
+          from: sql`${agents} ${sql.where(owned(viewer))}`,
           orderBy: order,
           count: 'agents.count',
         },
@@ -74,7 +85,7 @@ export const agentSql = perCatalog((catalog: Catalog) => {
       (names: Fragment) =>
         query(
           'agents.byNames',
-          sql`SELECT ${select} FROM ${view.name}
+          sql`SELECT ${select} FROM ${agents}
          ${sql.where(sql`AGENT_NAME IN (${names})`, owned(viewer))} ORDER BY ${order}`,
           toAgent,
           { ...options, agentDetails: details },

@@ -1,6 +1,6 @@
 import type { Binds, Block, Row } from '../driver.js';
 import { num, str, strOrNull } from '../rows.js';
-import { query, sql } from './statement.js';
+import { query, sql, statement } from './statement.js';
 
 /**
  * DBMS_AI_AGENT.EXECUTE_AGENT is in neither seed; the reference gives its shape as
@@ -26,15 +26,17 @@ export interface ProcedureArgument {
 }
 
 /** ALL_ARGUMENTS of the package the public synonym names (SYS when there is none). */
+const packageName = sql.bind('package_name', 'DBMS_AI_AGENT');
+
 export const executeAgentArguments = query(
   'executeAgent.arguments',
   sql`SELECT a.OVERLOAD, a.POSITION, a.ARGUMENT_NAME, a.DATA_TYPE, a.IN_OUT, a.DEFAULTED
     FROM ALL_ARGUMENTS a
-    WHERE a.PACKAGE_NAME = ${sql.bind('package_name', 'DBMS_AI_AGENT')}
+    WHERE a.PACKAGE_NAME = ${packageName}
       AND a.OBJECT_NAME = ${sql.bind('object_name', 'EXECUTE_AGENT')}
       AND a.DATA_LEVEL = 0
       AND a.OWNER = (SELECT COALESCE(MAX(s.TABLE_OWNER), 'SYS') FROM ALL_SYNONYMS s
-        WHERE s.OWNER = 'PUBLIC' AND s.SYNONYM_NAME = :package_name)
+        WHERE s.OWNER = 'PUBLIC' AND s.SYNONYM_NAME = ${packageName})
     ORDER BY a.OVERLOAD, a.POSITION`,
   (row: Row): ProcedureArgument => ({
     overload: strOrNull(row.overload),
@@ -169,8 +171,11 @@ export function executeAgentBlock(call: ExecuteAgentCall): Block {
     oracle: call.outputArgument
       ? `BEGIN ${invoke}; END;`
       : `BEGIN :agent_output := ${invoke}; END;`,
-    embedded: `SELECT agent_output, ${traced ? 'agent_traces' : 'NULL AS agent_traces'}
-      FROM emb_execute_agent(:agent_name, :agent_inputs, ${traced ? 'TRUE' : 'FALSE'})`,
+    embedded: statement(
+      'agents.execute',
+      sql`SELECT agent_output, ${traced ? sql`agent_traces` : sql`NULL AS agent_traces`}
+        FROM emb_execute_agent(${sql.placeholder('agent_name')}, ${sql.placeholder('agent_inputs')}, ${traced ? sql`TRUE` : sql`FALSE`})`,
+    ),
     outputs: traced ? ['agent_output', 'agent_traces'] : ['agent_output'],
     lobOutputs: true,
     privileges: 'EXECUTE ON DBMS_AI_AGENT',

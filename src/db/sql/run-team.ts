@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Catalog } from '../catalog.js';
 import type { Binds, Block, Row } from '../driver.js';
 import { num, strOrNull } from '../rows.js';
-import { perCatalog, query, sql } from './statement.js';
+import { perCatalog, query, sql, statement } from './statement.js';
 
 /**
  * How agent-graph hands a DBMS_CLOUD_AI_AGENT.RUN_TEAM call to the database: the one place
@@ -134,8 +134,16 @@ EXCEPTION
       RAISE;
     END IF;
 END;`,
-    embedded: `SELECT outcome, run_state, conversation_out
-      FROM emb_run_team_submit(:job_name, :exec_id, :team_owner, :team_name, :prompt, :conversation_id)`,
+    embedded: statement(
+      'runTeam.submit',
+      sql`SELECT outcome, run_state, conversation_out
+        FROM emb_run_team_submit(${sql.join(
+          ['job_name', 'exec_id', 'team_owner', 'team_name', 'prompt', 'conversation_id'].map(
+            sql.placeholder,
+          ),
+          ', ',
+        )})`,
+    ),
   };
   return {
     block,
@@ -187,5 +195,5 @@ BEGIN
   END IF;
   :compiled := 'YES';
 END;`,
-  embedded: `SELECT 'YES' AS compiled`,
+  embedded: statement('runTeam.compile', sql`SELECT 'YES' AS compiled`),
 };

@@ -68,7 +68,7 @@ export const timeZoneQuery = perCatalog((catalog: Catalog) =>
     'session.timeZone',
     sql`SELECT DBTIMEZONE AS DB_TIME_ZONE, TO_CHAR(SYSTIMESTAMP, 'TZH:TZM') AS SERVER_OFFSET,
       SYS_EXTRACT_UTC(SYSTIMESTAMP) AS NOW_UTC,
-      ${catalog.teamHistory.columns ? `(SELECT MAX(h.START_DATE) FROM ${catalog.teamHistory.name} h)` : 'NULL'} AS NEWEST_START
+      ${catalog.teamHistory.columns ? sql`(SELECT MAX(h.START_DATE) FROM ${sql.identifier(catalog, catalog.teamHistory)} h)` : sql`NULL`} AS NEWEST_START
       FROM DUAL`,
     (row: Row): TimeZones => ({
       databaseZone: str(row.dbTimeZone),

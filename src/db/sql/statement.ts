@@ -3,16 +3,21 @@
  * text, the binds its placeholders name and the decoder of its rows, built together so that
  * none can drift from another (as PostGraphile's pg-sql2 fragments carry their values).
  *
- * - sql`…` joins SQL text and fragments. A string interpolated into it is SQL text and may
- *   only be an identifier from the discovered catalog or a fixed keyword; a `Fragment`
- *   brings its binds along (one name given two values throws).
+ * - sql`…` joins SQL text and fragments, and nothing else: a string interpolated into it is
+ *   refused (by the type, and when it runs). Text enters a fragment in three ways only:
+ *   the template's own text; sql.raw('…'), fixed text of the code, typed to take string
+ *   literals only; sql.identifier(catalog, view, column), a name the discovered catalog holds.
  * - sql.bind(name, value) is the only way a value enters a statement: `:name` plus its
- *   bind. inList(prefix, values) is an IN list of binds; sql.join(parts, separator).
+ *   bind, one name given two values throws as the fragment is built. inList(prefix, values)
+ *   is an IN list of binds; sql.join(parts, separator); sql.placeholder(name) is a bind whose
+ *   value the call gives (a block's).
  * - sql.where(...conditions) drops absent (undefined) conditions.
  * - ownedBy(...) / viewerOwns(...) is the owner rule, once: the condition that limits a view
  *   to one owner's rows. Where the view cannot hold that owner's rows, the condition is one
  *   no row meets: the query holding it is never sent and reads as no rows.
- * - query(name, text, decode) makes the value; fetchRows(driver, query) runs it and decodes.
+ * - query(name, body, decode) makes the value; fetchRows(driver, query) runs it and decodes.
+ *   Its statement keeps the text cut at the binds, so that a driver numbering its binds ($1)
+ *   writes its own text from the fragment without reading the SQL (src/db/driver.ts).
  * - jsonArrayQuery(...) is a list whose rows the database returns as one JSON array.
  * - paged(...) / fetchPage(...) is a page (OFFSET/FETCH plus the total over all pages) and
  *   the count sent only when the page lies past the last row; keysetPaged(...) is the same
@@ -30,18 +35,235 @@ import type {
   Positioned,
   SortKey,
 } from '../../model/keyset.js';
-import { type Catalog, ownerColumn, type ViewInfo } from '../catalog.js';
+import { type Viewer, visibleOwner } from '../../model/viewer.js';
+import { type Catalog, catalogViews, ownerColumn, type ViewInfo } from '../catalog.js';
 import type { Binds, BindValue, Driver, Row, Statement } from '../driver.js';
 import { camelCase, dateOrNull, jsonOrNull, num, strOrNull } from '../rows.js';
 
 export type { Instant, KeysetWindow, KeyValue, Position, Positioned, SortKey };
 
-/** SQL text with the binds its placeholders name. */
-export interface Fragment {
-  readonly text: string;
-  readonly binds: Binds;
-  /** Holds NO_ROWS: no row can match. */
-  readonly noRows?: boolean;
+/** A bind's place in the text; its value, if the fragment has one, is in `binds`. */
+class Placeholder {
+  constructor(readonly name: string) {}
+}
+
+/** Text of the code or the catalog, a bind's place, or a fragment inside this one. */
+type Part = string | Placeholder | Fragment;
+
+/** Only this module makes fragments: the token its constructor requires is not exported. */
+const MINT = Symbol('sql fragment');
+
+let partsOf: (fragment: Fragment) => readonly Part[];
+
+/**
+ * SQL text with the binds its placeholders name: what sql`…` and its helpers return, and the
+ * only thing they take in. Its parts are private, so no code outside this module adds text.
+ */
+export class Fragment {
+  readonly #parts: readonly Part[];
+
+  static {
+    partsOf = (fragment) => fragment.#parts;
+  }
+
+  constructor(
+    token: typeof MINT,
+    parts: readonly Part[],
+    /** The values of its binds, by name. */
+    readonly binds: Binds,
+    /** Holds NO_ROWS: no row can match. */
+    readonly noRows = false,
+  ) {
+    if (token !== MINT) throw new TypeError('fragments are made by sql`…` and its helpers');
+    this.#parts = parts;
+  }
+}
+
+/**
+ * A string or number literal type (`'ASC'`, `'ASC' | 'DESC'`, `1`); never `string`, `number`
+ * or a template type with a `${string}` hole: text the code wrote, not text it was given.
+ */
+export type Literal<T extends string | number> = T extends string
+  ? // biome-ignore lint/complexity/noBannedTypes: {} is what a Record with an index signature extends
+    {} extends Record<T, 1>
+    ? never
+    : T
+  : number extends T
+    ? never
+    : T;
+
+const same = (a: BindValue, b: BindValue) =>
+  a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
+
+function mergeBinds(into: Record<string, BindValue>, binds: Binds): void {
+  // for…in, not Object.entries: IN lists carry hundreds of binds through every nesting level.
+  for (const name in binds) {
+    const value = binds[name] as BindValue;
+    if (name in into && !same(into[name] as BindValue, value)) {
+      throw new Error(
+        `bind :${name} is given two different values in one statement: name one of them otherwise`,
+      );
+    }
+    into[name] = value;
+  }
+}
+
+function refuse(value: unknown): never {
+  throw new TypeError(
+    `sql\`…\` takes fragments only, not a ${value === null ? 'null' : typeof value}: a value goes in as sql.bind(name, value), a view or column name as sql.identifier(catalog, view, column), fixed text as sql.raw('…')`,
+  );
+}
+
+/** The parts in order, with `between(i)` before part i, as one fragment. */
+function concat(
+  parts: readonly Fragment[],
+  between: (i: number) => string,
+  tail: string,
+): Fragment {
+  const all: Part[] = [];
+  const binds: Record<string, BindValue> = {};
+  let noRows = false;
+  parts.forEach((part, i) => {
+    if (!(part instanceof Fragment)) refuse(part);
+    const text = between(i);
+    if (text !== '') all.push(text);
+    all.push(part);
+    mergeBinds(binds, part.binds);
+    noRows ||= part.noRows;
+  });
+  if (tail !== '') all.push(tail);
+  return new Fragment(MINT, all, binds, noRows);
+}
+
+function template(strings: TemplateStringsArray, ...parts: readonly Fragment[]): Fragment {
+  // A call as a function with an array of text is not a template: its text is not the code's.
+  if (!Array.isArray(strings) || !Array.isArray((strings as { raw?: unknown }).raw)) {
+    refuse(strings);
+  }
+  return concat(parts, (i) => strings[i] ?? '', strings[parts.length] ?? '');
+}
+
+function join(parts: readonly Fragment[], separator: string): Fragment {
+  return concat(parts, (i) => (i === 0 ? '' : separator), '');
+}
+
+/** Text of the code: a fragment with no binds. */
+const text = (value: string) => new Fragment(MINT, [value], {});
+
+/** A condition no row meets: the query is not sent. */
+const NO_ROWS = new Fragment(MINT, ['1 = 0'], {}, true);
+
+const EMPTY = text('');
+
+/** A plain upper-case Oracle name, as the dictionary spells unquoted ones. */
+const PLAIN_NAME = /^[A-Z][A-Z0-9_$#]*$/;
+
+/** Bind names are the code's: a letter or `_`, then letters, digits and `_`. */
+const BIND_NAME = /^[A-Za-z_]\w*$/;
+
+function bindName(name: string): string {
+  if (!BIND_NAME.test(name)) throw new Error(`${JSON.stringify(name)} is not a bind name`);
+  return name;
+}
+
+/**
+ * PostgreSQL keeps the first 63 bytes of a longer name: the embedded database's dictionary
+ * lists V$AGENT_EXEC_STAT's longest columns so, and resolves the whole name in a statement to
+ * them (src/db/embedded/ddl.ts, pgColumn).
+ */
+const POSTGRES_NAME_LENGTH = 63;
+
+const viewsOf = new WeakMap<Catalog, ReadonlySet<ViewInfo>>();
+
+/**
+ * A view of the catalog, or a column of one, as SQL text: the only names not written in the
+ * code. The view must be one of the catalog's and the column one the view was found to have;
+ * for a view not found (missing or not granted), where no statement over it is sent
+ * (requireView, oracle:check), the column only has to be one plain name.
+ */
+function identifier(catalog: Catalog, view: ViewInfo, column?: string): Fragment {
+  let views = viewsOf.get(catalog);
+  if (views === undefined) {
+    views = new Set(catalogViews(catalog));
+    viewsOf.set(catalog, views);
+  }
+  if (!views.has(view) || !PLAIN_NAME.test(view.name)) {
+    throw new Error(`sql.identifier: ${JSON.stringify(view.name)} is not a view of the catalog`);
+  }
+  if (column === undefined) return text(view.name);
+  const known = view.columns
+    ? view.columns.has(column) || view.columns.has(column.slice(0, POSTGRES_NAME_LENGTH))
+    : PLAIN_NAME.test(column);
+  if (!known) {
+    throw new Error(
+      `sql.identifier: ${JSON.stringify(column)} is not a column of ${view.name} in the catalog`,
+    );
+  }
+  return text(column);
+}
+
+/** The tag and its helpers, one import (as pg-sql2's `sql.value()`, `sql.join()`). */
+export const sql = Object.assign(template, {
+  /** `:name`, carrying its value: the only way a value enters a statement. */
+  bind: (name: string, value: BindValue): Fragment =>
+    new Fragment(MINT, [new Placeholder(bindName(name))], { [name]: value }),
+  /** `:name` whose value the caller gives when the statement runs (a block's IN and OUT binds). */
+  placeholder: (name: string): Fragment =>
+    new Fragment(MINT, [new Placeholder(bindName(name))], {}),
+  /** Fixed text of the code: a string (or number) literal, never a string it was given. */
+  raw: <T extends string | number>(value: Literal<T>): Fragment => {
+    if (typeof value !== 'string' && typeof value !== 'number') refuse(value);
+    return text(String(value));
+  },
+  identifier,
+  /** A numbered name of the code's (`M0`, `KEY1`): its prefix, a literal, and a whole number. */
+  indexed: <P extends string>(prefix: Literal<P>, index: number): Fragment => {
+    if (!Number.isSafeInteger(index) || index < 0) refuse(index);
+    return text(`${prefix}${index}`);
+  },
+  join: <S extends string>(parts: readonly Fragment[], separator: Literal<S>): Fragment =>
+    join(parts, separator),
+  /** `WHERE a AND b …` over the conditions present; empty text when none is. */
+  where(...conditions: readonly (Fragment | undefined)[]): Fragment {
+    const present = conditions.filter((c): c is Fragment => c !== undefined);
+    return present.length === 0 ? EMPTY : template`WHERE ${join(present, ' AND ')}`;
+  },
+});
+
+/**
+ * The fragment's text cut at its binds: `pieces[0]`, bind `placeholders[0]`, `pieces[1]`, …,
+ * with every run of white space one space and the ends trimmed. A placeholder holds no white
+ * space, so this is what normalising the whole text gives.
+ */
+function compile(body: Fragment): { pieces: string[]; placeholders: string[] } {
+  const pieces: string[] = [];
+  const placeholders: string[] = [];
+  let piece = '';
+  const walk = (fragment: Fragment) => {
+    for (const part of partsOf(fragment)) {
+      if (typeof part === 'string') piece += part;
+      else if (part instanceof Placeholder) {
+        pieces.push(piece.replace(/\s+/g, ' '));
+        placeholders.push(part.name);
+        piece = '';
+      } else walk(part);
+    }
+  };
+  walk(body);
+  pieces.push(piece.replace(/\s+/g, ' '));
+  pieces[0] = (pieces[0] as string).trimStart();
+  pieces[pieces.length - 1] = (pieces.at(-1) as string).trimEnd();
+  return { pieces, placeholders };
+}
+
+/** A named statement of the fragment: Oracle's text (`:name` binds) and its pieces. */
+export function statement(name: string, body: Fragment, orderedBy?: readonly string[]): Statement {
+  const { pieces, placeholders } = compile(body);
+  let text = pieces[0] as string;
+  for (let i = 0; i < placeholders.length; i++) text += `:${placeholders[i]}${pieces[i + 1]}`;
+  return orderedBy
+    ? { name, text, pieces, placeholders, orderedBy }
+    : { name, text, pieces, placeholders };
 }
 
 /** A statement ready to send: text, binds, and what each row becomes. */
@@ -60,68 +282,6 @@ export interface Query<T> {
   readonly noRows: boolean;
 }
 
-const same = (a: BindValue, b: BindValue) =>
-  a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
-
-function mergeBinds(into: Record<string, BindValue>, binds: Binds): void {
-  // for…in, not Object.entries: IN lists carry hundreds of binds through every nesting level.
-  for (const name in binds) {
-    const value = binds[name] as BindValue;
-    if (name in into && !same(into[name] as BindValue, value)) {
-      throw new Error(`bind :${name} is given two different values`);
-    }
-    into[name] = value;
-  }
-}
-
-type Part = Fragment | string;
-
-/** Text and binds of parts in order, with `between(i)` before part i. */
-function concat(parts: readonly Part[], between: (i: number) => string, tail: string): Fragment {
-  let text = '';
-  const binds: Record<string, BindValue> = {};
-  let noRows = false;
-  parts.forEach((part, i) => {
-    text += between(i);
-    if (typeof part === 'string') {
-      text += part;
-    } else {
-      text += part.text;
-      mergeBinds(binds, part.binds);
-      noRows ||= part.noRows === true;
-    }
-  });
-  return { text: text + tail, binds, noRows };
-}
-
-function template(strings: TemplateStringsArray, ...parts: readonly Part[]): Fragment {
-  return concat(parts, (i) => strings[i] ?? '', strings[parts.length] ?? '');
-}
-
-function join(parts: readonly Part[], separator: string): Fragment {
-  return concat(parts, (i) => (i === 0 ? '' : separator), '');
-}
-
-/** A condition no row meets: the query is not sent. */
-const NO_ROWS: Fragment = { text: '1 = 0', binds: {}, noRows: true };
-
-/** The tag and its helpers, one import (as pg-sql2's `sql.value()`, `sql.join()`). */
-export const sql = Object.assign(template, {
-  /** `:name`, carrying its value: the only way a value enters a statement. */
-  bind: (name: string, value: BindValue): Fragment => ({
-    text: `:${name}`,
-    binds: { [name]: value },
-  }),
-  join,
-  /** `WHERE a AND b …` over the conditions present; empty text when none is. */
-  where(...conditions: readonly (Part | undefined)[]): Fragment {
-    const present = conditions.filter((c): c is Part => c !== undefined);
-    return present.length === 0
-      ? { text: '', binds: {} }
-      : template`WHERE ${join(present, ' AND ')}`;
-  },
-});
-
 /** Oracle rejects IN lists longer than this (ORA-01795). */
 const MAX_IN_LIST = 1000;
 
@@ -139,12 +299,14 @@ export function inList(prefix: string, values: readonly (string | number)[]): Fr
   }
   const size = IN_LIST_SIZES.find((s) => s >= values.length) ?? MAX_IN_LIST;
   const binds: Record<string, string | number> = {};
-  const names: string[] = [];
+  const parts: Part[] = [];
   for (let i = 0; i < size; i++) {
-    binds[`${prefix}${i}`] = values[i] ?? last;
-    names.push(`:${prefix}${i}`);
+    const name = bindName(`${prefix}${i}`);
+    binds[name] = values[i] ?? last;
+    if (i > 0) parts.push(', ');
+    parts.push(new Placeholder(name));
   }
-  return { text: names.join(', '), binds };
+  return new Fragment(MINT, parts, binds);
 }
 
 /** Splits keys into batches that each fit one IN list. */
@@ -155,7 +317,7 @@ function chunk<T>(values: readonly T[], size = MAX_IN_LIST): T[][] {
 }
 
 /** The condition on an owner column (`h.TEAM_OWNER`, …) that keeps one owner's rows. */
-export type OwnerCondition = (column: string) => Fragment | undefined;
+export type OwnerCondition = <C extends string>(column: Literal<C>) => Fragment | undefined;
 
 /**
  * The owner rule, written once: the rows of `view` that belong to `owner`. A view with an
@@ -172,18 +334,18 @@ export function ownedBy(
 ): OwnerCondition {
   if (!owner) return () => undefined;
   if (ownerColumn(view, ownerColumns))
-    return (column) => sql`${column} = ${sql.bind(bindName, owner)}`;
+    return (column) => sql`${text(column)} = ${sql.bind(bindName, owner)}`;
   return owner === catalog.sessionUser ? () => undefined : () => NO_ROWS;
 }
 
-/** What a viewer may read of a view: all of it as an administrator, else its owner's rows. */
+/** What a viewer may read of a view: the rows of its visibleOwner (src/model/viewer.ts). */
 export function viewerOwns(
   catalog: Catalog,
   view: ViewInfo,
-  viewer: { readonly admin: boolean; readonly owner: string | null },
+  viewer: Pick<Viewer, 'admin' | 'owner'>,
   ownerColumns: readonly string[] = ['OWNER'],
 ): OwnerCondition {
-  return ownedBy(catalog, view, ownerColumns, viewer.admin ? null : viewer.owner, 'viewer_owner');
+  return ownedBy(catalog, view, ownerColumns, visibleOwner(viewer), 'viewer_owner');
 }
 
 export interface QueryValueOptions {
@@ -199,22 +361,31 @@ export function query<T>(
   decode: (row: Row) => T,
   options: QueryValueOptions = {},
 ): Query<T> {
-  const text = body.text.replace(/\s+/g, ' ').trim();
   return {
-    statement: options.orderedBy ? { name, text, orderedBy: options.orderedBy } : { name, text },
+    statement: statement(name, body, options.orderedBy),
     binds: body.binds,
     decode,
     rowsOf: (rows) => rows,
     agentDetails: options.agentDetails ?? false,
-    noRows: body.noRows === true,
+    noRows: body.noRows,
   };
 }
 
-/** The output name of a select-list item: its alias, or the column it names (`h.TEAM_NAME`). */
-export function outputName(item: string): string {
-  const name = /(\w+)\s*$/.exec(item)?.[1];
-  if (name === undefined) throw new Error(`select item without an output name: ${item}`);
+/**
+ * The output name of a select-list item: its alias, or the column it names (`h.TEAM_NAME`),
+ * read from the item's own text (a fragment's, so a name the code or the catalog wrote).
+ */
+export function outputName(item: Fragment): string {
+  const { pieces, placeholders } = compile(item);
+  const name = placeholders.length === 0 ? /(\w+)$/.exec(pieces[0] as string)?.[1] : undefined;
+  if (name === undefined)
+    throw new Error(`select item without an output name: ${pieces.join('?')}`);
   return name;
+}
+
+/** The output names of select-list items, as the items of a query over them. */
+export function outputsOf(items: readonly Fragment[]): Fragment[] {
+  return items.map((item) => text(outputName(item)));
 }
 
 export interface JsonArrayParts {
@@ -222,12 +393,12 @@ export interface JsonArrayParts {
    * Select-list items of the inner query, each ending with its output name
    * (`NULL AS TASK_OWNER`, `h.STATE`): the members, and the columns the array is ordered by.
    */
-  readonly select: readonly string[];
+  readonly select: readonly Fragment[];
   /** Output names that become each row's members, in this order; every select item's by default. */
   readonly members?: readonly string[];
   /** `FROM` onwards, without ORDER BY. */
   readonly from: Fragment;
-  /** Output names (with ASC/DESC where needed) that order the array. */
+  /** Output names that order the array (ascending). */
   readonly orderBy: readonly string[];
   /** Some member can exceed 4,000 bytes (a CLOB): Oracle's JSON_ARRAY must return a CLOB too. */
   readonly clob?: boolean;
@@ -249,17 +420,23 @@ export function jsonArrayQuery<T>(
   parts: JsonArrayParts,
   decode: (row: Row) => T,
 ): Query<T> {
-  const members = parts.members ?? parts.select.map(outputName);
+  const selected = new Set(parts.select.map(outputName));
+  // Member and order names become text: only names the select list's own text ends with.
+  const inner = (names: readonly string[]) =>
+    join(
+      names.map((column) => {
+        if (!selected.has(column)) throw new Error(`${name}: ${column} is not selected`);
+        return text(`q.${column}`);
+      }),
+      ', ',
+    );
+  const members = parts.members ?? [...selected];
   const keys = members.map(camelCase);
-  const row = `JSON_ARRAY(${members.map((column) => `q.${column}`).join(', ')} NULL ON NULL${
-    parts.clob ? ' RETURNING CLOB' : ''
-  })`;
-  const order = parts.orderBy.map((column) => `q.${column}`).join(', ');
   return {
     ...query(
       name,
-      sql`SELECT JSON_ARRAYAGG(${row} ORDER BY ${order} RETURNING CLOB) AS ROWS_JSON
-        FROM (SELECT ${parts.select.join(', ')} FROM ${parts.from}) q`,
+      sql`SELECT JSON_ARRAYAGG(JSON_ARRAY(${inner(members)} NULL ON NULL${parts.clob ? sql` RETURNING CLOB` : EMPTY}) ORDER BY ${inner(parts.orderBy)} RETURNING CLOB) AS ROWS_JSON
+        FROM (SELECT ${join(parts.select, ', ')} FROM ${parts.from}) q`,
       decode,
     ),
     rowsOf: (rows) => {
@@ -322,9 +499,9 @@ export interface PagedQuery<T> {
 export function paged<T>(
   name: string,
   parts: {
-    readonly select: string;
+    readonly select: Fragment;
     readonly from: Fragment;
-    readonly orderBy: string;
+    readonly orderBy: Fragment;
     readonly count: string | Query<number>;
   },
   window: PageWindow,
@@ -349,7 +526,12 @@ export function paged<T>(
   };
 }
 
-const secondsOf = (column: string) => `EXTRACT(SECOND FROM ${column})`;
+/** A keyset order's column: the key, and the column or expression it reads. */
+export interface ColumnKey extends SortKey {
+  readonly column: Fragment;
+}
+
+const secondsOf = (column: Fragment) => sql`EXTRACT(SECOND FROM ${column})`;
 
 /**
  * The seconds of an instant as EXTRACT(SECOND) gives them (12.123456): what a bound Date
@@ -365,13 +547,13 @@ const secondsBind = (name: string, instant: Instant) =>
 
 /** `column op value` for op `<`, `>` or `=`, exact to the microsecond for dates. */
 function compare(
-  key: SortKey,
+  key: ColumnKey,
   op: '<' | '>' | '=',
   value: string | Instant,
   name: string,
 ): Fragment {
   const column = key.column;
-  if (typeof value === 'string') return sql`${column} ${op} ${sql.bind(name, value)}`;
+  if (typeof value === 'string') return sql`${column} ${sql.raw(op)} ${sql.bind(name, value)}`;
   const at = sql.bind(name, value.at);
   const next = sql.bind(`${name}_next`, new Date(value.at.getTime() + 1));
   const seconds = secondsBind(`${name}_s`, value);
@@ -387,13 +569,13 @@ function compare(
  * comparison `(k1, k2) > (:a, :b)`, which Oracle does not have, with nulls last.
  */
 function beyond(
-  keys: readonly SortKey[],
+  keys: readonly ColumnKey[],
   place: Position,
   later: boolean,
   prefix: string,
 ): Fragment {
   const level = (i: number): Fragment => {
-    const key = keys[i] as SortKey;
+    const key = keys[i] as ColumnKey;
     const value = place[i] ?? null;
     const name = `${prefix}${i}`;
     const op = (key.direction === 'ASC') === later ? '>' : '<';
@@ -443,11 +625,11 @@ function instant(fetched: Date, seconds: string): Instant {
 export function keysetPaged<T>(
   name: string,
   parts: {
-    readonly select: string;
+    readonly select: Fragment;
     /** The view and its alias. */
-    readonly from: string;
+    readonly from: Fragment;
     readonly filter: readonly (Fragment | undefined)[];
-    readonly keys: readonly SortKey[];
+    readonly keys: readonly ColumnKey[];
     readonly count: string;
   },
   window: KeysetWindow,
@@ -455,26 +637,26 @@ export function keysetPaged<T>(
 ): PagedQuery<Positioned<T>> {
   const { select, from, filter, keys, count } = parts;
   const keyColumns = keys.flatMap((key, i) => [
-    `${key.column} AS KEY${i}`,
-    ...(key.date ? [`${secondsOf(key.column)} AS KEY${i}_SECONDS`] : []),
+    sql`${key.column} AS ${text(`KEY${i}`)}`,
+    ...(key.date ? [sql`${secondsOf(key.column)} AS ${text(`KEY${i}_SECONDS`)}`] : []),
   ]);
   const orderBy = keys.map(({ column, direction }, i) => {
     const nulls = i === keys.length - 1 ? '' : window.backward ? ' NULLS FIRST' : ' NULLS LAST';
     const reversed = direction === 'ASC' ? 'DESC' : 'ASC';
-    return `${column} ${window.backward ? reversed : direction}${nulls}`;
+    return sql`${column} ${text(`${window.backward ? reversed : direction}${nulls}`)}`;
   });
   const filtered = sql`${from} ${sql.where(...filter)}`;
   return {
     page: query(
       name,
-      sql`SELECT ${select}, ${keyColumns.join(', ')},
+      sql`SELECT ${select}, ${join(keyColumns, ', ')},
         (SELECT COUNT(*) FROM ${filtered}) AS TOTAL_COUNT
         FROM ${from} ${sql.where(
           ...filter,
           window.after ? beyond(keys, window.after, true, 'after') : undefined,
           window.before ? beyond(keys, window.before, false, 'before') : undefined,
         )}
-        ORDER BY ${orderBy.join(', ')}
+        ORDER BY ${join(orderBy, ', ')}
         FETCH FIRST ${sql.bind('page_limit', window.limit)} ROWS ONLY`,
       (row) => ({
         item: { node: decode(row), position: positionOf(keys, row) },

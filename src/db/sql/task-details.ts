@@ -30,14 +30,16 @@ export const taskDetailsSql = perCatalog((catalog: Catalog) => {
   const jobs = catalog.jobRunDetails;
   const prompts = catalog.conversationPrompts;
   const sameOwner =
-    ownerColumn(jobs) && ownerColumn(tasks, ['TASK_OWNER']) ? 'AND d.OWNER = t.TASK_OWNER' : '';
+    ownerColumn(jobs) && ownerColumn(tasks, ['TASK_OWNER'])
+      ? sql`AND d.OWNER = t.TASK_OWNER`
+      : sql``;
   /** A name as a LIKE pattern matching it literally (its `_` and `%` are not wildcards). */
-  const literally = (name: string) =>
-    `REPLACE(REPLACE(REPLACE(${name}, '\\', '\\\\'), '_', '\\_'), '%', '\\%')`;
+  const literally = (name: Fragment) =>
+    sql`REPLACE(REPLACE(REPLACE(${name}, '\\', '\\\\'), '_', '\\_'), '%', '\\%')`;
   // The team's name and then the task's in the job name; the job logged (LOG_DATE, the
   // scheduler log's own order) and started within the task's time, so that the log is read
   // over the task's time only.
-  const jobOfTask = `d.JOB_NAME LIKE '%' || ${literally('t.TEAM_NAME')} || '%' || ${literally('t.TASK_NAME')} || '%' ESCAPE '\\' ${sameOwner}
+  const jobOfTask = sql`d.JOB_NAME LIKE '%' || ${literally(sql`t.TEAM_NAME`)} || '%' || ${literally(sql`t.TASK_NAME`)} || '%' ESCAPE '\\' ${sameOwner}
     AND d.LOG_DATE >= t.START_DATE - INTERVAL '1' MINUTE
     AND (t.END_DATE IS NULL OR d.LOG_DATE <= t.END_DATE + INTERVAL '1' MINUTE)
     AND d.ACTUAL_START_DATE >= t.START_DATE - INTERVAL '1' MINUTE
@@ -49,12 +51,12 @@ export const taskDetailsSql = perCatalog((catalog: Catalog) => {
         'taskFailures.byRuns',
         sql`SELECT t.TEAM_EXEC_ID, t.TASK_ORDER, d.JOB_NAME, d.STATUS, d.ACTUAL_START_DATE,
            d.LOG_DATE, d.ADDITIONAL_INFO
-         FROM ${tasks.name} t JOIN ${jobs.name} d ON ${jobOfTask}
+         FROM ${sql.identifier(catalog, tasks)} t JOIN ${sql.identifier(catalog, jobs)} d ON ${jobOfTask}
          ${sql.where(
            sql`t.TEAM_EXEC_ID IN (${ids})`,
-           "t.STATE = 'FAILED'",
-           "d.STATUS = 'FAILED'",
-           history.runVisible(viewer, 't'),
+           sql`t.STATE = 'FAILED'`,
+           sql`d.STATUS = 'FAILED'`,
+           history.runVisible(viewer, sql`t`),
          )}
          ORDER BY t.TEAM_EXEC_ID, t.TASK_ORDER, d.LOG_DATE DESC`,
         (row): TaskFailure => ({
@@ -75,7 +77,7 @@ export const taskDetailsSql = perCatalog((catalog: Catalog) => {
            SELECT p.CONVERSATION_ID, p.PROMPT, p.PROMPT_RESPONSE, p.CREATED,
              ROW_NUMBER() OVER (PARTITION BY p.CONVERSATION_ID ORDER BY p.CREATED) AS RN,
              COUNT(*) OVER (PARTITION BY p.CONVERSATION_ID) AS TOTAL_COUNT
-           FROM ${prompts.name} p
+           FROM ${sql.identifier(catalog, prompts)} p
            ${sql.where(sql`p.CONVERSATION_ID IN (${ids})`, viewerOwns(catalog, prompts, viewer)('p.OWNER'))}
          ) w
          WHERE (w.RN > ${sql.bind('page_offset', window.offset)} AND w.RN <= ${sql.bind('page_end', window.offset + window.limit)}) OR w.RN = 1

@@ -26,7 +26,7 @@ import { humanToolCalls, humanWaitsReadable } from './teams.js';
  * Oracle's TRUNC(date, format) for each bucket: the hour or the day an instant falls in. The
  * embedded database has the same function (emb_oracle.trunc, plsql.ts), so the text is one.
  */
-const TRUNC_FORMAT: Readonly<Record<ActivityBucket, string>> = { HOUR: 'HH', DAY: 'DD' };
+const TRUNC_FORMAT: Readonly<Record<ActivityBucket, 'HH' | 'DD'>> = { HOUR: 'HH', DAY: 'DD' };
 
 /**
  * teamRunActivity in one statement: every event that falls in the window (a run started or
@@ -37,8 +37,8 @@ const TRUNC_FORMAT: Readonly<Record<ActivityBucket, string>> = { HOUR: 'HH', DAY
  * generate_series have no common form) and empty buckets are filled in by activityBuckets.
  */
 export const teamActivitySql = perCatalog((catalog: Catalog) => {
-  const runs = catalog.teamHistory.name;
-  const calls = catalog.toolHistory.name;
+  const runs = sql.identifier(catalog, catalog.teamHistory);
+  const calls = sql.identifier(catalog, catalog.toolHistory);
   const waitsReadable = humanWaitsReadable(catalog);
 
   return {
@@ -50,7 +50,7 @@ export const teamActivitySql = perCatalog((catalog: Catalog) => {
     ): Query<ActivityEventGroup> {
       const gridStart = sql.bind('grid_start', window.start);
       const gridEnd = sql.bind('grid_end', window.end);
-      const inWindow = (column: string) =>
+      const inWindow = (column: Fragment) =>
         sql`${column} >= ${gridStart} AND ${column} < ${gridEnd}`;
       const ofRuns: (Fragment | undefined)[] = [
         filter.teamName ? sql`h.TEAM_NAME = ${sql.bind('team_name', filter.teamName)}` : undefined,
@@ -64,22 +64,22 @@ export const teamActivitySql = perCatalog((catalog: Catalog) => {
         viewerOwns(catalog, catalog.teamHistory, viewer, ['TEAM_OWNER'])('h.TEAM_OWNER'),
       ];
       const humanCalls = sql`${calls} c JOIN ${runs} h ON h.TEAM_EXEC_ID = c.TEAM_EXEC_ID
-        ${humanToolCalls(catalog, 'c')}`;
+        ${humanToolCalls(catalog, sql`c`)}`;
       const events = [
         // The first branch types the columns for the rest (PostgreSQL resolves a UNION's NULLs
         // branch by branch).
-        sql`SELECT ${String(ACTIVITY_EVENTS.ENDED)} AS KIND, h.END_DATE AS AT, h.STATE,
-            ${durationMsExpression('h')} AS DURATION_MS
-          FROM ${runs} h ${sql.where(...ofRuns, inWindow('h.END_DATE'))}`,
-        sql`SELECT ${String(ACTIVITY_EVENTS.STARTED)}, h.START_DATE, h.STATE, NULL
-          FROM ${runs} h ${sql.where(...ofRuns, inWindow('h.START_DATE'))}`,
+        sql`SELECT ${sql.raw(ACTIVITY_EVENTS.ENDED)} AS KIND, h.END_DATE AS AT, h.STATE,
+            ${durationMsExpression(sql`h`)} AS DURATION_MS
+          FROM ${runs} h ${sql.where(...ofRuns, inWindow(sql`h.END_DATE`))}`,
+        sql`SELECT ${sql.raw(ACTIVITY_EVENTS.STARTED)}, h.START_DATE, h.STATE, NULL
+          FROM ${runs} h ${sql.where(...ofRuns, inWindow(sql`h.START_DATE`))}`,
         ...(waitsReadable
           ? [
-              sql`SELECT ${String(ACTIVITY_EVENTS.WAIT_BEGAN)}, c.START_DATE, NULL, NULL
-                FROM ${humanCalls} ${sql.where(...ofRuns, inWindow('c.START_DATE'))}`,
-              sql`SELECT ${String(ACTIVITY_EVENTS.WAIT_ANSWERED)}, c.END_DATE, NULL, ${durationMsExpression('c')}
-                FROM ${humanCalls} ${sql.where(...ofRuns, inWindow('c.END_DATE'))}`,
-              sql`SELECT ${String(ACTIVITY_EVENTS.WAITING_BEFORE)}, NULL, NULL, NULL
+              sql`SELECT ${sql.raw(ACTIVITY_EVENTS.WAIT_BEGAN)}, c.START_DATE, NULL, NULL
+                FROM ${humanCalls} ${sql.where(...ofRuns, inWindow(sql`c.START_DATE`))}`,
+              sql`SELECT ${sql.raw(ACTIVITY_EVENTS.WAIT_ANSWERED)}, c.END_DATE, NULL, ${durationMsExpression(sql`c`)}
+                FROM ${humanCalls} ${sql.where(...ofRuns, inWindow(sql`c.END_DATE`))}`,
+              sql`SELECT ${sql.raw(ACTIVITY_EVENTS.WAITING_BEFORE)}, NULL, NULL, NULL
                 FROM ${humanCalls} ${sql.where(
                   ...ofRuns,
                   sql`c.START_DATE < ${gridStart}`,
@@ -89,16 +89,16 @@ export const teamActivitySql = perCatalog((catalog: Catalog) => {
           : []),
       ];
       const byState = (state: TeamRunState) =>
-        `SUM(CASE WHEN e.STATE = '${state}' THEN 1 ELSE 0 END) AS ${state}`;
+        sql`SUM(CASE WHEN e.STATE = '${sql.raw(state)}' THEN 1 ELSE 0 END) AS ${sql.raw(state)}`;
       return query(
         `teamRuns.activity.${window.bucket.toLowerCase()}`,
         sql`SELECT e.KIND, e.BUCKET_START, COUNT(*) AS EVENT_COUNT,
-           ${TEAM_RUN_STATES.map(byState).join(', ')},
+           ${sql.join(TEAM_RUN_STATES.map(byState), ', ')},
            PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY e.DURATION_MS) AS DURATION_P50_MS,
            PERCENTILE_CONT(0.95) WITHIN GROUP (ORDER BY e.DURATION_MS) AS DURATION_P95_MS,
            SUM(e.DURATION_MS) AS DURATION_TOTAL_MS
          FROM (
-           SELECT x.KIND, TRUNC(x.AT, '${TRUNC_FORMAT[window.bucket]}') AS BUCKET_START, x.STATE, x.DURATION_MS
+           SELECT x.KIND, TRUNC(x.AT, '${sql.raw(TRUNC_FORMAT[window.bucket])}') AS BUCKET_START, x.STATE, x.DURATION_MS
            FROM (${sql.join(events, ' UNION ALL ')}) x
          ) e
          GROUP BY e.KIND, e.BUCKET_START`,

@@ -15,17 +15,17 @@ import { type Catalog, ownerColumn } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull } from '../rows.js';
 import type {
+  ColumnKey,
   Fragment,
   KeysetWindow,
   PagedQuery,
   PageWindow,
   Positioned,
-  SortKey,
 } from './statement.js';
 import {
   jsonArrayQuery,
   keysetPaged,
-  outputName,
+  outputsOf,
   ownedBy,
   perCatalog,
   query,
@@ -37,35 +37,35 @@ import {
  * Team, task and tool history (seed 003). Milliseconds between two TIMESTAMPs are computed
  * from the INTERVAL's fields, which both databases extract the same way.
  */
-export function durationMsExpression(alias: string): string {
-  const interval = `(${alias}.END_DATE - ${alias}.START_DATE)`;
-  return `(EXTRACT(DAY FROM ${interval}) * 86400000 + EXTRACT(HOUR FROM ${interval}) * 3600000
+export function durationMsExpression(alias: Fragment): Fragment {
+  const interval = sql`(${alias}.END_DATE - ${alias}.START_DATE)`;
+  return sql`(EXTRACT(DAY FROM ${interval}) * 86400000 + EXTRACT(HOUR FROM ${interval}) * 3600000
     + EXTRACT(MINUTE FROM ${interval}) * 60000 + EXTRACT(SECOND FROM ${interval}) * 1000)`;
 }
 
-const ORDER_COLUMNS: Record<TeamRunOrderField, string> = {
-  START_DATE: 'h.START_DATE',
-  END_DATE: 'h.END_DATE',
-  TEAM_NAME: 'h.TEAM_NAME',
-  STATE: 'h.STATE',
+const ORDER_COLUMNS: Record<TeamRunOrderField, Fragment> = {
+  START_DATE: sql`h.START_DATE`,
+  END_DATE: sql`h.END_DATE`,
+  TEAM_NAME: sql`h.TEAM_NAME`,
+  STATE: sql`h.STATE`,
 };
 
 /** The keys of teamRuns in an order: its column, then TEAM_EXEC_ID to tell ties apart. */
-export function runOrderKeys(order: TeamRunOrder): SortKey[] {
+export function runOrderKeys(order: TeamRunOrder): ColumnKey[] {
   return [
     {
       column: ORDER_COLUMNS[order.field],
       direction: order.direction,
       date: order.field === 'START_DATE' || order.field === 'END_DATE',
     },
-    { column: 'h.TEAM_EXEC_ID', direction: 'ASC' },
+    { column: sql`h.TEAM_EXEC_ID`, direction: 'ASC' },
   ];
 }
 
 /** The keys of root toolCalls: newest first, INVOCATION_ID to tell ties apart. */
-export const TOOL_CALL_ORDER_KEYS: readonly SortKey[] = [
-  { column: 'START_DATE', direction: 'DESC', date: true },
-  { column: 'INVOCATION_ID', direction: 'ASC' },
+export const TOOL_CALL_ORDER_KEYS: readonly ColumnKey[] = [
+  { column: sql`START_DATE`, direction: 'DESC', date: true },
+  { column: sql`INVOCATION_ID`, direction: 'ASC' },
 ];
 
 /** A run in the newest-first window of its team (see runsByTeams). */
@@ -93,17 +93,18 @@ function membersOf<T>(
 
 export const teamHistorySql = perCatalog((catalog: Catalog) => {
   const runs = catalog.teamHistory;
+  const runsView = sql.identifier(catalog, runs);
   const runOwner = ownerColumn(runs, ['TEAM_OWNER']);
   const runItems = [
-    'h.TEAM_EXEC_ID',
-    'h.TEAM_NAME',
-    `${runOwner ? 'h.TEAM_OWNER' : 'NULL'} AS TEAM_OWNER`,
-    'h.START_DATE',
-    'h.END_DATE',
-    'h.STATE',
-    'h.TEAM_INSTANCE_ID',
+    sql`h.TEAM_EXEC_ID`,
+    sql`h.TEAM_NAME`,
+    sql`${runOwner ? sql`h.TEAM_OWNER` : sql`NULL`} AS TEAM_OWNER`,
+    sql`h.START_DATE`,
+    sql`h.END_DATE`,
+    sql`h.STATE`,
+    sql`h.TEAM_INSTANCE_ID`,
   ];
-  const runColumns = runItems.join(', ');
+  const runColumns = sql.join(runItems, ', ');
   const toRun = (row: Row): TeamRun => ({
     execId: str(row.teamExecId),
     teamName: str(row.teamName),
@@ -123,11 +124,14 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     ['instanceId', 'TEAM_INSTANCE_ID'],
   ];
   const tasks = catalog.taskHistory;
-  const conversation = catalog.columns.taskConversation;
+  const tasksView = sql.identifier(catalog, tasks);
+  const conversation = catalog.columns.taskConversation
+    ? sql.identifier(catalog, tasks, catalog.columns.taskConversation)
+    : null;
   /** Runs whose task history records the conversation (runTeam returns only that id). */
   const conversationOf = (id: string) =>
     conversation && tasks.columns
-      ? sql`EXISTS (SELECT 1 FROM ${tasks.name} ct WHERE ct.TEAM_EXEC_ID = h.TEAM_EXEC_ID
+      ? sql`EXISTS (SELECT 1 FROM ${tasksView} ct WHERE ct.TEAM_EXEC_ID = h.TEAM_EXEC_ID
           AND JSON_VALUE(ct.${conversation}, '$.conversation_id') = ${sql.bind('conversation_id', id)})`
       : sql`1 = 0`;
   const viewerRuns = (viewer: Viewer) =>
@@ -159,22 +163,22 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
   // The large columns (CLOBs on Oracle: each one a LOB to fetch) are selected only when the
   // operation asks for them, as every other column; rows read without them carry null there,
   // and no field that reads them is resolved on such a row.
-  const taskSelect: Record<string, string> = {
-    TEAM_EXEC_ID: 'TEAM_EXEC_ID',
-    TEAM_NAME: 'TEAM_NAME',
-    TASK_OWNER: ownerColumn(tasks, ['TASK_OWNER']) ? 'TASK_OWNER' : 'NULL AS TASK_OWNER',
-    AGENT_NAME: 'AGENT_NAME',
-    TASK_NAME: 'TASK_NAME',
-    TASK_ORDER: 'TASK_ORDER',
+  const taskSelect: Record<string, Fragment> = {
+    TEAM_EXEC_ID: sql`TEAM_EXEC_ID`,
+    TEAM_NAME: sql`TEAM_NAME`,
+    TASK_OWNER: ownerColumn(tasks, ['TASK_OWNER']) ? sql`TASK_OWNER` : sql`NULL AS TASK_OWNER`,
+    AGENT_NAME: sql`AGENT_NAME`,
+    TASK_NAME: sql`TASK_NAME`,
+    TASK_ORDER: sql`TASK_ORDER`,
     CONVERSATION_ID: conversation
-      ? `JSON_VALUE(${conversation}, '$.conversation_id') AS CONVERSATION_ID`
-      : 'NULL AS CONVERSATION_ID',
-    STATE: 'STATE',
-    START_DATE: 'START_DATE',
-    END_DATE: 'END_DATE',
-    CONVERSATION_PARAMS: `${conversation ?? 'NULL'} AS CONVERSATION_PARAMS`,
-    INPUT: 'INPUT',
-    RESULT: 'RESULT',
+      ? sql`JSON_VALUE(${conversation}, '$.conversation_id') AS CONVERSATION_ID`
+      : sql`NULL AS CONVERSATION_ID`,
+    STATE: sql`STATE`,
+    START_DATE: sql`START_DATE`,
+    END_DATE: sql`END_DATE`,
+    CONVERSATION_PARAMS: sql`${conversation ?? sql`NULL`} AS CONVERSATION_PARAMS`,
+    INPUT: sql`INPUT`,
+    RESULT: sql`RESULT`,
   };
   const taskColumns: readonly (readonly [keyof TaskRun, string])[] = [
     ['teamExecId', 'TEAM_EXEC_ID'],
@@ -209,19 +213,20 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
   });
 
   const calls = catalog.toolHistory;
-  const callSelect: Record<string, string> = {
-    INVOCATION_ID: 'INVOCATION_ID',
-    TEAM_EXEC_ID: 'TEAM_EXEC_ID',
-    TASK_ORDER: 'TASK_ORDER',
-    TOOL_OWNER: ownerColumn(calls, ['TOOL_OWNER']) ? 'TOOL_OWNER' : 'NULL AS TOOL_OWNER',
-    TOOL_NAME: 'TOOL_NAME',
-    AGENT_NAME: 'AGENT_NAME',
-    TASK_NAME: 'TASK_NAME',
-    START_DATE: 'START_DATE',
-    END_DATE: 'END_DATE',
-    INPUT: 'INPUT',
-    OUTPUT: 'OUTPUT',
-    TOOL_OUTPUT: 'TOOL_OUTPUT',
+  const callsView = sql.identifier(catalog, calls);
+  const callSelect: Record<string, Fragment> = {
+    INVOCATION_ID: sql`INVOCATION_ID`,
+    TEAM_EXEC_ID: sql`TEAM_EXEC_ID`,
+    TASK_ORDER: sql`TASK_ORDER`,
+    TOOL_OWNER: ownerColumn(calls, ['TOOL_OWNER']) ? sql`TOOL_OWNER` : sql`NULL AS TOOL_OWNER`,
+    TOOL_NAME: sql`TOOL_NAME`,
+    AGENT_NAME: sql`AGENT_NAME`,
+    TASK_NAME: sql`TASK_NAME`,
+    START_DATE: sql`START_DATE`,
+    END_DATE: sql`END_DATE`,
+    INPUT: sql`INPUT`,
+    OUTPUT: sql`OUTPUT`,
+    TOOL_OUTPUT: sql`TOOL_OUTPUT`,
   };
   const callColumnsOf: readonly (readonly [keyof ToolCall, string])[] = [
     ['invocationId', 'INVOCATION_ID'],
@@ -237,7 +242,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     ['output', 'OUTPUT'],
     ['toolOutput', 'TOOL_OUTPUT'],
   ];
-  const callColumns = Object.values(callSelect).join(', ');
+  const callColumns = sql.join(Object.values(callSelect), ', ');
   const toToolCall = (row: Row): ToolCall => ({
     invocationId: str(row.invocationId),
     teamExecId: str(row.teamExecId),
@@ -257,29 +262,29 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
    * visible exactly when its run is, whatever its own TASK_OWNER or TOOL_OWNER says. Inside
    * the same statement, so statement counts do not change.
    */
-  const runVisible = (viewer: Viewer, alias: string): Fragment | undefined => {
+  const runVisible = (viewer: Viewer, alias: Fragment): Fragment | undefined => {
     const owner = viewerOwns(catalog, runs, viewer, ['TEAM_OWNER'])('r.TEAM_OWNER');
     if (!owner || owner.noRows) return owner;
-    return sql`EXISTS (SELECT 1 FROM ${runs.name} r WHERE r.TEAM_EXEC_ID = ${alias}.TEAM_EXEC_ID AND ${owner})`;
+    return sql`EXISTS (SELECT 1 FROM ${runsView} r WHERE r.TEAM_EXEC_ID = ${alias}.TEAM_EXEC_ID AND ${owner})`;
   };
 
   const waitingSources = [
     ...(calls.columns
       ? [
-          `(SELECT MAX(c.START_DATE) FROM ${calls.name} c WHERE c.TEAM_EXEC_ID = h.TEAM_EXEC_ID AND c.END_DATE IS NULL)`,
+          sql`(SELECT MAX(c.START_DATE) FROM ${callsView} c WHERE c.TEAM_EXEC_ID = h.TEAM_EXEC_ID AND c.END_DATE IS NULL)`,
         ]
       : []),
     ...(tasks.columns
       ? [
-          `(SELECT MAX(t.START_DATE) FROM ${tasks.name} t WHERE t.TEAM_EXEC_ID = h.TEAM_EXEC_ID AND t.STATE = 'WAITING_FOR_HUMAN')`,
+          sql`(SELECT MAX(t.START_DATE) FROM ${tasksView} t WHERE t.TEAM_EXEC_ID = h.TEAM_EXEC_ID AND t.STATE = 'WAITING_FOR_HUMAN')`,
         ]
       : []),
   ];
   // Oracle's COALESCE takes two or more arguments.
   const waitingSince =
     waitingSources.length > 1
-      ? `COALESCE(${waitingSources.join(', ')})`
-      : (waitingSources[0] ?? 'CAST(NULL AS TIMESTAMP)');
+      ? sql`COALESCE(${sql.join(waitingSources, ', ')})`
+      : (waitingSources[0] ?? sql`CAST(NULL AS TIMESTAMP)`);
 
   return {
     runVisible,
@@ -293,7 +298,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
         'teamRuns.page',
         {
           select: runColumns,
-          from: `${runs.name} h`,
+          from: sql`${runsView} h`,
           filter: runFilter(viewer, filter),
           keys: runOrderKeys(order),
           count: 'teamRuns.count',
@@ -312,7 +317,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
         jsonArrayQuery(
           'teamRuns.byTeams',
           {
-            select: [...runItems.map(outputName), 'RN', 'TOTAL_COUNT'],
+            select: [...outputsOf(runItems), sql`RN`, sql`TOTAL_COUNT`],
             // The team and the run's id group and key the windows; RN and TOTAL_COUNT page them.
             members: [
               ...membersOf(runColumnsOf, wanted, ['execId', 'teamName']),
@@ -323,7 +328,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
            SELECT ${runColumns},
              ROW_NUMBER() OVER (PARTITION BY h.TEAM_NAME ORDER BY h.START_DATE DESC NULLS LAST, h.TEAM_EXEC_ID) AS RN,
              COUNT(*) OVER (PARTITION BY h.TEAM_NAME) AS TOTAL_COUNT
-           FROM ${runs.name} h
+           FROM ${runsView} h
            ${sql.where(sql`h.TEAM_NAME IN (${teams})`, ...runFilter(viewer, filter))}
          ) w
          WHERE (w.RN > ${sql.bind('page_offset', window.offset)} AND w.RN <= ${sql.bind('page_end', window.offset + window.limit)}) OR w.RN = 1`,
@@ -338,15 +343,15 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     runsByIds: (viewer: Viewer) => (ids: Fragment) =>
       query(
         'teamRuns.byIds',
-        sql`SELECT ${runColumns} FROM ${runs.name} h
+        sql`SELECT ${runColumns} FROM ${runsView} h
          ${sql.where(sql`h.TEAM_EXEC_ID IN (${ids})`, viewerRuns(viewer))}`,
         toRun,
       ),
     waitingByTeams: (viewer: Viewer) => (teams: Fragment) =>
       query(
         'teamRuns.waitingByTeams',
-        sql`SELECT ${runColumns} FROM ${runs.name} h
-         ${sql.where(sql`h.TEAM_NAME IN (${teams})`, "h.STATE = 'WAITING_FOR_HUMAN'", viewerRuns(viewer))}
+        sql`SELECT ${runColumns} FROM ${runsView} h
+         ${sql.where(sql`h.TEAM_NAME IN (${teams})`, sql`h.STATE = 'WAITING_FOR_HUMAN'`, viewerRuns(viewer))}
          ORDER BY h.TEAM_NAME, h.START_DATE, h.TEAM_EXEC_ID`,
         toRun,
       ),
@@ -360,7 +365,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
         'teamRuns.live',
         sql`SELECT ${runColumns},
            CASE WHEN h.STATE = 'WAITING_FOR_HUMAN' THEN ${waitingSince} END AS WAITING_SINCE
-         FROM ${runs.name} h
+         FROM ${runsView} h
          WHERE h.STATE IN ('RUNNING', 'WAITING_FOR_HUMAN', 'RESUMING') OR h.END_DATE >= ${sql.bind('since', since)}`,
         (row): PolledRun => ({ ...toRun(row), waitingSince: dateOrNull(row.waitingSince) }),
       ),
@@ -370,9 +375,9 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       return jsonArrayQuery(
         'taskRuns.byRuns',
         {
-          select: members.map((column) => taskSelect[column] ?? column),
-          from: sql`${tasks.name} t
-              ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, 't'))}`,
+          select: members.map((column) => taskSelect[column] as Fragment),
+          from: sql`${tasksView} t
+              ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, sql`t`))}`,
           orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER'],
           clob: members.some((column) => TEXT_COLUMNS.has(column)),
         },
@@ -387,10 +392,10 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       return jsonArrayQuery(
         'toolCalls.byRuns',
         {
-          select: inner.map((column) => callSelect[column] ?? column),
+          select: inner.map((column) => callSelect[column] as Fragment),
           members,
-          from: sql`${calls.name} tc
-              ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, 'tc'))}`,
+          from: sql`${callsView} tc
+              ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, sql`tc`))}`,
           orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE', 'INVOCATION_ID'],
           clob: members.some((column) => TEXT_COLUMNS.has(column)),
         },
@@ -400,8 +405,8 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     toolCallsByIds: (viewer: Viewer) => (ids: Fragment) =>
       query(
         'toolCalls.byIds',
-        sql`SELECT ${callColumns} FROM ${calls.name} tc
-         ${sql.where(sql`INVOCATION_ID IN (${ids})`, runVisible(viewer, 'tc'))}`,
+        sql`SELECT ${callColumns} FROM ${callsView} tc
+         ${sql.where(sql`INVOCATION_ID IN (${ids})`, runVisible(viewer, sql`tc`))}`,
         toToolCall,
       ),
     toolCallsPage: (
@@ -413,7 +418,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
         'toolCalls.page',
         {
           select: callColumns,
-          from: `${calls.name} tc`,
+          from: sql`${callsView} tc`,
           filter: [
             filter.toolName
               ? sql`TOOL_NAME = ${sql.bind('tool_name', filter.toolName)}`
@@ -424,7 +429,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
             filter.teamExecId
               ? sql`TEAM_EXEC_ID = ${sql.bind('team_exec_id', filter.teamExecId)}`
               : undefined,
-            runVisible(viewer, 'tc'),
+            runVisible(viewer, sql`tc`),
           ],
           keys: TOOL_CALL_ORDER_KEYS,
           count: 'toolCalls.count',

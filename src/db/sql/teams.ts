@@ -28,8 +28,8 @@ import { durationMsExpression } from './team-history.js';
  */
 
 /** `AND a.OWNER = b.OWNER` for DBA_ views; USER_ views are already one owner's rows. */
-function sameOwner(view: ViewInfo, a: string, b: string): string {
-  return ownerColumn(view) ? `AND ${a}.OWNER = ${b}.OWNER` : '';
+function sameOwner(view: ViewInfo, a: Fragment, b: Fragment): Fragment {
+  return ownerColumn(view) ? sql`AND ${a}.OWNER = ${b}.OWNER` : sql``;
 }
 
 /** `%text%` for LIKE, with LIKE's own wildcards in the text matched literally. */
@@ -38,9 +38,14 @@ export function containsPattern(text: string): string {
 }
 
 /** The tool_type attribute of a tool: its row of `alias`, matched on name (and owner). */
-function toolTypeOf(catalog: Catalog, alias: string, tool: string, toolOwner: string): string {
-  return `${alias}.TOOL_NAME = ${tool} AND ${alias}.ATTRIBUTE_NAME = 'tool_type' ${
-    ownerColumn(catalog.toolAttributes) ? `AND ${alias}.OWNER = ${toolOwner}` : ''
+function toolTypeOf(
+  catalog: Catalog,
+  alias: Fragment,
+  tool: Fragment,
+  toolOwner: Fragment,
+): Fragment {
+  return sql`${alias}.TOOL_NAME = ${tool} AND ${alias}.ATTRIBUTE_NAME = 'tool_type' ${
+    ownerColumn(catalog.toolAttributes) ? sql`AND ${alias}.OWNER = ${toolOwner}` : sql``
   }`;
 }
 
@@ -53,26 +58,29 @@ export const humanWaitsReadable = (catalog: Catalog): boolean =>
  * tool_type attribute is HUMAN (the history itself records no tool type). The JOIN that
  * keeps only such calls of the tool-history alias `call`.
  */
-export function humanToolCalls(catalog: Catalog, call: string): string {
+export function humanToolCalls(catalog: Catalog, call: Fragment): Fragment {
   const toolOwner = ownerColumn(catalog.toolHistory, ['TOOL_OWNER'])
-    ? `${call}.TOOL_OWNER`
-    : 'NULL';
+    ? sql`${call}.TOOL_OWNER`
+    : sql`NULL`;
   // The CLOB's first characters, whatever its length (a CAST to VARCHAR raises ORA-22835 on
   // a long value, an instruction, if Oracle evaluates it before the ATTRIBUTE_NAME filter),
   // compared upper-cased: `human` is a HUMAN tool too.
-  return `JOIN ${catalog.toolAttributes.name} typ ON ${toolTypeOf(catalog, 'typ', `${call}.TOOL_NAME`, toolOwner)}
+  return sql`JOIN ${sql.identifier(catalog, catalog.toolAttributes)} typ ON ${toolTypeOf(catalog, sql`typ`, sql`${call}.TOOL_NAME`, toolOwner)}
     AND UPPER(TRIM(DBMS_LOB.SUBSTR(typ.ATTRIBUTE_VALUE, 30, 1))) = 'HUMAN'`;
 }
 
 export const teamSql = perCatalog((catalog: Catalog) => {
   const teams = catalog.teams;
-  const name = catalog.columns.teamName;
+  const teamsView = sql.identifier(catalog, teams);
+  const name = sql.identifier(catalog, teams, catalog.columns.teamName);
+  /** The team's name in the team attributes, as the teams view names it. */
+  const attributeName = sql.identifier(catalog, catalog.teamAttributes, catalog.columns.teamName);
   const owner = ownerColumn(teams);
-  const select = `${owner ? 'OWNER' : 'NULL AS OWNER'}, ${name} AS TEAM_NAME, DESCRIPTION, ${
-    teams.columns?.has('STATUS') ? 'STATUS' : 'NULL AS STATUS'
+  const select = sql`${owner ? sql`OWNER` : sql`NULL AS OWNER`}, ${name} AS TEAM_NAME, DESCRIPTION, ${
+    teams.columns?.has('STATUS') ? sql`STATUS` : sql`NULL AS STATUS`
   }`;
-  const order = `${name}${owner ? ', OWNER' : ''}`;
-  const toolAttr = catalog.toolAttributes;
+  const order = sql`${name}${owner ? sql`, OWNER` : sql``}`;
+  const toolAttr = sql.identifier(catalog, catalog.toolAttributes);
   /** The teams view decides what a viewer sees of every team statement. */
   const mine = (viewer: Viewer) => viewerOwns(catalog, teams, viewer);
   const toTeam = (row: Row): Team => ({
@@ -88,7 +96,7 @@ export const teamSql = perCatalog((catalog: Catalog) => {
         'teams.page',
         {
           select,
-          from: sql`${teams.name} ${sql.where(
+          from: sql`${teamsView} ${sql.where(
             filter.nameContains
               ? sql`UPPER(${name}) LIKE ${sql.bind('name_pattern', containsPattern(filter.nameContains))} ESCAPE '\\'`
               : undefined,
@@ -105,38 +113,38 @@ export const teamSql = perCatalog((catalog: Catalog) => {
     names: (viewer: Viewer) =>
       query(
         'teams.names',
-        sql`SELECT DISTINCT ${name} AS TEAM_NAME FROM ${teams.name}
+        sql`SELECT DISTINCT ${name} AS TEAM_NAME FROM ${teamsView}
          ${sql.where(mine(viewer)('OWNER'))} ORDER BY TEAM_NAME`,
         (row) => str(row.teamName),
       ),
     byNames: (viewer: Viewer) => (names: Fragment) =>
       query(
         'teams.byNames',
-        sql`SELECT ${select} FROM ${teams.name}
+        sql`SELECT ${select} FROM ${teamsView}
          ${sql.where(sql`${name} IN (${names})`, mine(viewer)('OWNER'))} ORDER BY ${order}`,
         toTeam,
       ),
     toolsByTeams: (viewer: Viewer) => (names: Fragment) =>
       query(
         'teams.tools',
-        sql`SELECT ta.${name} AS TEAM_NAME, m.AGENT_NAME, m.TASK_NAME, tl.TOOL_NAME,
-           ${catalog.columns.toolId ? `tl.${catalog.columns.toolId}` : 'NULL'} AS TOOL_ID,
-           ${ownerColumn(catalog.tools) ? 'tl.OWNER' : 'NULL'} AS OWNER,
+        sql`SELECT ta.${attributeName} AS TEAM_NAME, m.AGENT_NAME, m.TASK_NAME, tl.TOOL_NAME,
+           ${catalog.columns.toolId ? sql`tl.${sql.identifier(catalog, catalog.tools, catalog.columns.toolId)}` : sql`NULL`} AS TOOL_ID,
+           ${ownerColumn(catalog.tools) ? sql`tl.OWNER` : sql`NULL`} AS OWNER,
            ins.ATTRIBUTE_VALUE AS INSTRUCTION, typ.ATTRIBUTE_VALUE AS TOOL_TYPE
-         FROM ${catalog.teamAttributes.name} ta
+         FROM ${sql.identifier(catalog, catalog.teamAttributes)} ta
          CROSS JOIN JSON_TABLE(ta.ATTRIBUTE_VALUE, '$[*]' COLUMNS (
            MEMBER_ORDER FOR ORDINALITY, AGENT_NAME VARCHAR2(128) PATH '$.name',
            TASK_NAME VARCHAR2(128) PATH '$.task')) m
-         JOIN ${catalog.taskAttributes.name} ka
-           ON ka.TASK_NAME IN (m.TASK_NAME, UPPER(m.TASK_NAME)) AND ka.ATTRIBUTE_NAME = 'tools' ${sameOwner(catalog.taskAttributes, 'ka', 'ta')}
+         JOIN ${sql.identifier(catalog, catalog.taskAttributes)} ka
+           ON ka.TASK_NAME IN (m.TASK_NAME, UPPER(m.TASK_NAME)) AND ka.ATTRIBUTE_NAME = 'tools' ${sameOwner(catalog.taskAttributes, sql`ka`, sql`ta`)}
          CROSS JOIN JSON_TABLE(ka.ATTRIBUTE_VALUE, '$[*]' COLUMNS (
            TOOL_ORDER FOR ORDINALITY, TOOL_NAME VARCHAR2(128) PATH '$')) kt
-         JOIN ${catalog.tools.name} tl ON tl.TOOL_NAME IN (kt.TOOL_NAME, UPPER(kt.TOOL_NAME)) ${sameOwner(catalog.tools, 'tl', 'ta')}
-         LEFT JOIN ${toolAttr.name} ins
-           ON ins.TOOL_NAME = tl.TOOL_NAME AND ins.ATTRIBUTE_NAME = 'instruction' ${sameOwner(toolAttr, 'ins', 'tl')}
-         LEFT JOIN ${toolAttr.name} typ ON ${toolTypeOf(catalog, 'typ', 'tl.TOOL_NAME', 'tl.OWNER')}
-         ${sql.where("ta.ATTRIBUTE_NAME = 'agents'", sql`ta.${name} IN (${names})`, mine(viewer)('ta.OWNER'))}
-         ORDER BY ta.${name}, m.MEMBER_ORDER, kt.TOOL_ORDER`,
+         JOIN ${sql.identifier(catalog, catalog.tools)} tl ON tl.TOOL_NAME IN (kt.TOOL_NAME, UPPER(kt.TOOL_NAME)) ${sameOwner(catalog.tools, sql`tl`, sql`ta`)}
+         LEFT JOIN ${toolAttr} ins
+           ON ins.TOOL_NAME = tl.TOOL_NAME AND ins.ATTRIBUTE_NAME = 'instruction' ${sameOwner(catalog.toolAttributes, sql`ins`, sql`tl`)}
+         LEFT JOIN ${toolAttr} typ ON ${toolTypeOf(catalog, sql`typ`, sql`tl.TOOL_NAME`, sql`tl.OWNER`)}
+         ${sql.where(sql`ta.ATTRIBUTE_NAME = 'agents'`, sql`ta.${attributeName} IN (${names})`, mine(viewer)('ta.OWNER'))}
+         ORDER BY ta.${attributeName}, m.MEMBER_ORDER, kt.TOOL_ORDER`,
         (row): TeamTool => ({
           teamName: str(row.teamName),
           toolId: strOrNull(row.toolId),
@@ -149,31 +157,31 @@ export const teamSql = perCatalog((catalog: Catalog) => {
         }),
       ),
     statsByTeams: (viewer: Viewer) => (names: Fragment) => {
-      const history = catalog.teamHistory.name;
-      const byState = (state: string) =>
-        `SUM(CASE WHEN h.STATE = '${state}' THEN 1 ELSE 0 END) AS ${state}`;
+      const history = sql.identifier(catalog, catalog.teamHistory);
+      const byState = (state: TeamRunState) =>
+        sql`SUM(CASE WHEN h.STATE = '${sql.raw(state)}' THEN 1 ELSE 0 END) AS ${sql.raw(state)}`;
       const ofTeams = [sql`h.TEAM_NAME IN (${names})`, mine(viewer)('h.TEAM_OWNER')];
       return query(
         'teams.stats',
         sql`SELECT r.*, w.HUMAN_WAIT_COUNT, w.HUMAN_WAIT_TOTAL_MS, w.HUMAN_WAIT_AVG_MS
          FROM (
            SELECT h.TEAM_NAME, COUNT(*) AS RUN_COUNT,
-             ${TEAM_RUN_STATES.map(byState).join(', ')},
+             ${sql.join(TEAM_RUN_STATES.map(byState), ', ')},
              1.0 * SUM(CASE WHEN h.STATE = 'SUCCEEDED' THEN 1 ELSE 0 END)
                / NULLIF(SUM(CASE WHEN h.STATE IN ('SUCCEEDED', 'FAILED') THEN 1 ELSE 0 END), 0) AS SUCCESS_RATE,
-             PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ${durationMsExpression('h')}) AS DURATION_P50_MS,
-             PERCENTILE_CONT(0.95) WITHIN GROUP (ORDER BY ${durationMsExpression('h')}) AS DURATION_P95_MS
+             PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ${durationMsExpression(sql`h`)}) AS DURATION_P50_MS,
+             PERCENTILE_CONT(0.95) WITHIN GROUP (ORDER BY ${durationMsExpression(sql`h`)}) AS DURATION_P95_MS
            FROM ${history} h ${sql.where(...ofTeams)}
            GROUP BY h.TEAM_NAME
          ) r
          LEFT JOIN (
            SELECT h.TEAM_NAME, COUNT(*) AS HUMAN_WAIT_COUNT,
-             SUM(${durationMsExpression('c')}) AS HUMAN_WAIT_TOTAL_MS,
-             AVG(${durationMsExpression('c')}) AS HUMAN_WAIT_AVG_MS
-           FROM ${catalog.toolHistory.name} c
+             SUM(${durationMsExpression(sql`c`)}) AS HUMAN_WAIT_TOTAL_MS,
+             AVG(${durationMsExpression(sql`c`)}) AS HUMAN_WAIT_AVG_MS
+           FROM ${sql.identifier(catalog, catalog.toolHistory)} c
            JOIN ${history} h ON h.TEAM_EXEC_ID = c.TEAM_EXEC_ID
-           ${humanToolCalls(catalog, 'c')}
-           ${sql.where(...ofTeams, 'c.END_DATE IS NOT NULL')}
+           ${humanToolCalls(catalog, sql`c`)}
+           ${sql.where(...ofTeams, sql`c.END_DATE IS NOT NULL`)}
            GROUP BY h.TEAM_NAME
          ) w ON w.TEAM_NAME = r.TEAM_NAME`,
         toStats,

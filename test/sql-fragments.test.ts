@@ -1,0 +1,211 @@
+/**
+ * SQL fragments that cannot be misused (src/db/sql/statement.ts): text enters a statement only
+ * as the code's own text or a catalog name, values only as binds, and the fragment writes the
+ * placeholders both drivers send.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { type Catalog, discoverCatalog, type ViewInfo } from '../src/db/catalog.js';
+import type { Driver } from '../src/db/driver.js';
+import { numbered } from '../src/db/embedded/database.js';
+import { type OpenDatabase, openDatabase } from '../src/db/open.js';
+import { type OracleConnection, OracleDriver } from '../src/db/oracle/driver.js';
+import {
+  type Fragment,
+  fetchRows,
+  inList,
+  query,
+  sql,
+  statement,
+} from '../src/db/sql/statement.js';
+
+let database: OpenDatabase;
+let embedded: Driver;
+let catalog: Catalog;
+
+beforeAll(async () => {
+  const config = loadConfig({});
+  database = await openDatabase(config.database);
+  embedded = database.driver;
+  catalog = await discoverCatalog(embedded, 'dba', 'APP_USER');
+});
+afterAll(() => database.driver.close());
+
+/** The Oracle driver over a connection that records what it is asked to execute. */
+function recordingOracle() {
+  const calls: { sql: string; binds: unknown }[] = [];
+  const connection: OracleConnection = {
+    break: async () => {},
+    close: async () => {},
+    execute: async <T>(text: string, binds: unknown) => {
+      calls.push({ sql: text, binds });
+      return { rows: [] as T[] };
+    },
+  };
+  const driver = new OracleDriver(
+    { getConnection: async () => connection, close: async () => {}, getStatistics: () => null },
+    { callTimeoutMs: 1000 },
+  );
+  return { driver, calls };
+}
+
+describe('text enters a fragment only as the code wrote it or as the catalog names it', () => {
+  test('a plain string interpolated into sql`…` is refused, by the type and when it runs', () => {
+    const name = "ORDER_SUPPORT_TEAM' OR '1' = '1";
+    expect(
+      // @ts-expect-error a string is not a Fragment
+      () => sql`SELECT * FROM DBA_AI_AGENT_TEAMS WHERE AGENT_TEAM_NAME = '${name}'`,
+    ).toThrow(/takes fragments only, not a string: a value goes in as sql\.bind/);
+    // @ts-expect-error a number is not a Fragment either
+    expect(() => sql`SELECT ${1} FROM DUAL`).toThrow(/not a number/);
+    // An object shaped like a fragment is not one: only statement.ts makes fragments.
+    const forged = { binds: {}, noRows: false } as unknown as Fragment;
+    expect(() => sql`SELECT 1 FROM ${forged}`).toThrow(/takes fragments only, not a object/);
+    // Called as a function, the text is not a template's: refused too.
+    const text = ['SELECT 1 FROM DUAL'] as unknown as TemplateStringsArray;
+    expect(() => sql(text)).toThrow(/takes fragments only/);
+  });
+
+  test('sql.raw takes string literals only; sql.join a literal separator', () => {
+    const given: string = 'DESC; DROP TABLE x';
+    // @ts-expect-error a string typed `string` is text the code was given, not text it wrote
+    sql.raw(given);
+    // @ts-expect-error a template with a string hole is not a literal either
+    sql.raw(`${given} NULLS LAST`);
+    const direction = given === 'ASC' ? 'ASC' : 'DESC';
+    expect(statement('x', sql`ORDER BY A ${sql.raw(direction)}`).text).toBe('ORDER BY A DESC');
+    // @ts-expect-error the separator is fixed text of the code
+    sql.join([sql`A`, sql`B`], given);
+    expect(statement('x', sql.join([sql`A`, sql`B`], ' || ')).text).toBe('A || B');
+  });
+
+  test('a bind name is a plain name', () => {
+    expect(() => sql.bind('x = 1 OR :y', 1)).toThrow('"x = 1 OR :y" is not a bind name');
+  });
+
+  test('sql.identifier refuses a view or a column the catalog does not hold', () => {
+    const teams = catalog.teams;
+    expect(
+      statement(
+        'x',
+        sql`SELECT ${sql.identifier(catalog, teams, 'DESCRIPTION')} FROM ${sql.identifier(catalog, teams)}`,
+      ).text,
+    ).toBe('SELECT DESCRIPTION FROM DBA_AI_AGENT_TEAMS');
+    expect(() => sql.identifier(catalog, teams, 'DESCRIPTION FROM DUAL --')).toThrow(
+      'sql.identifier: "DESCRIPTION FROM DUAL --" is not a column of DBA_AI_AGENT_TEAMS in the catalog',
+    );
+    expect(() => sql.identifier(catalog, teams, 'NO_SUCH_COLUMN')).toThrow(
+      /"NO_SUCH_COLUMN" is not a column of DBA_AI_AGENT_TEAMS/,
+    );
+    const impostor: ViewInfo = { ...teams, name: 'DBA_USERS' };
+    expect(() => sql.identifier(catalog, impostor)).toThrow(
+      'sql.identifier: "DBA_USERS" is not a view of the catalog',
+    );
+    // A view the database does not show: no statement over it is sent, but a name stays a name.
+    const missing = { ...catalog, teams: { ...teams, columns: null } };
+    expect(statement('x', sql.identifier(missing, missing.teams, 'OWNER')).text).toBe('OWNER');
+    expect(() => sql.identifier(missing, missing.teams, 'OWNER, PASSWORD')).toThrow(
+      /is not a column of DBA_AI_AGENT_TEAMS/,
+    );
+  });
+});
+
+describe('the fragment writes the placeholders of both drivers', () => {
+  /** One bind used twice and a fragment nested in another, in an IN list and a subquery. */
+  const nested = () => {
+    const team = sql.bind('team', 'ORDER_SUPPORT_TEAM');
+    const states = inList('state', ['SUCCEEDED', 'FAILED']);
+    const inner = sql`SELECT h.TEAM_EXEC_ID FROM DBA_AI_AGENT_TEAM_HISTORY h
+      WHERE h.TEAM_NAME = ${team} AND h.STATE IN (${states})`;
+    return query(
+      'test.nested',
+      sql`SELECT COUNT(*) AS N, MAX(${team}) AS TEAM FROM DBA_AI_AGENT_TEAM_HISTORY o
+        ${sql.where(sql`o.TEAM_EXEC_ID IN (${inner})`, sql`o.TEAM_NAME = ${team}`, sql`o.STATE IN (${states})`)}`,
+      (row) => ({ n: Number(row.n), team: row.team }),
+    );
+  };
+
+  test('Oracle gets :name for every place; the embedded database $n, one number per name', () => {
+    const q = nested();
+    expect(q.statement.text).toBe(
+      'SELECT COUNT(*) AS N, MAX(:team) AS TEAM FROM DBA_AI_AGENT_TEAM_HISTORY o WHERE o.TEAM_EXEC_ID IN (SELECT h.TEAM_EXEC_ID FROM DBA_AI_AGENT_TEAM_HISTORY h WHERE h.TEAM_NAME = :team AND h.STATE IN (:state0, :state1)) AND o.TEAM_NAME = :team AND o.STATE IN (:state0, :state1)',
+    );
+    expect(q.statement.placeholders).toEqual([
+      'team',
+      'team',
+      'state0',
+      'state1',
+      'team',
+      'state0',
+      'state1',
+    ]);
+    expect(q.binds).toEqual({ team: 'ORDER_SUPPORT_TEAM', state0: 'SUCCEEDED', state1: 'FAILED' });
+    expect(numbered(q.statement)).toEqual({
+      text: 'SELECT COUNT(*) AS N, MAX($1) AS TEAM FROM DBA_AI_AGENT_TEAM_HISTORY o WHERE o.TEAM_EXEC_ID IN (SELECT h.TEAM_EXEC_ID FROM DBA_AI_AGENT_TEAM_HISTORY h WHERE h.TEAM_NAME = $1 AND h.STATE IN ($2, $3)) AND o.TEAM_NAME = $1 AND o.STATE IN ($2, $3)',
+      names: ['team', 'state0', 'state1'],
+    });
+  });
+
+  test('both drivers run it with its binds: PGlite counts the rows, Oracle receives :name binds', async () => {
+    const q = nested();
+    const [row] = await fetchRows(embedded, q);
+    const expected = await embedded.query(
+      statement(
+        'test.expected',
+        sql`SELECT COUNT(*) AS N FROM DBA_AI_AGENT_TEAM_HISTORY
+          WHERE TEAM_NAME = 'ORDER_SUPPORT_TEAM' AND STATE IN ('SUCCEEDED', 'FAILED')`,
+      ),
+    );
+    expect(row).toEqual({ n: Number(expected[0]?.n), team: 'ORDER_SUPPORT_TEAM' });
+    expect(row?.n).toBeGreaterThan(0);
+
+    const oracle = recordingOracle();
+    await fetchRows(oracle.driver, q);
+    expect(oracle.calls).toEqual([{ sql: q.statement.text, binds: q.binds }]);
+  });
+
+  test('a `--` or `/* */` comment holding `:x` and a quote is text, not a bind', async () => {
+    const q = query(
+      'test.comments',
+      sql`SELECT /* :x isn't a bind */ ${sql.bind('n', 'seven')} AS N, ':y' AS Y FROM DUAL -- nor :z, o'clock`,
+      (row) => row,
+    );
+    expect(q.statement.placeholders).toEqual(['n']);
+    expect(numbered(q.statement).text).toBe(
+      "SELECT /* :x isn't a bind */ $1 AS N, ':y' AS Y FROM DUAL -- nor :z, o'clock",
+    );
+    expect(await fetchRows(embedded, q)).toEqual([{ n: 'seven', y: ':y' }]);
+  });
+
+  test('a block leaves its values to the call: placeholders, numbered the same way', async () => {
+    const block = statement(
+      'test.block',
+      sql`SELECT ${sql.placeholder('a')} || ${sql.placeholder('b')} || ${sql.placeholder('a')} AS AB FROM DUAL`,
+    );
+    expect(block.text).toBe('SELECT :a || :b || :a AS AB FROM DUAL');
+    expect(numbered(block).text).toBe('SELECT $1 || $2 || $1 AS AB FROM DUAL');
+    expect(await embedded.query(block, { a: 'x', b: 'y' })).toEqual([{ ab: 'xyx' }]);
+    await expect(embedded.query(block, { a: 'x' })).rejects.toThrow('missing bind :b');
+  });
+});
+
+describe('one bind name given two values', () => {
+  test('throws while the statement is built, not when it runs', () => {
+    const build = () =>
+      query(
+        'test.collision',
+        sql`SELECT 1 AS ONE FROM DUAL ${sql.where(
+          sql`OWNER = ${sql.bind('owner', 'ANALYST')}`,
+          sql`TEAM_OWNER = ${sql.bind('owner', 'APP_USER')}`,
+        )}`,
+        (row) => row,
+      );
+    expect(build).toThrow(
+      'bind :owner is given two different values in one statement: name one of them otherwise',
+    );
+    // The same value twice is one bind.
+    const same = sql`${sql.bind('owner', 'ANALYST')} = ${sql.bind('owner', 'ANALYST')}`;
+    expect(statement('x', same).placeholders).toEqual(['owner', 'owner']);
+    expect(same.binds).toEqual({ owner: 'ANALYST' });
+  });
+});
