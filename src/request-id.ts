@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 
 const requestIds = new WeakMap<Request, string>();
 
@@ -15,4 +16,10 @@ export function requestIdOf(request: Request): string {
     requestIds.set(request, id);
   }
   return id;
+}
+
+/** The request id of a request answered before it becomes a fetch request (requestIdFrom). */
+export function requestIdOfMessage(req: IncomingMessage): string {
+  const header = req.headers['x-request-id'];
+  return requestIdFrom(typeof header === 'string' ? header : undefined);
 }

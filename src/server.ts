@@ -17,8 +17,8 @@ import { countStatements, type Driver } from './db/driver.js';
 import type { DatabaseLost } from './db/embedded/database.js';
 import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openDatabase } from './db/open.js';
-import { AppError, notFound, StartupError } from './errors.js';
-import { browserGuard } from './hardening/origin.js';
+import { type AppError, notFound, StartupError } from './errors.js';
+import { browserGuard, HOST_REFUSED } from './hardening/origin.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
 import { withRedaction } from './logger.js';
 import { createMaskError, type HttpReply, maskedReply } from './masking.js';
@@ -32,7 +32,7 @@ import { IdempotentCalls } from './repositories/idempotent-calls.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
 import { TeamToolsCache } from './repositories/team-tools-cache.js';
 import { TeamRepository } from './repositories/teams.js';
-import { requestIdFrom } from './request-id.js';
+import { requestIdOfMessage } from './request-id.js';
 import { schema as clientSchema, subgraphSchema } from './schema/index.js';
 import { startTracing, type Tracing } from './tracing/index.js';
 import { attachGraphqlWs } from './transport/websocket.js';
@@ -252,11 +252,8 @@ export async function createServer(
   });
 
   /** An error answered here, before yoga, as every error body is (maskedReply). */
-  const refuse = (req: IncomingMessage, res: ServerResponse, error: AppError, status: number) => {
-    const header = req.headers['x-request-id'];
-    const requestId = requestIdFrom(typeof header === 'string' ? header : undefined);
-    reply(res, maskedReply(maskError, error, { status, requestId }));
-  };
+  const refuse = (req: IncomingMessage, res: ServerResponse, error: AppError, status: number) =>
+    reply(res, maskedReply(maskError, error, { status, requestId: requestIdOfMessage(req) }));
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!guard.hostAllowed(req.headers.host)) return refuse(req, res, HOST_REFUSED, 403);
@@ -363,8 +360,3 @@ function reply(res: ServerResponse, { status, headers, body }: HttpReply): void 
 }
 
 const NOT_FOUND = notFound('Not found: GraphQL is served at /graphql');
-
-const HOST_REFUSED = new AppError(
-  'FORBIDDEN',
-  'This Host is not served: without authentication only loopback names are (DNS rebinding)',
-);

@@ -65,6 +65,13 @@ export function corsOptions(origins: readonly string[]): YogaServerOptions<objec
   };
 }
 
+/** The refusal of a page's origin, for a preflight and a WebSocket upgrade alike. */
+export const originRefused = (origin: string) =>
+  new AppError(
+    'FORBIDDEN',
+    `Cross-origin requests from ${origin} are not allowed: add it to CORS_ORIGINS on the server (comma-separated origins) to let pages there call this API`,
+  );
+
 /**
  * A preflight from an unlisted origin gets a 403 that says what to configure; yoga's own
  * answer is an empty 204 (or, with CORS off, the CSRF refusal), neither of which says what
@@ -78,11 +85,7 @@ export function unlistedOrigins(origins: readonly string[], maskError: MaskError
       if (allowed.size > 0) response.headers.append('vary', 'Origin');
       const origin = request.headers.get('origin');
       if (request.method !== 'OPTIONS' || origin === null || allowed.has(origin)) return;
-      const refusal = new AppError(
-        'FORBIDDEN',
-        `Cross-origin requests from ${origin} are not allowed: add it to CORS_ORIGINS on the server (comma-separated origins) to let pages there call this API`,
-      );
-      const { body, ...init } = maskedReply(maskError, refusal, {
+      const { body, ...init } = maskedReply(maskError, originRefused(origin), {
         status: 403,
         requestId: requestIdOf(request),
       });

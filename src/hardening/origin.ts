@@ -1,5 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { type Config, isLoopback } from '../config.js';
+import { AppError } from '../errors.js';
+import { type MaskError, maskedReply } from '../masking.js';
+import { requestIdOfMessage } from '../request-id.js';
+import { originRefused } from './cross-origin.js';
 
 /**
  * Who may reach the server from a browser. Browsers apply CORS to fetch but not to
@@ -54,15 +58,41 @@ function isLoopbackHost(host: string): boolean {
 
 const unbracket = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1');
 
-/** The WebSocketServer `verifyClient` for `guard`: 403 before the handshake completes. */
-export function verifyUpgrade(guard: BrowserGuard) {
+/** The refusal of a Host that only DNS rebinding would send, over HTTP and WebSocket. */
+export const HOST_REFUSED = new AppError(
+  'FORBIDDEN',
+  'This Host is not served: without authentication only loopback names are (DNS rebinding)',
+);
+
+/**
+ * The WebSocketServer `verifyClient` for `guard`: 403 before the handshake completes, with
+ * the error body every refusal has (maskedReply).
+ */
+export function verifyUpgrade(guard: BrowserGuard, maskError: MaskError) {
   return (
     info: { origin: string | undefined; req: IncomingMessage },
-    callback: (allowed: boolean, code?: number, message?: string) => void,
+    callback: (
+      allowed: boolean,
+      code?: number,
+      message?: string,
+      headers?: Record<string, string>,
+    ) => void,
   ) => {
     const host = info.req.headers.host;
     // `ws` reports a missing Origin header as undefined.
-    const allowed = guard.hostAllowed(host) && guard.originAllowed(info.origin || undefined, host);
-    callback(allowed, 403, 'Forbidden');
+    const origin = info.origin || undefined;
+    const refusal = !guard.hostAllowed(host)
+      ? HOST_REFUSED
+      : origin !== undefined && !guard.originAllowed(origin, host)
+        ? originRefused(origin)
+        : undefined;
+    if (!refusal) return callback(true);
+    const { status, headers, body } = maskedReply(maskError, refusal, {
+      status: 403,
+      requestId: requestIdOfMessage(info.req),
+    });
+    // ws writes its own Content-Type header, under this spelling.
+    const { 'content-type': contentType = 'application/json', ...rest } = headers;
+    callback(false, status, body, { ...rest, 'Content-Type': contentType });
   };
 }

@@ -70,7 +70,7 @@ export function attachGraphqlWs(options: {
     server: options.server,
     path: yoga.graphqlEndpoint,
     maxPayload: options.maxPayload,
-    verifyClient: verifyUpgrade(options.guard),
+    verifyClient: verifyUpgrade(options.guard, maskError),
   });
   const connectionViewers = new WeakMap<object, Viewer>();
   const closeExpired = (socket: WebSocket) => {

@@ -172,6 +172,40 @@ describe('each refusal before yoga: its body, status and code, counted once', ()
     }
   });
 
+  test('a WebSocket upgrade from an unlisted origin or a rebound Host: 403 FORBIDDEN, the same bodies', async () => {
+    const port = new URL(open.url).port;
+    const upgrade = {
+      connection: 'Upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-version': '13',
+      'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      'sec-websocket-protocol': 'graphql-transport-ws',
+    };
+    const cases: [string, Record<string, string>, string][] = [
+      [
+        'an unlisted origin',
+        { origin: EVIL },
+        `Cross-origin requests from ${EVIL} are not allowed: add it to CORS_ORIGINS on the server (comma-separated origins) to let pages there call this API`,
+      ],
+      [
+        'a rebound Host',
+        { host: `evil.example:${port}`, origin: `http://evil.example:${port}` },
+        'This Host is not served: without authentication only loopback names are (DNS rebinding)',
+      ],
+    ];
+    for (const [what, headers, message] of cases) {
+      const answer = await refused(open, 'FORBIDDEN', () =>
+        raw(open, '/graphql', { method: 'GET', headers: { ...upgrade, ...headers } }),
+      );
+      expect(answer.status, what).toBe(403);
+      expect(answer.headers['content-type'], what).toBe(JSON_TYPE);
+      expect(answer.json, what).toEqual({
+        errors: [{ message, extensions: { code: 'FORBIDDEN' } }],
+      });
+      expect([answer.counted, answer.countedAs], what).toEqual([1, 1]);
+    }
+  });
+
   test('what is served is not counted as an error', async () => {
     const before = await errorsCounted(open);
     const answers = await Promise.all([

@@ -1,4 +1,5 @@
 import { jobAction } from '../sql/run-team.js';
+import { blockText, sql } from '../sql/statement.js';
 import { executeAgentEmulation } from './execute-agent.js';
 
 /**
@@ -175,12 +176,14 @@ BEGIN
     INSERT INTO emb_scheduler_jobs (job_name, owner, team_exec_id, team_name, user_prompt,
       conversation_id, job_action, created)
     VALUES (p_job_name, l_owner, p_exec_id, p_team_name, p_prompt, l_conversation,
-      ${jobAction({
-        owner: 'p_team_owner',
-        team: 'p_team_name',
-        prompt: 'p_prompt',
-        params: "json_build_object('conversation_id', l_conversation)::text",
-      })},
+      ${blockText(
+        jobAction({
+          owner: sql`p_team_owner`,
+          team: sql`p_team_name`,
+          prompt: sql`p_prompt`,
+          params: sql`json_build_object('conversation_id', l_conversation)::text`,
+        }),
+      )},
       l_now);
   EXCEPTION WHEN unique_violation THEN
     RETURN QUERY SELECT 'DUPLICATE'::text, NULL::text, NULL::text;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Catalog } from '../catalog.js';
 import type { Binds, Block, Row } from '../driver.js';
 import { num, strOrNull } from '../rows.js';
-import { perCatalog, query, sql, statement } from './statement.js';
+import { blockText, type Fragment, perCatalog, query, sql, statement } from './statement.js';
 
 /**
  * How agent-graph hands a DBMS_CLOUD_AI_AGENT.RUN_TEAM call to the database: the one place
@@ -39,11 +39,11 @@ import { perCatalog, query, sql, statement } from './statement.js';
  * `q'[` stay text). Not DBMS_ASSERT.ENQUOTE_LITERAL: it adds no quotes to a text that
  * already starts and ends with one, so an answer `'yes'` would fail and `'` become empty.
  */
-const literal = (text: string) => `'''' || REPLACE(${text}, '''', '''''') || ''''`;
+const literal = (text: Fragment) => sql`'''' || REPLACE(${text}, '''', '''''') || ''''`;
 
 /** The team as RUN_TEAM addresses it: its bare name in the job owner's schema, else OWNER.NAME. */
-const teamReference = (owner: string, name: string) =>
-  `CASE WHEN ${owner} = SYS_CONTEXT('USERENV', 'SESSION_USER') THEN ${name} ELSE ${owner} || '.' || ${name} END`;
+const teamReference = (owner: Fragment, name: Fragment) =>
+  sql`CASE WHEN ${owner} = SYS_CONTEXT('USERENV', 'SESSION_USER') THEN ${name} ELSE ${owner} || '.' || ${name} END`;
 
 /**
  * The scheduler job's action, as an SQL expression over SQL expressions for the team's owner
@@ -51,12 +51,12 @@ const teamReference = (owner: string, name: string) =>
  * embedded emulation (src/db/embedded/plsql.ts) evaluates the same text and keeps the result.
  */
 export function jobAction(parts: {
-  readonly owner: string;
-  readonly team: string;
-  readonly prompt: string;
-  readonly params: string;
-}): string {
-  return `'DECLARE l_result CLOB; BEGIN l_result := DBMS_CLOUD_AI_AGENT.RUN_TEAM(team_name => '
+  readonly owner: Fragment;
+  readonly team: Fragment;
+  readonly prompt: Fragment;
+  readonly params: Fragment;
+}): Fragment {
+  return sql`'DECLARE l_result CLOB; BEGIN l_result := DBMS_CLOUD_AI_AGENT.RUN_TEAM(team_name => '
       || ${literal(teamReference(parts.owner, parts.team))} || ', user_prompt => ' || ${literal(parts.prompt)}
       || ', params => ' || ${literal(parts.params)} || '); END;'`;
 }
@@ -93,54 +93,72 @@ export function runTeamJobName(kind: 'ANSWER' | 'START', ...parts: readonly stri
 
 const OUTPUTS = ['outcome', 'run_state', 'conversation_out'] as const;
 
+/** The block's binds: IN the request's, OUT the outcome's (OUTPUTS). */
+const bind = {
+  jobName: sql.placeholder('job_name'),
+  execId: sql.placeholder('exec_id'),
+  teamOwner: sql.placeholder('team_owner'),
+  teamName: sql.placeholder('team_name'),
+  prompt: sql.placeholder('prompt'),
+  conversationId: sql.placeholder('conversation_id'),
+  outcome: sql.placeholder('outcome'),
+  runState: sql.placeholder('run_state'),
+  conversationOut: sql.placeholder('conversation_out'),
+};
+
 export const runTeamSql = perCatalog((catalog: Catalog) => {
   const block: Block = {
     name: 'runTeam.submit',
     outputs: OUTPUTS,
     privileges: 'CREATE JOB, EXECUTE ON DBMS_CLOUD_AI_AGENT and EXECUTE ON DBMS_CLOUD_AI',
-    oracle: `DECLARE
+    oracle: blockText(sql`DECLARE
   l_state VARCHAR2(30);
-  l_conversation VARCHAR2(128) := :conversation_id;
+  l_conversation VARCHAR2(128) := ${bind.conversationId};
 BEGIN
-  :outcome := 'SUBMITTED';
-  IF :exec_id IS NOT NULL THEN
-    SELECT MAX(STATE) INTO l_state FROM ${catalog.teamHistory.name} WHERE TEAM_EXEC_ID = :exec_id;
-    :run_state := l_state;
+  ${bind.outcome} := 'SUBMITTED';
+  IF ${bind.execId} IS NOT NULL THEN
+    SELECT MAX(STATE) INTO l_state FROM ${sql.identifier(catalog, catalog.teamHistory)} WHERE TEAM_EXEC_ID = ${bind.execId};
+    ${bind.runState} := l_state;
     IF l_state IS NULL OR l_state <> 'WAITING_FOR_HUMAN' THEN
-      :outcome := 'NOT_WAITING';
+      ${bind.outcome} := 'NOT_WAITING';
       RETURN;
     END IF;
   ELSE
     l_conversation := DBMS_CLOUD_AI.CREATE_CONVERSATION();
   END IF;
   DBMS_SCHEDULER.CREATE_JOB(
-    job_name => :job_name,
+    job_name => ${bind.jobName},
     job_type => 'PLSQL_BLOCK',
     job_action => ${jobAction({
-      owner: ':team_owner',
-      team: ':team_name',
-      prompt: ':prompt',
-      params: "JSON_OBJECT('conversation_id' VALUE l_conversation)",
+      owner: bind.teamOwner,
+      team: bind.teamName,
+      prompt: bind.prompt,
+      params: sql`JSON_OBJECT('conversation_id' VALUE l_conversation)`,
     })},
     enabled => TRUE,
     auto_drop => TRUE,
     comments => 'agent-graph: RUN_TEAM');
-  :conversation_out := l_conversation;
+  ${bind.conversationOut} := l_conversation;
 EXCEPTION
   WHEN OTHERS THEN
     IF SQLCODE = -27477 THEN
-      :outcome := 'DUPLICATE';
+      ${bind.outcome} := 'DUPLICATE';
     ELSE
       RAISE;
     END IF;
-END;`,
+END;`),
     embedded: statement(
       'runTeam.submit',
       sql`SELECT outcome, run_state, conversation_out
         FROM emb_run_team_submit(${sql.join(
-          ['job_name', 'exec_id', 'team_owner', 'team_name', 'prompt', 'conversation_id'].map(
-            sql.placeholder,
-          ),
+          [
+            bind.jobName,
+            bind.execId,
+            bind.teamOwner,
+            bind.teamName,
+            bind.prompt,
+            bind.conversationId,
+          ],
           ', ',
         )})`,
     ),

@@ -232,10 +232,11 @@ export const sql = Object.assign(template, {
 
 /**
  * The fragment's text cut at its binds: `pieces[0]`, bind `placeholders[0]`, `pieces[1]`, …,
- * with every run of white space one space and the ends trimmed. A placeholder holds no white
- * space, so this is what normalising the whole text gives.
+ * with every run of white space one space and the ends trimmed unless `asWritten`. A
+ * placeholder holds no white space, so this is what normalising the whole text gives.
  */
-function compile(body: Fragment): { pieces: string[]; placeholders: string[] } {
+function compile(body: Fragment, asWritten = false): { pieces: string[]; placeholders: string[] } {
+  const spaced = (piece: string) => (asWritten ? piece : piece.replace(/\s+/g, ' '));
   const pieces: string[] = [];
   const placeholders: string[] = [];
   let piece = '';
@@ -243,27 +244,43 @@ function compile(body: Fragment): { pieces: string[]; placeholders: string[] } {
     for (const part of partsOf(fragment)) {
       if (typeof part === 'string') piece += part;
       else if (part instanceof Placeholder) {
-        pieces.push(piece.replace(/\s+/g, ' '));
+        pieces.push(spaced(piece));
         placeholders.push(part.name);
         piece = '';
       } else walk(part);
     }
   };
   walk(body);
-  pieces.push(piece.replace(/\s+/g, ' '));
-  pieces[0] = (pieces[0] as string).trimStart();
-  pieces[pieces.length - 1] = (pieces.at(-1) as string).trimEnd();
+  pieces.push(spaced(piece));
+  if (!asWritten) {
+    pieces[0] = (pieces[0] as string).trimStart();
+    pieces[pieces.length - 1] = (pieces.at(-1) as string).trimEnd();
+  }
   return { pieces, placeholders };
+}
+
+/** Oracle's text of the pieces: each bind written `:name`. */
+function named({ pieces, placeholders }: { pieces: string[]; placeholders: string[] }): string {
+  let text = pieces[0] as string;
+  for (let i = 0; i < placeholders.length; i++) text += `:${placeholders[i]}${pieces[i + 1]}`;
+  return text;
 }
 
 /** A named statement of the fragment: Oracle's text (`:name` binds) and its pieces. */
 export function statement(name: string, body: Fragment, orderedBy?: readonly string[]): Statement {
   const { pieces, placeholders } = compile(body);
-  let text = pieces[0] as string;
-  for (let i = 0; i < placeholders.length; i++) text += `:${placeholders[i]}${pieces[i + 1]}`;
+  const text = named({ pieces, placeholders });
   return orderedBy
     ? { name, text, pieces, placeholders, orderedBy }
     : { name, text, pieces, placeholders };
+}
+
+/**
+ * A PL/SQL block's text (or the embedded database's DDL) as written, line for line (Oracle's
+ * compile errors name a line), its binds written `:name`: Oracle binds a block by name itself.
+ */
+export function blockText(body: Fragment): string {
+  return named(compile(body, true));
 }
 
 /** A statement ready to send: text, binds, and what each row becomes. */
