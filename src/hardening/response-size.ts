@@ -22,14 +22,14 @@ export function boundedResult(result: ExecutionResult, maxBytes: number): Execut
 const checked = new WeakMap<ExecutionResult, ExecutionResult>();
 
 function measured(result: ExecutionResult, maxBytes: number): ExecutionResult {
-  let bytes: number;
+  let text: string | undefined;
   try {
-    bytes = Buffer.byteLength(JSON.stringify(result));
+    text = JSON.stringify(result);
   } catch {
     // Past V8's string length limit.
-    bytes = Number.POSITIVE_INFINITY;
   }
-  if (bytes <= maxBytes) return result;
+  const bytes = text === undefined ? Number.POSITIVE_INFINITY : Buffer.byteLength(text);
+  if (text !== undefined && bytes <= maxBytes) return writtenAs(result, text);
   const size = Number.isFinite(bytes) ? `${bytes} bytes` : 'too large to serialise';
   return {
     data: null,
@@ -40,6 +40,24 @@ function measured(result: ExecutionResult, maxBytes: number): ExecutionResult {
       ),
     ],
   };
+}
+
+/**
+ * The result, whose text yoga's HTTP and SSE writers take from its `stringify` (they call
+ * `result.stringify ?? JSON.stringify`, as graphql-jit's results are written): the text just
+ * measured, so a response is serialised once (a dashboard's 90 kB twice cost 2 ms). Given any
+ * other object (yoga's copy without its internal error extensions), it serialises that one.
+ * Not enumerable: JSON and equality see the result as it was.
+ */
+function writtenAs(result: ExecutionResult, text: string): ExecutionResult {
+  const stringify = (value: unknown) => (value === result ? text : JSON.stringify(value));
+  Object.defineProperty(result, 'stringify', {
+    value: stringify,
+    enumerable: false,
+    configurable: true,
+    writable: true,
+  });
+  return result;
 }
 
 /**
