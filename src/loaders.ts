@@ -23,7 +23,7 @@ import type { Repositories } from './repositories/create.js';
  * Each loader is made on first use: an operation reads through a few of them, and a
  * subscription keeps its own context (with this set) for its whole life while its events
  * run on contexts of their own (src/subscription-events.ts). Made up front, the eleven
- * loaders and their caches cost each of 5,000 idle subscribers about 3 KiB of heap.
+ * loaders and their caches cost each of 5,000 idle subscribers about 6 KiB of heap.
  */
 export class Loaders {
   #agentByName?: DataLoader<string, Agent | null>;
