@@ -19,8 +19,8 @@ export interface Context {
   readonly loaders: Loaders;
   /** A2A agent list and cards, through the cross-request cache. */
   readonly a2a: A2ACards;
-  /** What this request or event cost, for its log line. */
-  readonly usage: { statements: number };
+  /** What this request or event cost, for its log line; when it was stopped. */
+  readonly usage: OperationUsage;
   /** Live subscriptions of this process. */
   readonly live: LiveHub;
   /** The request's Idempotency-Key header (runTeam's key when its argument is absent). */
@@ -32,8 +32,18 @@ export interface Context {
   readonly socket?: object;
 }
 
+/**
+ * What one operation has cost so far. Once `stopped` aborts (the operation timed out or its
+ * client went away: hardening/request-timeout.ts), the operation sends no further statement,
+ * whichever executor runs its resolvers (src/yoga.ts).
+ */
+export interface OperationUsage {
+  statements: number;
+  stopped?: AbortSignal;
+}
+
 /** Repositories limited to what one viewer may see, counting their statements into `usage`. */
-export type RepositoriesFor = (viewer: Viewer, usage: { statements: number }) => Repositories;
+export type RepositoriesFor = (viewer: Viewer, usage: OperationUsage) => Repositories;
 
 /**
  * What one operation holds alone, a request or one event of a subscription: its statement
@@ -43,7 +53,7 @@ export function operationState(
   repositoriesFor: RepositoriesFor,
   viewer: Viewer,
 ): Pick<Context, 'usage' | 'repositories' | 'loaders'> {
-  const usage = { statements: 0 };
+  const usage: OperationUsage = { statements: 0 };
   const repositories = repositoriesFor(viewer, usage);
   return { usage, repositories, loaders: new Loaders(repositories) };
 }

@@ -11,6 +11,7 @@ import { authFailureRecorder } from './auth/failures.js';
 import { createAuthenticator } from './auth/jwt.js';
 import type { Config } from './config.js';
 import { CONSOLE_MANIFEST, createConsoleAssets } from './console/serve.js';
+import type { OperationUsage } from './context.js';
 import { dateColumnTypes, missingViews } from './db/catalog.js';
 import { discoverDatabase } from './db/discover.js';
 import { countStatements, type Driver } from './db/driver.js';
@@ -44,7 +45,7 @@ export interface AgentGraphServer {
   readonly yoga: AgentGraphYoga;
   readonly database: OpenDatabase;
   /** Repositories limited to what the viewer may see. */
-  repositoriesFor(viewer: Viewer, usage?: { statements: number }): Repositories;
+  repositoriesFor(viewer: Viewer, usage?: OperationUsage): Repositories;
   /** The driver every repository uses, counted by agentgraph_db_statements_total. */
   readonly driver: Driver;
   /** The embedded A2A stand-in, when A2A_BASE_URL is unset in embedded mode. */
@@ -163,10 +164,11 @@ export async function createServer(
     },
   };
   const toolsCache = new TeamToolsCache(config.teamToolsCacheTtlMs);
-  const repositoriesFor = (viewer: Viewer, usage?: { statements: number }) =>
+  const repositoriesFor = (viewer: Viewer, usage?: OperationUsage) =>
     createRepositories(
       usage
         ? countStatements(driver, () => {
+            usage.stopped?.throwIfAborted();
             usage.statements++;
           })
         : driver,

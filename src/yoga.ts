@@ -12,6 +12,7 @@ import type { A2ACards } from './a2a/client.js';
 import { authFailureRecorder } from './auth/failures.js';
 import type { Authenticate } from './auth/jwt.js';
 import { useAuthentication } from './auth/plugin.js';
+import { useCompiledQueries } from './compiled-queries.js';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from './config.js';
 import { type Context, operationState, type RepositoriesFor } from './context.js';
 import { AppError } from './errors.js';
@@ -161,6 +162,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       };
     },
     plugins: [
+      useCompiledQueries(),
       // Yoga runs every onRequest hook (authentication) before any onRequestParse hook,
       // whatever this order; among the rest, cheap rejections (size, tokens, depth) come first.
       ...hardeningPlugins(options),

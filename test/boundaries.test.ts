@@ -110,6 +110,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'subscription-events.ts',
     'request-log.ts',
     'graphiql.ts',
+    'compiled-queries.ts',
     'yoga.ts',
   ],
   ['transport/'],

@@ -146,11 +146,17 @@ export function outerOrder(statement: Pick<Statement, 'orderedBy'>): string {
  * Every round trip goes through here once, so the statement counter is exact. `count` is told
  * the statement's name as it is sent and may return a callback, called once the round trip
  * has settled (rows or error): how the statement-duration histogram times it. Whatever else
- * it returns is ignored.
+ * it returns is ignored. If it throws, the statement is not sent and the call rejects with
+ * that error (a stopped operation: OperationUsage in src/context.ts).
  */
 export function countStatements(driver: Driver, count: (statementName: string) => unknown): Driver {
   const sent = <T>(name: string, send: () => Promise<T>): Promise<T> => {
-    const settled = count(name);
+    let settled: unknown;
+    try {
+      settled = count(name);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (typeof settled !== 'function') return send();
     return send().finally(settled as () => void);
   };

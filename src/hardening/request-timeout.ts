@@ -2,14 +2,17 @@ import { createCustomAbortControllerSignal } from '@whatwg-node/server';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import type { Context } from '../context.js';
 
 /**
  * Answers TIMEOUT when a query or mutation runs longer than `timeoutMs`, and aborts its
- * execution so that no further resolvers (and so no further database round trips) start.
- * A statement already sent finishes on its own (its result is discarded), unless it is a long
- * call that listens to the signal (executeAgent: CallOptions in src/db/driver.ts). The same
- * signal aborts when the client goes away (the request's own signal, over HTTP and WebSocket
- * alike). Subscriptions are long-lived by design and are not subject to it.
+ * execution so that no further database round trips start: the operation's statements stop
+ * (OperationUsage in src/context.ts), whichever executor runs it, and graphql-tools' executor
+ * (mutations) also stops scheduling resolvers. A statement already sent finishes on its own
+ * (its result is discarded), unless it is a long call that listens to the signal
+ * (executeAgent: CallOptions in src/db/driver.ts). The same signal aborts when the client
+ * goes away (the request's own signal, over HTTP and WebSocket alike). Subscriptions are
+ * long-lived by design and are not subject to it.
  */
 export function requestTimeout(timeoutMs: number, logger: Logger): Plugin {
   return {
@@ -18,6 +21,8 @@ export function requestTimeout(timeoutMs: number, logger: Logger): Plugin {
         // whatwg-node's controller (the one yoga gives each request): a native AbortController
         // with AbortSignal.any cost a fifth of a `{ __typename }` request's CPU.
         const controller = createCustomAbortControllerSignal();
+        const usage = (args.contextValue as Partial<Context> | undefined)?.usage;
+        if (usage) usage.stopped = controller.signal;
         // yoga's useExecutionCancellation would do this for subscriptions too, whose end the
         // transports own (src/transport/), so only queries and mutations take it here.
         const upstream =
@@ -43,8 +48,8 @@ export function requestTimeout(timeoutMs: number, logger: Logger): Plugin {
             resolve({ data: null, errors: [error] });
           }, timeoutMs);
         });
-        // graphql-tools' executor (yoga's) stops scheduling resolvers once `signal` aborts;
-        // graphql-js's ExecutionArgs type does not know the field.
+        // graphql-tools' executor (yoga's, for mutations) stops scheduling resolvers once
+        // `signal` aborts; graphql-js's ExecutionArgs type does not know the field.
         const execution = Promise.resolve(
           executeFn({ ...args, signal: controller.signal } as typeof args),
         )

@@ -1,5 +1,7 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
-import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
+import type { Context } from '../context.js';
+import { onSingleResults } from './result-hooks.js';
 
 /**
  * The result itself when it serialises to at most `maxBytes`, else a BAD_USER_INPUT error in
@@ -20,14 +22,14 @@ export function boundedResult(result: ExecutionResult, maxBytes: number): Execut
 const checked = new WeakMap<ExecutionResult, ExecutionResult>();
 
 function measured(result: ExecutionResult, maxBytes: number): ExecutionResult {
-  let bytes: number;
+  let text: string | undefined;
   try {
-    bytes = Buffer.byteLength(JSON.stringify(result));
+    text = JSON.stringify(result);
   } catch {
     // Past V8's string length limit.
-    bytes = Number.POSITIVE_INFINITY;
   }
-  if (bytes <= maxBytes) return result;
+  const bytes = text === undefined ? Number.POSITIVE_INFINITY : Buffer.byteLength(text);
+  if (text !== undefined && bytes <= maxBytes) return writtenAs(result, text);
   const size = Number.isFinite(bytes) ? `${bytes} bytes` : 'too large to serialise';
   return {
     data: null,
@@ -41,16 +43,28 @@ function measured(result: ExecutionResult, maxBytes: number): ExecutionResult {
 }
 
 /**
- * boundedResult on every execution result, where execution ends: HTTP and graphql-ws queries
+ * The result, whose text yoga's HTTP and SSE writers take from its `stringify` (they call
+ * `result.stringify ?? JSON.stringify`, as graphql-jit's results are written): the text just
+ * measured, so a response is serialised once (a dashboard's 90 kB twice cost 2 ms). Given any
+ * other object (yoga's copy without its internal error extensions), it serialises that one.
+ * Not enumerable: JSON and equality see the result as it was.
+ */
+function writtenAs(result: ExecutionResult, text: string): ExecutionResult {
+  const stringify = (value: unknown) => (value === result ? text : JSON.stringify(value));
+  Object.defineProperty(result, 'stringify', {
+    value: stringify,
+    enumerable: false,
+    configurable: true,
+    writable: true,
+  });
+  return result;
+}
+
+/**
+ * boundedResult on every single result, where execution ends: HTTP and graphql-ws queries
  * (which run yoga's enveloped execute) alike. Subscription events are bounded on their one
  * path, src/subscription-events.ts.
  */
-export function responseSizeLimit(maxBytes: number): Plugin {
-  return {
-    onExecute: () => ({
-      onExecuteDone: ({ result, setResult }) => {
-        if (!isAsyncIterable(result)) setResult(boundedResult(result, maxBytes));
-      },
-    }),
-  };
+export function responseSizeLimit(maxBytes: number): Plugin<Context> {
+  return onSingleResults((result) => boundedResult(result, maxBytes));
 }

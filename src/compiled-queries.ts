@@ -1,0 +1,118 @@
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  GraphQLError,
+  type GraphQLSchema,
+  getOperationAST,
+  getVariableValues,
+  type OperationDefinitionNode,
+  type Source,
+  type SourceLocation,
+} from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+import type { Plugin } from 'graphql-yoga';
+
+type Compiled = CompiledQuery | ExecutionResult;
+
+/**
+ * Queries run as graphql-jit compiles them, once per parsed document (yoga's parse cache hands
+ * every request of the same text the same document object): a dashboard's 4,000 fields cost
+ * half the serving thread's CPU under graphql-tools' executor, which allocates closures,
+ * promises and argument objects for every field. Mutations stay on graphql-tools' executor:
+ * it hands resolvers the operation's abort signal (`info.signal`, executeAgent's
+ * cancellation) and stops scheduling resolvers once it aborts. Subscription events take their
+ * own path (src/subscription-events.ts). A stopped query sends no further statement all the
+ * same (OperationUsage in src/context.ts).
+ *
+ * Own code rather than @envelop/graphql-jit, whose executor hands on what graphql-jit makes
+ * of bad variables (its own messages, a thrown scalar error as no GraphQL error at all) and
+ * errors that carry locations but no source: masking (src/masking.ts) and yoga's writer copy
+ * an error from its source and positions, and would drop them. Here variables are coerced by
+ * graphql-js first, with the errors graphql-tools' executor gives, and each error of a result
+ * is a graphql-js error located in the document.
+ *
+ * First in yoga's plugin list: the execute wrappers of later plugins (request-timeout.ts,
+ * response-size.ts) wrap the compiled query.
+ */
+export function useCompiledQueries(): Plugin {
+  const cache = new WeakMap<
+    DocumentNode,
+    Map<string, { schema: GraphQLSchema; query: Compiled }>
+  >();
+  const compiled = (args: ExecutionArgs): Compiled => {
+    let byOperation = cache.get(args.document);
+    if (!byOperation) {
+      byOperation = new Map();
+      cache.set(args.document, byOperation);
+    }
+    const name = args.operationName ?? '';
+    const known = byOperation.get(name);
+    if (known?.schema === args.schema) return known.query;
+    const query = compileQuery(args.schema, args.document, args.operationName ?? undefined, {
+      // An error keeps its resolver's stack (originalError); the compiled code's is noise.
+      disablingCapturingStackErrors: true,
+    });
+    byOperation.set(name, { schema: args.schema, query });
+    return query;
+  };
+  return {
+    onExecute({ args, setExecuteFn }) {
+      const operation = getOperationAST(args.document, args.operationName);
+      if (operation?.operation !== 'query') return;
+      setExecuteFn((execution) => run(execution, operation, compiled(execution)));
+    },
+  };
+}
+
+function run(
+  args: ExecutionArgs,
+  operation: OperationDefinitionNode,
+  query: Compiled,
+): ExecutionResult | Promise<ExecutionResult> {
+  const variables = args.variableValues ?? {};
+  if (operation.variableDefinitions?.length) {
+    const coerced = getVariableValues(args.schema, operation.variableDefinitions, variables, {
+      maxErrors: 50,
+    });
+    if (coerced.errors) return { errors: coerced.errors };
+  }
+  // A document the compiler rejects (an operation name it does not hold) answers its errors.
+  if (!isCompiledQuery(query)) return query;
+  const source = args.document.loc?.source;
+  const result = query.query(args.rootValue, args.contextValue, variables);
+  return result instanceof Promise
+    ? result.then((done) => located(done, source))
+    : located(result, source);
+}
+
+/** The result with its errors as graphql-js errors at their places in the document. */
+function located(result: ExecutionResult, source: Source | undefined): ExecutionResult {
+  if (!result.errors?.length || !source) return result;
+  return {
+    ...result,
+    errors: result.errors.map((error) =>
+      error.nodes || !error.locations
+        ? error
+        : new GraphQLError(error.message, {
+            source,
+            positions: error.locations.map((location) => positionOf(source.body, location)),
+            path: error.path,
+            originalError: error.originalError,
+            extensions: error.extensions,
+          }),
+    ),
+  };
+}
+
+/** The offset of a line and column in the text (graphql-js counts lines as getLocation does). */
+function positionOf(body: string, { line, column }: SourceLocation): number {
+  const newline = /\r\n|[\n\r]/g;
+  let start = 0;
+  for (let current = 1; current < line; current++) {
+    const match = newline.exec(body);
+    if (!match) break;
+    start = match.index + match[0].length;
+  }
+  return start + column - 1;
+}
