@@ -18,7 +18,8 @@
  * - query(name, body, decode) makes the value; fetchRows(driver, query) runs it and decodes.
  *   Its statement keeps the text cut at the binds, so that a driver numbering its binds ($1)
  *   writes its own text from the fragment without reading the SQL (src/db/driver.ts).
- * - jsonArrayQuery(...) is a list whose rows the database returns as one JSON array.
+ * - jsonArrayQuery(...) is a list whose rows the database returns as one JSON array;
+ *   jsonListsQuery(...) several such lists in one statement.
  * - paged(...) / fetchPage(...) is a page (OFFSET/FETCH plus the total over all pages) and
  *   the count sent only when the page lies past the last row; keysetPaged(...) is the same
  *   for a page that starts after (or ends before) a row's values of the order keys.
@@ -289,10 +290,10 @@ export interface Query<T> {
   readonly binds: Binds;
   readonly decode: (row: Row) => T;
   /**
-   * The rows `decode` reads, out of what the driver returned: those rows themselves, or the
-   * objects of the one JSON array a jsonArrayQuery statement returns.
+   * The values of what the driver returned: `decode` of each row, or of each positional row
+   * of the JSON arrays a jsonArrayQuery or jsonListsQuery statement returns.
    */
-  readonly rowsOf: (rows: readonly Row[]) => readonly Row[];
+  readonly decodeRows: (rows: readonly Row[]) => T[];
   /** Sent through queryWithAgentDetails, which adds each row's DESCRIBE_AGENT JSON. */
   readonly agentDetails: boolean;
   /** Never sent: a condition can match no row. */
@@ -382,7 +383,7 @@ export function query<T>(
     statement: statement(name, body, options.orderedBy),
     binds: body.binds,
     decode,
-    rowsOf: (rows) => rows,
+    decodeRows: (rows) => rows.map(decode),
     agentDetails: options.agentDetails ?? false,
     noRows: body.noRows,
   };
@@ -421,22 +422,8 @@ export interface JsonArrayParts {
   readonly clob?: boolean;
 }
 
-/**
- * A list returned as one row holding one JSON array of positional rows (one JSON array per
- * row, its members in `members` order), built by the database: PGlite then builds and
- * decodes one value instead of every field of thousands of rows, without repeating a key per
- * member, and Oracle sends one CLOB instead of a fetch per 100 rows. `rowsOf` gives each row
- * back its camelCase keys, the keys `decode` already reads. The same SQL:2016 text runs on both
- * (JSON_ARRAY with NULL ON NULL, since its default, ABSENT ON NULL, would shift the members
- * after a null): CLOB is Oracle's type (beyond 4,000 bytes), a domain over json in the
- * embedded database (plsql.ts), whose driver may hand the array over parsed. No rows aggregate
- * to NULL, which reads as no rows. Dates arrive as ISO text, which dateOrNull reads.
- */
-export function jsonArrayQuery<T>(
-  name: string,
-  parts: JsonArrayParts,
-  decode: (row: Row) => T,
-): Query<T> {
+/** `SELECT JSON_ARRAYAGG(…) AS <alias> FROM (SELECT … FROM …) q`: one list as one JSON array. */
+function jsonArraySelect(name: string, parts: JsonArrayParts, alias: string): Fragment {
   const selected = new Set(parts.select.map(outputName));
   // Member and order names become text: only names the select list's own text ends with.
   const inner = (names: readonly string[]) =>
@@ -448,34 +435,106 @@ export function jsonArrayQuery<T>(
       ', ',
     );
   const members = parts.members ?? [...selected];
-  const keys = members.map(camelCase);
-  return {
-    ...query(
-      name,
-      sql`SELECT JSON_ARRAYAGG(JSON_ARRAY(${inner(members)} NULL ON NULL${parts.clob ? sql` RETURNING CLOB` : EMPTY}) ORDER BY ${inner(parts.orderBy)} RETURNING CLOB) AS ROWS_JSON
-        FROM (SELECT ${join(parts.select, ', ')} FROM ${parts.from}) q`,
-      decode,
-    ),
-    rowsOf: (rows) => {
-      const keyed: Row[] = [];
-      for (const { rowsJson } of rows) {
-        for (const values of (jsonOrNull(rowsJson) ?? []) as unknown[][]) {
-          const object: Record<string, unknown> = {};
-          for (let i = 0; i < keys.length; i++) object[keys[i] as string] = values[i];
-          keyed.push(object);
-        }
-      }
-      return keyed;
-    },
+  return sql`SELECT JSON_ARRAYAGG(JSON_ARRAY(${inner(members)} NULL ON NULL${parts.clob ? sql` RETURNING CLOB` : EMPTY}) ORDER BY ${inner(parts.orderBy)} RETURNING CLOB) AS ${text(alias)}
+        FROM (SELECT ${join(parts.select, ', ')} FROM ${parts.from}) q`;
+}
+
+/**
+ * The decoded rows of one JSON array of positional rows (its members in `parts` order): each
+ * array is copied into one reused object under the members' camelCase names, the keys
+ * `decode` reads, so a row costs the model object `decode` makes and nothing more (every
+ * decoder builds a new object from the row's values; none keeps the row). A null array (no
+ * rows) is no rows.
+ */
+function positionalDecoder<T>(
+  parts: JsonArrayParts,
+  decode: (row: Row) => T,
+): (json: unknown) => T[] {
+  const keys = (parts.members ?? parts.select.map(outputName)).map(camelCase);
+  return (json) => {
+    const arrays = (jsonOrNull(json) ?? []) as readonly unknown[][];
+    const row: Record<string, unknown> = {};
+    for (const key of keys) row[key] = null;
+    const decoded = new Array<T>(arrays.length);
+    for (let r = 0; r < arrays.length; r++) {
+      const values = arrays[r] as unknown[];
+      for (let i = 0; i < keys.length; i++) row[keys[i] as string] = values[i];
+      decoded[r] = decode(row);
+    }
+    return decoded;
   };
 }
+
+/**
+ * A list returned as one row holding one JSON array of positional rows (one JSON array per
+ * row, its members in `members` order), built by the database: PGlite then builds and
+ * decodes one value instead of every field of thousands of rows, without repeating a key per
+ * member, and Oracle sends one CLOB instead of a fetch per 100 rows. The same SQL:2016 text
+ * runs on both (JSON_ARRAY with NULL ON NULL, since its default, ABSENT ON NULL, would shift
+ * the members after a null): CLOB is Oracle's type (beyond 4,000 bytes), a domain over json
+ * in the embedded database (plsql.ts), whose driver may hand the array over parsed. No rows
+ * aggregate to NULL, which reads as no rows. Dates arrive as ISO text, which dateOrNull reads.
+ */
+export function jsonArrayQuery<T>(
+  name: string,
+  parts: JsonArrayParts,
+  decode: (row: Row) => T,
+): Query<T> {
+  const decodeArray = positionalDecoder(parts, decode);
+  return {
+    ...query(name, jsonArraySelect(name, parts, 'ROWS_JSON'), decode),
+    decodeRows: (rows) => rows.flatMap((row) => decodeArray(row.rowsJson)),
+  };
+}
+
+/** One list of a jsonListsQuery: its rows' parts and their decoder. */
+export interface JsonList<T> {
+  readonly parts: JsonArrayParts;
+  readonly decode: (row: Row) => T;
+}
+
+/**
+ * Several lists in one statement and one row: each list a column `<KEY>_JSON` holding its
+ * JSON array of positional rows (as jsonArrayQuery; a null list is left out and reads as no
+ * rows), the lists reading the common table of `withClause` (`WITH w AS (…)`) where they
+ * share rows, e.g. a page of runs and the tasks and tool calls of those runs. One round trip
+ * for a tree whose shape the operation knows, and no level's keys fetched and bound back
+ * into the next level's IN list. The columns are scalar subqueries of DUAL (Oracle's one-row
+ * table; emulated in the embedded database), so no list multiplies another's rows and each
+ * is still one CLOB.
+ */
+export function jsonListsQuery<L extends { readonly [K in keyof L]: unknown[] }>(
+  name: string,
+  withClause: Fragment,
+  lists: { readonly [K in keyof L]: JsonList<ItemOf<L[K]>> | null },
+): Query<L> {
+  const entries = Object.entries(lists) as [string, JsonList<unknown> | null][];
+  const columns = entries.map(([key, list]) => {
+    const alias = `${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}_JSON`;
+    return {
+      key,
+      column: camelCase(alias),
+      select: list && sql`(${jsonArraySelect(name, list.parts, alias)}) AS ${text(alias)}`,
+      decodeArray: list ? positionalDecoder(list.parts, list.decode) : () => [],
+    };
+  });
+  const decode = (row: Row): L => {
+    const decoded: Record<string, unknown[]> = {};
+    for (const { key, column, decodeArray } of columns) decoded[key] = decodeArray(row[column]);
+    return decoded as L;
+  };
+  const selects = columns.flatMap((c) => (c.select ? [c.select] : []));
+  return query(name, sql`${withClause} SELECT ${join(selects, ', ')} FROM DUAL`, decode);
+}
+
+type ItemOf<A> = A extends readonly (infer E)[] ? E : never;
 
 export async function fetchRows<T>(driver: Driver, q: Query<T>): Promise<T[]> {
   if (q.noRows) return [];
   const rows = q.agentDetails
     ? await driver.queryWithAgentDetails(q.statement, q.binds)
     : await driver.query(q.statement, q.binds);
-  return q.rowsOf(rows).map(q.decode);
+  return q.decodeRows(rows);
 }
 
 /** The decoded rows for many keys: one IN-list statement per 1,000 distinct keys. */
