@@ -6,7 +6,8 @@
  * - sql`…` joins SQL text and fragments, and nothing else: a string interpolated into it is
  *   refused (by the type, and when it runs). Text enters a fragment in three ways only:
  *   the template's own text; sql.raw('…'), fixed text of the code, typed to take string
- *   literals only; sql.identifier(catalog, view, column), a name the discovered catalog holds.
+ *   literals only (sql.indexed('M', i) for a numbered name); sql.identifier(catalog, view,
+ *   column), a name the discovered catalog holds. A fragment is made only here.
  * - sql.bind(name, value) is the only way a value enters a statement: `:name` plus its
  *   bind, one name given two values throws as the fragment is built. inList(prefix, values)
  *   is an IN list of binds; sql.join(parts, separator); sql.placeholder(name) is a bind whose
@@ -17,7 +18,8 @@
  *   no row meets: the query holding it is never sent and reads as no rows.
  * - query(name, body, decode) makes the value; fetchRows(driver, query) runs it and decodes.
  *   Its statement keeps the text cut at the binds, so that a driver numbering its binds ($1)
- *   writes its own text from the fragment without reading the SQL (src/db/driver.ts).
+ *   writes its own text from the fragment without reading the SQL (src/db/driver.ts);
+ *   blockText(...) is a PL/SQL block's text, lines kept.
  * - jsonArrayQuery(...) is a list whose rows the database returns as one JSON array;
  *   jsonListsQuery(...) several such lists in one statement.
  * - paged(...) / fetchPage(...) is a page (OFFSET/FETCH plus the total over all pages) and
@@ -75,7 +77,8 @@ const partsOf = (fragment: Fragment): readonly Part[] => fragment[PARTS];
 
 /**
  * SQL text with the binds its placeholders name: what sql`…` and its helpers return, and the
- * only thing they take in. Its parts are private, so no code outside this module adds text.
+ * only thing they take in. Its parts sit under a key only this module holds, and its binds
+ * never change once made (a fragment may lend them to the one that holds it).
  */
 export class Fragment {
   readonly [PARTS]: readonly Part[];
