@@ -1,6 +1,7 @@
 /**
  * Maps each value of an async iterable, passing `return()` through so that a consumer that
- * stops (a client that disconnects) also stops the source.
+ * stops (a client that disconnects) also stops the source. graphql-yoga's mapAsyncIterator
+ * does the same with six closures per call, and every subscription holds one of these.
  */
 export function mapAsyncIterable<T, R>(
   source: AsyncIterable<T>,

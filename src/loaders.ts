@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Agent } from './model/agent.js';
-import type { Reading } from './model/reading.js';
+import type { Reading, RunsOfTeamReading } from './model/reading.js';
 import type {
   LlmPrompt,
   TaskFailure,
@@ -23,7 +23,7 @@ import type { Repositories } from './repositories/create.js';
  * Each loader is made on first use: an operation reads through a few of them, and a
  * subscription keeps its own context (with this set) for its whole life while its events
  * run on contexts of their own (src/subscription-events.ts). Made up front, the eleven
- * loaders and their caches cost each of 5,000 idle subscribers about 3 KiB of heap.
+ * loaders and their caches cost each of 5,000 idle subscribers about 6 KiB of heap.
  */
 export class Loaders {
   #agentByName?: DataLoader<string, Agent | null>;
@@ -132,20 +132,39 @@ export class Loaders {
   }
 
   /**
-   * One loader per distinct (filter, window, properties read): all teams asking for the same
-   * page batch together.
+   * One loader per distinct (filter, window, what is read): all teams asking for the same
+   * page batch together. When the reading nests the runs' tasks or tool calls, the one
+   * statement returns them too, and each run's list primes the loader its field asks
+   * (tasksOfRunReading / toolCallsOfRunReading with the same reading), so those fields
+   * resolve without a statement of their own.
    */
   runsOfTeam(
     filter: TeamRunFilter,
     offset: number,
     limit: number,
-    { wanted, key }: Reading<TeamRun>,
+    { runs, tasks, toolCalls }: RunsOfTeamReading,
   ): DataLoader<string, Page<TeamRun>> {
     this.#runPages ??= new Map();
-    return loaderFor(this.#runPages, JSON.stringify([filter, offset, limit, key]), (names) =>
-      this.repositories.history.pagesByTeams(names, filter, offset, limit, wanted),
-    );
+    const key = JSON.stringify([filter, offset, limit, runs.key, tasks?.key, toolCalls?.key]);
+    return loaderFor(this.#runPages, key, async (names) => {
+      const read = await this.repositories.history.pagesByTeams(
+        names,
+        filter,
+        offset,
+        limit,
+        runs.wanted,
+        { ...(tasks ? { tasks } : {}), ...(toolCalls ? { toolCalls } : {}) },
+      );
+      if (tasks) prime(this.tasksOfRunReading(tasks), read.tasksOfRun);
+      if (toolCalls) prime(this.toolCallsOfRunReading(toolCalls), read.toolCallsOfRun);
+      return read.pages;
+    });
   }
+}
+
+/** Each run's list, read along with the runs, into the loader its field asks. */
+function prime<V>(loader: DataLoader<string, V[]>, ofRun: ReadonlyMap<string, V[]> | null): void {
+  for (const [execId, list] of ofRun ?? []) loader.prime(execId, list);
 }
 
 /** The loader of `loaders` for `key`, made on first use. */

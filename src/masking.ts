@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { type ExecutionResult, GraphQLError } from 'graphql';
-import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Context } from './context.js';
 import { AppError, type ErrorCode, isErrorCode } from './errors.js';
+import { onSingleResults } from './hardening/result-hooks.js';
 import type { Metrics } from './metrics.js';
 
 export type MaskError = (error: unknown) => GraphQLError;
@@ -134,16 +135,8 @@ export function maskedReply(
  * request answers at once are tagged here.
  */
 export function useErrorRequestIds(): Plugin<Context> {
-  const tag = (result: ExecutionResult | AsyncIterable<ExecutionResult>, requestId: string) => {
-    if (isAsyncIterable(result)) return;
-    for (const error of result.errors ?? []) withRequestId(error, requestId);
-  };
-  return {
-    onExecute: ({ args }) => ({
-      onExecuteDone: ({ result }) => tag(result, args.contextValue.requestId),
-    }),
-    onSubscribe: ({ args }) => ({
-      onSubscribeResult: ({ result }) => tag(result, args.contextValue.requestId),
-    }),
-  };
+  return onSingleResults((result, context) => {
+    for (const error of result.errors ?? []) withRequestId(error, context.requestId);
+    return undefined;
+  });
 }

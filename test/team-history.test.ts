@@ -56,24 +56,25 @@ const DASHBOARD = (teams: number, runs: number) => `{
 }`;
 
 describe('round trips', () => {
-  test('the dashboard query costs one statement per list level: 6', async () => {
-    // teams, team tools, runs (one windowed statement for all teams), tasks, agents, tool calls
+  test('the dashboard query costs 4 statements: the history tree under the runs is one', async () => {
+    // teams, team tools, the runs of all teams with their tasks and tool calls (one windowed
+    // statement), agents
     const count = await t.countStatements(async () => {
       const { errors, data } = await t.gql<{ teams: { edges: unknown[] } }>(DASHBOARD(20, 10));
       expect(errors).toBeUndefined();
       expect(data?.teams.edges).toHaveLength(20);
     });
-    expect(count).toBe(6);
+    expect(count).toBe(4);
   });
 
   test('the count does not grow with the page sizes', async () => {
     const small = await t.countStatements(() => t.gql(DASHBOARD(2, 1)));
     const large = await t.countStatements(() => t.gql(DASHBOARD(100, 100)));
-    expect(small).toBe(6);
-    expect(large).toBe(6);
+    expect(small).toBe(4);
+    expect(large).toBe(4);
   });
 
-  test('two shapes of the same rows in one operation share one statement per level, reading the union of their fields', async () => {
+  test('two shapes of the same rows in one operation share one statement, reading the union of their fields', async () => {
     // Each list level reads only the columns its type's fields need, decided per operation:
     // `a` and `b` ask the same runs, tasks and calls for different fields, and get them from
     // the same statements.
@@ -89,8 +90,8 @@ describe('round trips', () => {
       expect(result.errors).toBeUndefined();
       got.data = result.data;
     });
-    // two root pages, then runs, tasks, agents and tool calls once each
-    expect(count).toBe(6);
+    // two root pages, then the runs with their tasks and tool calls, and the agents, once each
+    expect(count).toBe(4);
     const alone = async (fields: string) =>
       (await t.gql<{ teams: Shape['a'] }>(`{ ${shape(fields)} }`)).data?.teams;
     expect(got.data?.a).toEqual(await alone(aFields));
@@ -103,7 +104,7 @@ describe('round trips', () => {
     }
   });
 
-  test('texts and agent details asked through fragments come back, still one statement per level', async () => {
+  test('texts and agent details asked through fragments come back, in the same statements', async () => {
     // The dashboard's own selection reads none of the large columns (test/sql/dashboard.sql
     // pins that); asking for them switches the whole level, never adds a statement.
     interface Texts {
@@ -136,8 +137,8 @@ describe('round trips', () => {
       expect(result.errors).toBeUndefined();
       got.data = result.data ?? undefined;
     });
-    // teams, runs, tasks, agents, tool calls
-    expect(count).toBe(5);
+    // teams, the runs with their tasks and tool calls, agents
+    expect(count).toBe(3);
     const runs = got.data?.teams.nodes.flatMap((team) => team.runs.nodes) ?? [];
     const { history, agents } = t.server.repositoriesFor(ANONYMOUS_ADMIN);
     const ids = runs.map((run) => run.execId);
@@ -166,6 +167,42 @@ describe('round trips', () => {
     const [agent] = await agents.byNames([withAgent?.agent?.name ?? '']);
     expect(agent?.description).toBeTruthy();
     expect(withAgent?.agent?.description).toBe(agent?.description);
+  });
+
+  test('tasks and tool calls read with the runs answer as their own loaders do, past the first page too', async () => {
+    // The runs' statement carries their tasks and calls and primes the loaders the fields ask;
+    // teamRun(execId) reads the same lists through those loaders' own statements.
+    const first = await t.gql<{
+      teams: { nodes: { runs: { pageInfo: { endCursor: string } } }[] };
+    }>('{ teams(first: 20) { nodes { runs(first: 2) { pageInfo { endCursor } } } } }');
+    const after = first.data?.teams.nodes[0]?.runs.pageInfo.endCursor;
+    expect(after).toEqual(expect.any(String));
+    const RUN = `execId state tasks { taskOrder taskName state toolCalls { invocationId toolName } }
+      toolCalls { invocationId taskOrder durationMs }`;
+    type Run = { execId: string; tasks: { toolCalls: unknown[] }[]; toolCalls: unknown[] };
+    const got: { runs: Run[] } = { runs: [] };
+    const count = await t.countStatements(async () => {
+      const result = await t.gql<{ teams: { nodes: { runs: { nodes: Run[] } }[] } }>(
+        `{ teams(first: 20) { nodes { runs(first: 3, after: "${after}") { nodes { ${RUN} } } } } }`,
+      );
+      expect(result.errors).toBeUndefined();
+      got.runs = result.data?.teams.nodes.flatMap((team) => team.runs.nodes) ?? [];
+    });
+    // teams, and the runs with their tasks and tool calls
+    expect(count).toBe(2);
+    expect(got.runs.length).toBeGreaterThan(20);
+    expect(got.runs.some((run) => run.tasks.some((task) => task.toolCalls.length > 0))).toBe(true);
+    const alone = await Promise.all(
+      got.runs.map(async (run) => {
+        const result = await t.gql<{ teamRun: Run }>(
+          `query($id: ID!) { teamRun(execId: $id) { ${RUN} } }`,
+          { id: run.execId },
+        );
+        expect(result.errors).toBeUndefined();
+        return result.data?.teamRun;
+      }),
+    );
+    expect(got.runs).toEqual(alone);
   });
 
   test('a batch over the 1,000-key IN-list limit is split, never rejected', async () => {

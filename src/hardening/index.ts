@@ -1,6 +1,6 @@
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { GraphQLError } from 'graphql';
-import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from '../config.js';
 import type { Context } from '../context.js';
@@ -16,6 +16,7 @@ import { rateLimit } from './rate-limit.js';
 import { requestBodyLimit } from './request-body.js';
 import { requestTimeout } from './request-timeout.js';
 import { responseSizeLimit } from './response-size.js';
+import { onSingleResults } from './result-hooks.js';
 import { subscriptionCaps } from './subscriptions.js';
 
 export { CSRF_HEADER, corsOptions } from './cross-origin.js';
@@ -55,32 +56,25 @@ export function hardeningPlugins(options: HardeningOptions): (Plugin | Plugin<Co
  * literals, variable coercion for enum values. (GraphQL Armor's block-field-suggestions
  * misses the enum form, "Did you mean the enum value …?".)
  */
-function hideSchema(): Plugin[] {
-  const strip = <T extends { errors?: readonly Error[] }>(result: T): T =>
-    result.errors ? { ...result, errors: result.errors.map(withoutSuggestion) } : result;
-  return [
-    useDisableIntrospection(),
-    {
-      onValidate:
-        () =>
-        ({ valid, result, setResult }) => {
-          if (!valid) setResult(result.map(withoutSuggestion));
-        },
-      // Variable errors come back as a plain result, before any event stream exists.
-      onExecute: () => ({
-        onExecuteDone: ({ result, setResult }) => {
-          if (!isAsyncIterable(result)) setResult(strip(result));
-        },
-      }),
-      onSubscribe: () => ({
-        onSubscribeResult: ({ result, setResult }) => {
-          if (!isAsyncIterable(result)) setResult(strip(result));
-        },
-      }),
-    },
-  ];
+function hideSchema(): [Plugin, Plugin<Context>] {
+  const withoutHints: Plugin<Context> = {
+    onValidate:
+      () =>
+      ({ valid, result, setResult }) => {
+        if (!valid) setResult(result.map((error) => withoutSuggestion(error)));
+      },
+    // Variable errors come back as a single result, before any event stream exists.
+    ...onSingleResults((result) =>
+      result.errors
+        ? { ...result, errors: result.errors.map((error) => withoutSuggestion(error)) }
+        : undefined,
+    ),
+  };
+  return [useDisableIntrospection(), withoutHints];
 }
 
+function withoutSuggestion(error: GraphQLError): GraphQLError;
+function withoutSuggestion(error: Error): Error;
 function withoutSuggestion(error: Error): Error {
   if (!(error instanceof GraphQLError)) return error;
   const message = error.message.replace(/ Did you mean [^?]*\?/g, '');

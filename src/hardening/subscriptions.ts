@@ -1,7 +1,6 @@
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { LimitsConfig } from '../config.js';
 import type { Context } from '../context.js';
-import { asyncIteratorOf } from '../iterables.js';
 import { viewerKey } from '../model/viewer.js';
 import { limitExceeded } from './limit-error.js';
 
@@ -50,40 +49,16 @@ export function subscriptionCaps(limits: LimitsConfig): Plugin<Context> {
         if (left > 0) byViewer.set(viewer, left);
         else byViewer.delete(viewer);
       };
+      // envelop's own end and error hooks on the stream (finalAsyncIterator and
+      // errorAsyncIterator): it ends, fails or is returned by its consumer.
       return {
-        onSubscribeResult({ result, setResult }) {
-          if (isAsyncIterable(result)) setResult(onceEnded(result, release));
-          else release();
+        onSubscribeResult({ result }) {
+          if (isAsyncIterable(result)) return { onEnd: release };
+          release();
+          return undefined;
         },
         onSubscribeError: release,
       };
     },
   };
-}
-
-/** `source`, calling `ended` once when it finishes, fails or is returned by its consumer. */
-function onceEnded<T>(source: AsyncIterable<T>, ended: () => void): AsyncGenerator<T, void, void> {
-  const iterator = source[Symbol.asyncIterator]();
-  let done = false;
-  const end = () => {
-    if (done) return;
-    done = true;
-    ended();
-  };
-  return asyncIteratorOf(
-    async () => {
-      try {
-        const step = await iterator.next();
-        if (step.done) end();
-        return step.done ? { done: true, value: undefined } : step;
-      } catch (error) {
-        end();
-        throw error;
-      }
-    },
-    async () => {
-      end();
-      await iterator.return?.();
-    },
-  );
 }

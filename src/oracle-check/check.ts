@@ -183,8 +183,11 @@ function readsMissingView(catalog: Catalog): (text: string) => boolean {
   return (text) => missing.some((view) => reads(text, view.name));
 }
 
-/** The columns that carry JSON text as the database sends it (jsonArrayQuery, DESCRIBE_AGENT). */
-const JSON_COLUMNS = ['rowsJson', 'agentDetails'] as const;
+/**
+ * The columns that carry JSON text as the database sends it (jsonArrayQuery, jsonListsQuery,
+ * DESCRIBE_AGENT).
+ */
+const JSON_COLUMNS = ['rowsJson', 'tasksJson', 'toolCallsJson', 'agentDetails'] as const;
 
 const parses = (text: string) => {
   try {
@@ -235,7 +238,7 @@ async function runKeyed(driver: Driver, { query, inspect }: KeyedStatement): Pro
     };
   }
   try {
-    const rows = query.rowsOf(raw).map(query.decode);
+    const rows = query.decodeRows(raw);
     const { flag, note } = inspect(rows, raw);
     const problem = flag ? `FLAGGED: ${flag}` : note ? `ok (${note})` : null;
     return { name, rows: rows.length, problem, ms: elapsed };

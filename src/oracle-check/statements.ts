@@ -29,7 +29,12 @@ import {
 } from '../db/sql/statement.js';
 import { taskDetailsSql } from '../db/sql/task-details.js';
 import { teamActivitySql } from '../db/sql/team-activity.js';
-import { runOrderKeys, TOOL_CALL_ORDER_KEYS, teamHistorySql } from '../db/sql/team-history.js';
+import {
+  type NestedLists,
+  runOrderKeys,
+  TOOL_CALL_ORDER_KEYS,
+  teamHistorySql,
+} from '../db/sql/team-history.js';
 import { teamSql } from '../db/sql/teams.js';
 import { type ActivityFilter, activityWindow } from '../model/activity.js';
 import type { ExecStatFilter, ExecStatOrderField } from '../model/exec-stat.js';
@@ -144,6 +149,9 @@ const lists = {
   calls: [inList('invocation', ['NO_SUCH_CALL'])],
 };
 
+/** The runs of teams with every column of their tasks and tool calls (teamRuns.historyByTeams). */
+const EVERY_LIST: NestedLists = { tasks: { wanted: undefined }, toolCalls: { wanted: undefined } };
+
 const forLists = (
   build: (list: Fragment) => Query<unknown>,
   fragments: readonly Fragment[],
@@ -195,6 +203,7 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
     ...runFilters.flatMap((filter) => [
       ...orders.flatMap((order) => both(sql.runsPage(viewer, filter, order, firstPage))),
       ...forLists(sql.runsByTeams(viewer, filter, window), lists.teams),
+      ...forLists(sql.runsByTeams(viewer, filter, window, undefined, EVERY_LIST), lists.teams),
     ]),
     ...orders.flatMap((order) => [
       ...both(sql.runsPage(viewer, { conversationId: VALUE.conversationId }, order, firstPage)),
@@ -207,6 +216,13 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
     sql.livePoll(new Date('2026-09-01T00:00:00Z')),
     // Every column, and the keys alone (what a selection of no column reads).
     ...forLists(sql.runsByTeams(viewer, {}, window, new Set()), lists.teams),
+    ...forLists(
+      sql.runsByTeams(viewer, {}, window, new Set(), {
+        tasks: { wanted: new Set() },
+        toolCalls: { wanted: new Set() },
+      }),
+      lists.teams,
+    ),
     ...[undefined, new Set<never>()].flatMap((wanted) => [
       ...forLists(sql.tasksByRuns(viewer, wanted), lists.runs),
       ...forLists(sql.toolCallsByRuns(viewer, wanted), lists.runs),
@@ -454,6 +470,7 @@ export function keyedStatements(
       keyed(team.toolsByTeams(viewer)(teams)),
       keyed(team.statsByTeams(viewer)(teams)),
       keyed(history.runsByTeams(viewer, {}, window)(teams)),
+      keyed(history.runsByTeams(viewer, {}, window, undefined, EVERY_LIST)(teams)),
       keyed(history.waitingByTeams(viewer)(teams)),
     );
   }

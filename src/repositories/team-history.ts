@@ -11,7 +11,7 @@ import {
   type Query,
 } from '../db/sql/statement.js';
 import { taskDetailsSql } from '../db/sql/task-details.js';
-import { teamHistorySql } from '../db/sql/team-history.js';
+import { type NestedLists, teamHistorySql } from '../db/sql/team-history.js';
 import type { Wanted } from '../model/reading.js';
 import type {
   LlmPrompt,
@@ -29,6 +29,13 @@ import { requireView } from './views.js';
 
 /** The keys the pages of runs and of tool calls are ordered by: what their cursors hold. */
 export { runOrderKeys, TOOL_CALL_ORDER_KEYS } from '../db/sql/team-history.js';
+
+/** The pages of runsByTeams, and the nested lists of their runs by TEAM_EXEC_ID (null when not read). */
+export interface RunPages {
+  readonly pages: Page<TeamRun>[];
+  readonly tasksOfRun: ReadonlyMap<string, TaskRun[]> | null;
+  readonly toolCallsOfRun: ReadonlyMap<string, ToolCall[]> | null;
+}
 
 /** Runs, tasks and tool calls from the history views; every batch is one IN-list statement. */
 export class TeamHistoryRepository {
@@ -85,7 +92,10 @@ export class TeamHistoryRepository {
 
   /**
    * The newest runs of each team (`offset`/`limit` apply per team), in the teams' order; only
-   * the `wanted` properties are read (with the keys), all when undefined.
+   * the `wanted` properties are read (with the keys), all when undefined. With `nested`, the
+   * same statement reads the tasks and/or tool calls of the pages' runs too, grouped by run
+   * (every run of the pages has an entry); a list whose view cannot be read is left to its
+   * own loader, which reports it.
    */
   async pagesByTeams(
     teamNames: readonly string[],
@@ -93,11 +103,44 @@ export class TeamHistoryRepository {
     offset: number,
     limit: number,
     wanted?: Wanted<TeamRun>,
-  ): Promise<Page<TeamRun>[]> {
+    nested: NestedLists = {},
+  ): Promise<RunPages> {
     requireView(this.catalog.teamHistory);
-    const windowed = this.sql.runsByTeams(this.viewer, filter, { offset, limit }, wanted);
-    const rows = await fetchForKeys(this.driver, teamNames, 'team', windowed);
-    return pagesPerKey(teamNames, rows, offset, (row) => [row.run.teamName, row.run]);
+    const readable: NestedLists = {
+      ...(nested.tasks && this.catalog.taskHistory.columns ? { tasks: nested.tasks } : {}),
+      ...(nested.toolCalls && this.catalog.toolHistory.columns
+        ? { toolCalls: nested.toolCalls }
+        : {}),
+    };
+    const windowed = this.sql.runsByTeams(this.viewer, filter, { offset, limit }, wanted, readable);
+    const batches = await fetchForKeys(this.driver, teamNames, 'team', windowed);
+    const pages = pagesPerKey(
+      teamNames,
+      batches.flatMap((batch) => batch.runs),
+      offset,
+      (row) => [row.run.teamName, row.run],
+    );
+    const ofRuns = <T>(items: readonly T[], runOf: (item: T) => string) => {
+      const groups = new Map<string, T[]>();
+      for (const page of pages) for (const run of page.items) groups.set(run.execId, []);
+      for (const item of items) groups.get(runOf(item))?.push(item);
+      return groups;
+    };
+    return {
+      pages,
+      tasksOfRun: readable.tasks
+        ? ofRuns(
+            batches.flatMap((batch) => batch.tasks),
+            (task) => task.teamExecId,
+          )
+        : null,
+      toolCallsOfRun: readable.toolCalls
+        ? ofRuns(
+            batches.flatMap((batch) => batch.toolCalls),
+            (call) => call.teamExecId,
+          )
+        : null,
+    };
   }
 
   async runsByIds(ids: readonly string[]): Promise<(TeamRun | null)[]> {

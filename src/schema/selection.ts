@@ -76,6 +76,14 @@ function fieldsByType(info: GraphQLResolveInfo): Map<string, Set<string>> {
   return byType;
 }
 
+/**
+ * Whether the operation selects `field` on `typeName` anywhere, fragments included: decided
+ * per operation, as readingOf is, so every list level of the operation decides alike.
+ */
+export function selectedOn(info: GraphQLResolveInfo, typeName: string, field: string): boolean {
+  return fieldsByType(info).get(typeName)?.has(field) ?? false;
+}
+
 const readings = new WeakMap<OperationDefinitionNode, Map<string, Reading<never>>>();
 
 /**

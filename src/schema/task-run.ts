@@ -3,36 +3,12 @@ import { notFound } from '../errors.js';
 import { durationMs, type LlmPrompt, type TaskFailure, type TaskRun } from '../model/team.js';
 import { AgentRef } from './agent.js';
 import { HISTORY } from './descriptions.js';
+import { taskRunReading } from './history-reading.js';
 import { nodesOrErrors } from './lookup.js';
 import { connectionComplexity, offsetConnection } from './pagination.js';
-import { readingOf, selectsAny } from './selection.js';
+import { selectsAny } from './selection.js';
 import { TeamRunStateRef } from './team.js';
 import { TeamRunRef } from './team-run.js';
-
-/**
- * The properties each field of TaskRun reads (see readingOf): a list level of tasks selects
- * those columns only, with its keys (teamExecId, taskOrder).
- */
-const TASK_RUN_NEEDS: Readonly<Record<string, readonly (keyof TaskRun)[]>> = {
-  id: ['teamExecId', 'taskOrder'],
-  teamExecId: ['teamExecId'],
-  teamRun: ['teamExecId'],
-  taskOrder: ['taskOrder'],
-  taskName: ['taskName'],
-  agentName: ['agentName'],
-  agent: ['agentName'],
-  state: ['state'],
-  input: ['input'],
-  result: ['result'],
-  conversationParams: ['conversationParams'],
-  conversationId: ['conversationId'],
-  startDate: ['startDate'],
-  endDate: ['endDate'],
-  durationMs: ['startDate', 'endDate'],
-  failure: ['state', 'teamExecId', 'taskOrder'],
-  prompts: ['conversationId'],
-  toolCalls: ['teamExecId', 'taskOrder'],
-};
 
 /** The fields read from DESCRIBE_AGENT's JSON rather than the agents view. */
 const AGENT_DETAIL_FIELDS = new Set(['description', 'inputs', 'outputs', 'callContract']);
@@ -136,9 +112,7 @@ builder.objectFields(TeamRunRef, (t) => ({
     type: [TaskRunRef],
     description: 'The run’s tasks in TASK_ORDER.',
     resolve: (run, _args, context, info) =>
-      context.loaders
-        .tasksOfRunReading(readingOf(info, 'TaskRun', TASK_RUN_NEEDS))
-        .load(run.execId),
+      context.loaders.tasksOfRunReading(taskRunReading(info)).load(run.execId),
   }),
 }));
 

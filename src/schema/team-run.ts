@@ -11,6 +11,7 @@ import {
   VISIBILITY,
 } from './descriptions.js';
 import { OrderDirectionRef } from './exec-stat.js';
+import { runsOfTeamReading } from './history-reading.js';
 import { nodeByKey, notFoundAs } from './lookup.js';
 import {
   connectionComplexity,
@@ -20,7 +21,6 @@ import {
   rootList,
   type SchemaTypesOf,
 } from './pagination.js';
-import { readingOf } from './selection.js';
 import { TeamRef, TeamRunStateRef } from './team.js';
 
 const runs = nodeByKey<TeamRun>('TeamRun', {
@@ -30,25 +30,6 @@ const runs = nodeByKey<TeamRun>('TeamRun', {
 });
 
 export const TeamRunRef = runs.ref;
-
-/**
- * The properties each field of TeamRun reads (see readingOf): a team's page of runs selects
- * those columns only, with its keys (execId, teamName).
- */
-const TEAM_RUN_NEEDS: Readonly<Record<string, readonly (keyof TeamRun)[]>> = {
-  id: ['execId'],
-  execId: ['execId'],
-  teamName: ['teamName'],
-  team: ['teamName'],
-  owner: ['owner'],
-  state: ['state'],
-  startDate: ['startDate'],
-  endDate: ['endDate'],
-  durationMs: ['startDate', 'endDate'],
-  instanceId: ['instanceId'],
-  tasks: ['execId'],
-  toolCalls: ['execId'],
-};
 
 TeamRunRef.implement({
   description:
@@ -194,12 +175,7 @@ builder.objectFields(TeamRef, (t) => ({
     resolve: (team, args, context, info) =>
       offsetConnection(args, (offset, limit) =>
         context.loaders
-          .runsOfTeam(
-            checkDates(args.filter),
-            offset,
-            limit,
-            readingOf(info, 'TeamRun', TEAM_RUN_NEEDS),
-          )
+          .runsOfTeam(checkDates(args.filter), offset, limit, runsOfTeamReading(info))
           .load(team.name),
       ),
   }),

@@ -3,33 +3,11 @@ import { durationMs, type ToolCall } from '../model/team.js';
 import { TOOL_CALL_ORDER_KEYS } from '../repositories/team-history.js';
 import { bounded, KEY, ORACLE_NAME } from './bounds.js';
 import { HISTORY, NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
+import { toolCallReading } from './history-reading.js';
 import { nodeByKey, notFoundAs } from './lookup.js';
 import { connectionComplexity, keysetConnection, rootList } from './pagination.js';
-import { readingOf } from './selection.js';
 import { TaskRunRef } from './task-run.js';
 import { TeamRunRef } from './team-run.js';
-
-/**
- * The properties each field of ToolCall reads (see readingOf): a list level of calls selects
- * those columns only, with its keys (teamExecId, taskOrder).
- */
-const TOOL_CALL_NEEDS: Readonly<Record<string, readonly (keyof ToolCall)[]>> = {
-  id: ['invocationId'],
-  invocationId: ['invocationId'],
-  teamExecId: ['teamExecId'],
-  taskOrder: ['taskOrder'],
-  taskRun: ['teamExecId', 'taskOrder'],
-  toolOwner: ['toolOwner'],
-  toolName: ['toolName'],
-  agentName: ['agentName'],
-  taskName: ['taskName'],
-  startDate: ['startDate'],
-  endDate: ['endDate'],
-  durationMs: ['startDate', 'endDate'],
-  input: ['input'],
-  output: ['output'],
-  toolOutput: ['toolOutput'],
-};
 
 export const ToolCallRef = nodeByKey<ToolCall>('ToolCall', {
   id: (call) => call.invocationId,
@@ -113,9 +91,7 @@ builder.objectFields(TeamRunRef, (t) => ({
     type: [ToolCallRef],
     description: 'Every tool call of the run, by task order then start.',
     resolve: (run, _args, context, info) =>
-      context.loaders
-        .toolCallsOfRunReading(readingOf(info, 'ToolCall', TOOL_CALL_NEEDS))
-        .load(run.execId),
+      context.loaders.toolCallsOfRunReading(toolCallReading(info)).load(run.execId),
   }),
 }));
 
@@ -125,7 +101,7 @@ builder.objectFields(TaskRunRef, (t) => ({
     description: 'The calls made by this task (same TEAM_EXEC_ID and TASK_ORDER).',
     resolve: async (task, _args, context, info) => {
       const calls = await context.loaders
-        .toolCallsOfRunReading(readingOf(info, 'ToolCall', TOOL_CALL_NEEDS))
+        .toolCallsOfRunReading(toolCallReading(info))
         .load(task.teamExecId);
       return calls.filter((call) => call.taskOrder === task.taskOrder);
     },

@@ -394,7 +394,7 @@ for (const target of TARGETS) {
                 NEWEST_FIRST,
               ),
             );
-            const [pages, issued] = await counted(() =>
+            const [{ pages, tasksOfRun: noTasks }, issued] = await counted(() =>
               history(a).pagesByTeams(names, filter, offset, limit),
             );
             expect(
@@ -406,8 +406,28 @@ for (const target of TARGETS) {
               pages.map((p) => p.totalCount),
               label,
             ).toEqual(all.map((runs) => runs.length));
+            expect(noTasks, label).toBeNull();
             expect(issued, label).toEqual(
               ownerUnreachable(a, filter.owner) ? [] : sql(a, 'teamRuns.byTeams'),
+            );
+            // The same windows with their runs' tasks and tool calls, in one statement.
+            const [nested, nestedIssued] = await counted(() =>
+              history(a).pagesByTeams(names, filter, offset, limit, undefined, {
+                tasks: { wanted: undefined },
+                toolCalls: { wanted: undefined },
+              }),
+            );
+            expect(nested.pages, label).toEqual(pages);
+            const shown = [...new Set(pages.flatMap((p) => p.items.map((r) => r.execId)))];
+            expect([...(nested.tasksOfRun?.keys() ?? [])].sort(), label).toEqual([...shown].sort());
+            for (const id of shown) {
+              expect(nested.tasksOfRun?.get(id), label).toEqual(tasksOfRun(visible(a).tasks, id));
+              expect(nested.toolCallsOfRun?.get(id), label).toEqual(
+                callsOfRun(visible(a).calls, id),
+              );
+            }
+            expect(nestedIssued, label).toEqual(
+              ownerUnreachable(a, filter.owner) ? [] : sql(a, 'teamRuns.historyByTeams'),
             );
           }
         },
@@ -523,7 +543,7 @@ for (const target of TARGETS) {
                 teams(a).toolsOf(names),
                 history(a).pagesByTeams(names, {}, 0, runCount),
               ]);
-              const ids = runPages.flatMap((p) => p.items.map((r) => r.execId));
+              const ids = runPages.pages.flatMap((p) => p.items.map((r) => r.execId));
               const tasks = await history(a).tasksOf(ids);
               const calls = await history(a).toolCallsOf(ids);
               return [names, tools.flat(), ids, tasks.flat(), calls.flat()].map((l) => l.length);
@@ -564,7 +584,9 @@ for (const target of TARGETS) {
             teams(ADMIN).byNames([]),
             teams(ADMIN).toolsOf([]),
             teams(ADMIN).statsOf([]),
-            history(ADMIN).pagesByTeams([], {}, 0, 10),
+            history(ADMIN)
+              .pagesByTeams([], {}, 0, 10, undefined, { tasks: { wanted: undefined } })
+              .then((read) => read.pages),
             history(ADMIN).runsByIds([]),
             history(ADMIN).waitingForHuman([]),
             history(ADMIN).tasksOf([]),
@@ -613,12 +635,41 @@ for (const target of TARGETS) {
           statement: 'teamRuns.byTeams',
           keys: TEAMS.map((t) => t.name),
           run: async (keys) =>
-            (await history(ADMIN).pagesByTeams(keys, {}, 0, 2)).map((p) => p.items),
+            (await history(ADMIN).pagesByTeams(keys, {}, 0, 2)).pages.map((p) => p.items),
           expected: (key) =>
             sortRuns(
               RUNS.filter((r) => r.teamName === key),
               NEWEST_FIRST,
             ).slice(0, 2),
+        },
+        {
+          method: 'TeamHistoryRepository.pagesByTeams with tasks and tool calls',
+          statement: 'teamRuns.historyByTeams',
+          keys: TEAMS.map((t) => t.name),
+          run: async (keys) => {
+            const read = await history(ADMIN).pagesByTeams(keys, {}, 0, 2, undefined, {
+              tasks: { wanted: undefined },
+              toolCalls: { wanted: undefined },
+            });
+            return read.pages.map((p) =>
+              p.items.map((run) => [
+                run.execId,
+                read.tasksOfRun?.get(run.execId)?.length,
+                read.toolCallsOfRun?.get(run.execId)?.length,
+              ]),
+            );
+          },
+          expected: (key) =>
+            sortRuns(
+              RUNS.filter((r) => r.teamName === key),
+              NEWEST_FIRST,
+            )
+              .slice(0, 2)
+              .map((run) => [
+                run.execId,
+                tasksOfRun(TASKS, run.execId).length,
+                callsOfRun(CALLS, run.execId).length,
+              ]),
         },
         {
           method: 'TeamHistoryRepository.waitingForHuman',

@@ -17,13 +17,16 @@ import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull } from '../rows.
 import type {
   ColumnKey,
   Fragment,
+  JsonArrayParts,
   KeysetWindow,
   PagedQuery,
   PageWindow,
   Positioned,
+  Query,
 } from './statement.js';
 import {
   jsonArrayQuery,
+  jsonListsQuery,
   keysetPaged,
   outputsOf,
   ownedBy,
@@ -67,6 +70,24 @@ export const TOOL_CALL_ORDER_KEYS: readonly ColumnKey[] = [
   { column: sql`START_DATE`, direction: 'DESC', date: true },
   { column: sql`INVOCATION_ID`, direction: 'ASC' },
 ];
+
+/**
+ * What runsByTeams returns per batch of teams: the windows' runs and, when asked for (the
+ * operation's selection reads them below the runs), the tasks and tool calls of those runs.
+ */
+export interface RunsOfTeams {
+  readonly runs: WindowedRun[];
+  /** Every task of the windows' runs, by run then TASK_ORDER; empty when not nested. */
+  readonly tasks: TaskRun[];
+  /** Every tool call of the windows' runs, by run, task and start; empty when not nested. */
+  readonly toolCalls: ToolCall[];
+}
+
+/** The lists runsByTeams returns along with the runs, and the properties each reads. */
+export interface NestedLists {
+  readonly tasks?: { readonly wanted: Wanted<TaskRun> };
+  readonly toolCalls?: { readonly wanted: Wanted<ToolCall> };
+}
 
 /** A run in the newest-first window of its team (see runsByTeams). */
 export interface WindowedRun {
@@ -268,6 +289,42 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     return sql`EXISTS (SELECT 1 FROM ${runsView} r WHERE r.TEAM_EXEC_ID = ${alias}.TEAM_EXEC_ID AND ${owner})`;
   };
 
+  /** Tasks as a positional JSON list (jsonArrayQuery): the `wanted` columns and the keys. */
+  const taskList = (
+    wanted: Wanted<TaskRun>,
+    alias: Fragment,
+    conditions: readonly (Fragment | undefined)[],
+  ): JsonArrayParts => {
+    // TEAM_EXEC_ID groups the tasks by run, TASK_ORDER orders them and finds a task's calls.
+    const members = membersOf(taskColumns, wanted, ['teamExecId', 'taskOrder']);
+    return {
+      select: members.map((column) => taskSelect[column] as Fragment),
+      from: sql`${tasksView} ${alias}
+              ${sql.where(...conditions)}`,
+      orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER'],
+      clob: members.some((column) => TEXT_COLUMNS.has(column)),
+    };
+  };
+  /** Tool calls as a positional JSON list: the `wanted` columns and the keys. */
+  const toolCallList = (
+    wanted: Wanted<ToolCall>,
+    alias: Fragment,
+    conditions: readonly (Fragment | undefined)[],
+  ): JsonArrayParts => {
+    // TEAM_EXEC_ID groups the calls by run, TASK_ORDER by task; the order also reads the
+    // start and the id, which the inner query selects whether or not they are members.
+    const members = membersOf(callColumnsOf, wanted, ['teamExecId', 'taskOrder']);
+    const inner = [...new Set([...members, 'START_DATE', 'INVOCATION_ID'])];
+    return {
+      select: inner.map((column) => callSelect[column] as Fragment),
+      members,
+      from: sql`${callsView} ${alias}
+              ${sql.where(...conditions)}`,
+      orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE', 'INVOCATION_ID'],
+      clob: members.some((column) => TEXT_COLUMNS.has(column)),
+    };
+  };
+
   const waitingSources = [
     ...(calls.columns
       ? [
@@ -309,37 +366,75 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     /**
      * The newest runs of each of several teams: one window per team, one statement. Each
      * team's first run comes back too (RN = 1, dropped unless in the window), so a window
-     * past a team's last run still carries the team's total.
+     * past a team's last run still carries the team's total. With `nested` lists, the same
+     * statement also returns the tasks and/or tool calls of the runs in the windows (see
+     * RunsOfTeams).
      */
     runsByTeams:
-      (viewer: Viewer, filter: TeamRunFilter, window: PageWindow, wanted?: Wanted<TeamRun>) =>
-      (teams: Fragment) =>
-        jsonArrayQuery(
-          'teamRuns.byTeams',
-          {
-            select: [...outputsOf(runItems), sql`RN`, sql`TOTAL_COUNT`],
-            // The team and the run's id group and key the windows; RN and TOTAL_COUNT page them.
-            members: [
-              ...membersOf(runColumnsOf, wanted, ['execId', 'teamName']),
-              'RN',
-              'TOTAL_COUNT',
-            ],
-            from: sql`(
-           SELECT ${runColumns},
+      (
+        viewer: Viewer,
+        filter: TeamRunFilter,
+        window: PageWindow,
+        wanted?: Wanted<TeamRun>,
+        nested: NestedLists = {},
+      ) =>
+      (teams: Fragment): Query<RunsOfTeams> => {
+        const ranked = sql`SELECT ${runColumns},
              ROW_NUMBER() OVER (PARTITION BY h.TEAM_NAME ORDER BY h.START_DATE DESC NULLS LAST, h.TEAM_EXEC_ID) AS RN,
              COUNT(*) OVER (PARTITION BY h.TEAM_NAME) AS TOTAL_COUNT
            FROM ${runsView} h
-           ${sql.where(sql`h.TEAM_NAME IN (${teams})`, ...runFilter(viewer, filter))}
+           ${sql.where(sql`h.TEAM_NAME IN (${teams})`, ...runFilter(viewer, filter))}`;
+        const inWindow = sql`w.RN > ${sql.bind('page_offset', window.offset)} AND w.RN <= ${sql.bind('page_end', window.offset + window.limit)}`;
+        const runList = (from: Fragment): JsonArrayParts => ({
+          select: [...outputsOf(runItems), sql`RN`, sql`TOTAL_COUNT`],
+          // The team and the run's id group and key the windows; RN and TOTAL_COUNT page them.
+          members: [
+            ...membersOf(runColumnsOf, wanted, ['execId', 'teamName']),
+            'RN',
+            'TOTAL_COUNT',
+          ],
+          from,
+          orderBy: ['TEAM_NAME', 'RN'],
+        });
+        const decodeRun = (row: Row): WindowedRun => ({
+          run: toRun(row),
+          rowNumber: num(row.rn),
+          totalCount: num(row.totalCount),
+        });
+        if (!nested.tasks && !nested.toolCalls) {
+          const only = jsonArrayQuery(
+            'teamRuns.byTeams',
+            runList(sql`(
+           ${ranked}
          ) w
-         WHERE (w.RN > ${sql.bind('page_offset', window.offset)} AND w.RN <= ${sql.bind('page_end', window.offset + window.limit)}) OR w.RN = 1`,
-            orderBy: ['TEAM_NAME', 'RN'],
+         WHERE (${inWindow}) OR w.RN = 1`),
+            decodeRun,
+          );
+          return {
+            ...only,
+            decode: (row) => ({ runs: [only.decode(row)], tasks: [], toolCalls: [] }),
+            decodeRows: (rows) => [{ runs: only.decodeRows(rows), tasks: [], toolCalls: [] }],
+          };
+        }
+        // The windows' runs are the viewer's (runFilter), so their tasks and calls are too:
+        // no runVisible below them. The common table is read by each list.
+        const ofWindows = sql`TEAM_EXEC_ID IN (SELECT w.TEAM_EXEC_ID FROM w WHERE ${inWindow})`;
+        return jsonListsQuery<RunsOfTeams>('teamRuns.historyByTeams', sql`WITH w AS (${ranked})`, {
+          runs: {
+            parts: runList(sql`w WHERE (${inWindow}) OR w.RN = 1`),
+            decode: decodeRun,
           },
-          (row): WindowedRun => ({
-            run: toRun(row),
-            rowNumber: num(row.rn),
-            totalCount: num(row.totalCount),
-          }),
-        ),
+          tasks: nested.tasks
+            ? { parts: taskList(nested.tasks.wanted, sql`t`, [ofWindows]), decode: toTask }
+            : null,
+          toolCalls: nested.toolCalls
+            ? {
+                parts: toolCallList(nested.toolCalls.wanted, sql`tc`, [ofWindows]),
+                decode: toToolCall,
+              }
+            : null,
+        });
+      },
     runsByIds: (viewer: Viewer) => (ids: Fragment) =>
       query(
         'teamRuns.byIds',
@@ -369,39 +464,18 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
          WHERE h.STATE IN ('RUNNING', 'WAITING_FOR_HUMAN', 'RESUMING') OR h.END_DATE >= ${sql.bind('since', since)}`,
         (row): PolledRun => ({ ...toRun(row), waitingSince: dateOrNull(row.waitingSince) }),
       ),
-    tasksByRuns: (viewer: Viewer, wanted?: Wanted<TaskRun>) => (ids: Fragment) => {
-      // TEAM_EXEC_ID groups the tasks by run, TASK_ORDER orders them and finds a task's calls.
-      const members = membersOf(taskColumns, wanted, ['teamExecId', 'taskOrder']);
-      return jsonArrayQuery(
+    tasksByRuns: (viewer: Viewer, wanted?: Wanted<TaskRun>) => (ids: Fragment) =>
+      jsonArrayQuery(
         'taskRuns.byRuns',
-        {
-          select: members.map((column) => taskSelect[column] as Fragment),
-          from: sql`${tasksView} t
-              ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, sql`t`))}`,
-          orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER'],
-          clob: members.some((column) => TEXT_COLUMNS.has(column)),
-        },
+        taskList(wanted, sql`t`, [sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, sql`t`)]),
         toTask,
-      );
-    },
-    toolCallsByRuns: (viewer: Viewer, wanted?: Wanted<ToolCall>) => (ids: Fragment) => {
-      // TEAM_EXEC_ID groups the calls by run, TASK_ORDER by task; the order also reads the
-      // start and the id, which the inner query selects whether or not they are members.
-      const members = membersOf(callColumnsOf, wanted, ['teamExecId', 'taskOrder']);
-      const inner = [...new Set([...members, 'START_DATE', 'INVOCATION_ID'])];
-      return jsonArrayQuery(
+      ),
+    toolCallsByRuns: (viewer: Viewer, wanted?: Wanted<ToolCall>) => (ids: Fragment) =>
+      jsonArrayQuery(
         'toolCalls.byRuns',
-        {
-          select: inner.map((column) => callSelect[column] as Fragment),
-          members,
-          from: sql`${callsView} tc
-              ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, sql`tc`))}`,
-          orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE', 'INVOCATION_ID'],
-          clob: members.some((column) => TEXT_COLUMNS.has(column)),
-        },
+        toolCallList(wanted, sql`tc`, [sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, sql`tc`)]),
         toToolCall,
-      );
-    },
+      ),
     toolCallsByIds: (viewer: Viewer) => (ids: Fragment) =>
       query(
         'toolCalls.byIds',
