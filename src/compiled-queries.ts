@@ -32,6 +32,12 @@ type Compiled = CompiledQuery | ExecutionResult;
  * graphql-js first, with the errors graphql-tools' executor gives, and each error of a result
  * is a graphql-js error located in the document.
  *
+ * A compiled query lives as long as its document in yoga's parse cache (an LRU of 1,024
+ * documents; a compiled dashboard adds ~15 KB to its 16 KB document), and compiling one costs
+ * one to two times what validating it does (dashboard 2.4 ms against 1.1 ms): a document never
+ * seen before costs parse, validation and compilation, within the same document limits
+ * (hardening/document-limits.ts).
+ *
  * First in yoga's plugin list: the execute wrappers of later plugins (request-timeout.ts,
  * response-size.ts) wrap the compiled query.
  */

@@ -18,6 +18,7 @@ import {
   sql,
   statement,
 } from '../src/db/sql/statement.js';
+import { registeredStatements } from '../src/oracle-check/statements.js';
 
 let database: OpenDatabase;
 let embedded: Driver;
@@ -187,6 +188,18 @@ describe('the fragment writes the placeholders of both drivers', () => {
     expect(await embedded.query(block, { a: 'x', b: 'y' })).toEqual([{ ab: 'xyx' }]);
     await expect(embedded.query(block, { a: 'x' })).rejects.toThrow('missing bind :b');
   });
+});
+
+test('every statement the repositories send: the embedded text is the Oracle text, $n for :name', async () => {
+  const user = await discoverCatalog(embedded, 'user', 'APP_USER');
+  const entries = registeredStatements([catalog, user]);
+  expect(entries.length).toBeGreaterThan(1000);
+  for (const { statement: sent } of entries) {
+    const { text, names } = numbered(sent);
+    const back = text.replace(/\$(\d+)/g, (_, n: string) => `:${names[Number(n) - 1]}`);
+    expect(back, sent.name).toBe(sent.text);
+    expect(new Set(names), sent.name).toEqual(new Set(sent.placeholders));
+  }
 });
 
 describe('one bind name given two values', () => {

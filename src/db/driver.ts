@@ -150,27 +150,65 @@ export function outerOrder(statement: Pick<Statement, 'orderedBy'>): string {
  * that error (a stopped operation: OperationUsage in src/context.ts).
  */
 export function countStatements(driver: Driver, count: (statementName: string) => unknown): Driver {
-  const sent = <T>(name: string, send: () => Promise<T>): Promise<T> => {
+  return new CountingDriver(driver, count);
+}
+
+/**
+ * A class rather than an object of arrow functions: every operation and every open
+ * subscription holds one, and methods on the prototype cost nothing each.
+ */
+class CountingDriver implements Driver {
+  readonly kind: Driver['kind'];
+
+  constructor(
+    private readonly driver: Driver,
+    private readonly count: (statementName: string) => unknown,
+  ) {
+    this.kind = driver.kind;
+  }
+
+  query(statement: Statement, binds?: Binds, options?: QueryOptions): Promise<Row[]> {
+    return this.sent(statement.name, () => this.driver.query(statement, binds, options));
+  }
+
+  queryWithAgentDetails(
+    statement: Statement,
+    binds?: Binds,
+    options?: QueryOptions,
+  ): Promise<Row[]> {
+    return this.sent(statement.name, () =>
+      this.driver.queryWithAgentDetails(statement, binds, options),
+    );
+  }
+
+  probeAgentDetails(): Promise<AgentDetailsProbe> {
+    return this.sent('agents.describeProbe', () => this.driver.probeAgentDetails());
+  }
+
+  runBlock(block: Block, binds: Binds, options?: CallOptions): Promise<Row> {
+    return this.sent(block.name, () => this.driver.runBlock(block, binds, options));
+  }
+
+  columnsOf(views: readonly string[]): Promise<Map<string, ViewColumns>> {
+    return this.sent('dictionary.columns', () => this.driver.columnsOf(views));
+  }
+
+  ping(): Promise<void> {
+    return this.sent('ping', () => this.driver.ping());
+  }
+
+  close(drainSeconds?: number): Promise<void> {
+    return this.driver.close(drainSeconds);
+  }
+
+  private sent<T>(name: string, send: () => Promise<T>): Promise<T> {
     let settled: unknown;
     try {
-      settled = count(name);
+      settled = this.count(name);
     } catch (error) {
       return Promise.reject(error);
     }
     if (typeof settled !== 'function') return send();
     return send().finally(settled as () => void);
-  };
-  return {
-    kind: driver.kind,
-    query: (statement, binds, options) =>
-      sent(statement.name, () => driver.query(statement, binds, options)),
-    queryWithAgentDetails: (statement, binds, options) =>
-      sent(statement.name, () => driver.queryWithAgentDetails(statement, binds, options)),
-    probeAgentDetails: () => sent('agents.describeProbe', () => driver.probeAgentDetails()),
-    runBlock: (block, binds, options) =>
-      sent(block.name, () => driver.runBlock(block, binds, options)),
-    columnsOf: (views) => sent('dictionary.columns', () => driver.columnsOf(views)),
-    ping: () => sent('ping', () => driver.ping()),
-    close: (drainSeconds) => driver.close(drainSeconds),
-  };
+  }
 }

@@ -28,7 +28,10 @@ const TOOL = 'AGENT_EXECUTOR_TOTAL_TIME_TOOL';
 
 const pct = (part: Fragment, total: Fragment) => sql`ROUND(100 * ${part} / NULLIF(${total}, 0), 1)`;
 
-/** The view of a scope and its names: the measures' columns, checked against the catalog. */
+/**
+ * What a scope's statements read of its view, built once per catalog: the view, the time
+ * columns and the select lists, the measures' columns checked against the catalog.
+ */
 function viewOf(catalog: Catalog, scope: ExecStatScope) {
   const view = scope === 'CLUSTER' ? catalog.execStatCluster : catalog.execStat;
   const column = (name: string) => sql.identifier(catalog, view, name);
@@ -36,32 +39,64 @@ function viewOf(catalog: Catalog, scope: ExecStatScope) {
   const llm = column(LLM);
   const tool = column(TOOL);
   const measure = MEASURES.map((m) => column(m.column));
-  const alias = MEASURES.map((_, i) => sql.indexed(MEASURE_ALIAS, i));
-  return { view: sql.identifier(catalog, view), exec, llm, tool, measure, alias };
-}
-
-type ExecStatView = ReturnType<typeof viewOf>;
-
-/** Total time not attributed to any node category (component times may also overlap). */
-const unattributed = ({ exec, measure }: ExecStatView) =>
-  sql`GREATEST(0, ${exec} - (${sql.join(
+  const aliased = (item: (column: Fragment) => Fragment) =>
+    sql.join(
+      measure.map((c, i) => sql`${item(c)} AS ${sql.indexed(MEASURE_ALIAS, i)}`),
+      ', ',
+    );
+  /** Total time not attributed to any node category (component times may also overlap). */
+  const unattributed = sql`GREATEST(0, ${exec} - (${sql.join(
     MEASURES.flatMap((m, i) =>
       m.kind === 'nodeTime' && m.column !== EXEC ? [measure[i] as Fragment] : [],
     ),
     ' + ',
   )}))`;
+  // Rows have no key; the tie-breakers keep offset pages stable.
+  const tieBreakers = [
+    sql`CON_ID`,
+    ...(scope === 'CLUSTER' ? [sql`INST_ID`] : []),
+    exec,
+    llm,
+    tool,
+  ];
+  const tieBreak = (direction: Fragment) =>
+    sql.join(
+      tieBreakers.map((c) => sql`${c} ${direction}`),
+      ', ',
+    );
+  const order: Record<ExecStatOrderField, Fragment> = {
+    TOTAL_TIME: exec,
+    LLM_TIME: llm,
+    TOOL_TIME: tool,
+    LLM_TIME_PCT: pct(llm, exec),
+    TOOL_TIME_PCT: pct(tool, exec),
+    INPUT_TOKENS: sql`AGENT_EXECUTOR_INPUT_TOKENS`,
+    OUTPUT_TOKENS: sql`AGENT_EXECUTOR_OUTPUT_TOKENS`,
+    LLM_CALLS: sql`AGENT_EXECUTOR_LLM_CALL_COUNT`,
+    TOOL_CALLS: sql`AGENT_EXECUTOR_TOOL_CALL_COUNT`,
+  };
+  return {
+    view: sql.identifier(catalog, view),
+    exec,
+    order,
+    tieBreak: { ASC: tieBreak(sql`ASC`), DESC: tieBreak(sql`DESC`) },
+    rows: sql`${aliased((c) => c)},
+          CON_ID, ${scope === 'CLUSTER' ? sql`INST_ID` : sql`NULL AS INST_ID`},
+          ${pct(llm, exec)} AS LLM_TIME_PCT,
+          ${pct(tool, exec)} AS TOOL_TIME_PCT,
+          ${unattributed} AS UNATTRIBUTED_TIME_MS`,
+    summary: sql`COUNT(*) AS EXECUTION_COUNT, ${aliased((c) => sql`SUM(${c})`)},
+       AVG(${exec}) AS TOTAL_TIME_AVG_MS,
+       PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ${exec}) AS TOTAL_TIME_P50_MS,
+       PERCENTILE_CONT(0.95) WITHIN GROUP (ORDER BY ${exec}) AS TOTAL_TIME_P95_MS,
+       PERCENTILE_CONT(0.99) WITHIN GROUP (ORDER BY ${exec}) AS TOTAL_TIME_P99_MS,
+       MAX(${exec}) AS TOTAL_TIME_MAX_MS,
+       ${pct(sql`SUM(${llm})`, sql`SUM(${exec})`)} AS LLM_TIME_PCT,
+       ${pct(sql`SUM(${tool})`, sql`SUM(${exec})`)} AS TOOL_TIME_PCT`,
+  };
+}
 
-const orderExpressions = (v: ExecStatView): Record<ExecStatOrderField, Fragment> => ({
-  TOTAL_TIME: v.exec,
-  LLM_TIME: v.llm,
-  TOOL_TIME: v.tool,
-  LLM_TIME_PCT: pct(v.llm, v.exec),
-  TOOL_TIME_PCT: pct(v.tool, v.exec),
-  INPUT_TOKENS: sql`AGENT_EXECUTOR_INPUT_TOKENS`,
-  OUTPUT_TOKENS: sql`AGENT_EXECUTOR_OUTPUT_TOKENS`,
-  LLM_CALLS: sql`AGENT_EXECUTOR_LLM_CALL_COUNT`,
-  TOOL_CALLS: sql`AGENT_EXECUTOR_TOOL_CALL_COUNT`,
-});
+type ExecStatView = ReturnType<typeof viewOf>;
 
 /** The view of a scope and the filters present, as a WHERE clause of binds. */
 function source(v: ExecStatView, filter: ExecStatFilter): Fragment {
@@ -88,22 +123,9 @@ function summaryOf<T>(
   filter: ExecStatFilter,
   decode: (row: Row) => T,
 ): Query<T> {
-  const { exec, llm, tool } = v;
-  const totals = sql.join(
-    v.measure.map((column, i) => sql`SUM(${column}) AS ${v.alias[i] as Fragment}`),
-    ', ',
-  );
   return query(
     `execStats.summary.${scope.toLowerCase()}`,
-    sql`SELECT COUNT(*) AS EXECUTION_COUNT, ${totals},
-       AVG(${exec}) AS TOTAL_TIME_AVG_MS,
-       PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ${exec}) AS TOTAL_TIME_P50_MS,
-       PERCENTILE_CONT(0.95) WITHIN GROUP (ORDER BY ${exec}) AS TOTAL_TIME_P95_MS,
-       PERCENTILE_CONT(0.99) WITHIN GROUP (ORDER BY ${exec}) AS TOTAL_TIME_P99_MS,
-       MAX(${exec}) AS TOTAL_TIME_MAX_MS,
-       ${pct(sql`SUM(${llm})`, sql`SUM(${exec})`)} AS LLM_TIME_PCT,
-       ${pct(sql`SUM(${tool})`, sql`SUM(${exec})`)} AS TOOL_TIME_PCT
-     FROM ${source(v, filter)}`,
+    sql`SELECT ${v.summary} FROM ${source(v, filter)}`,
     decode,
   );
 }
@@ -146,28 +168,13 @@ export const execStatSql = perCatalog((catalog: Catalog) => {
       order: ExecStatOrder,
       window: PageWindow,
     ): PagedQuery<ExecStat> {
-      const direction = sql.raw(order.direction);
       const v = views[scope];
-      // Rows have no key; the tie-breakers keep offset pages stable.
-      const tieBreak = sql.join(
-        [sql`CON_ID`, ...(scope === 'CLUSTER' ? [sql`INST_ID`] : []), v.exec, v.llm, v.tool].map(
-          (c) => sql`${c} ${direction}`,
-        ),
-        ', ',
-      );
       return paged(
         `execStats.page.${scope.toLowerCase()}`,
         {
-          select: sql`${sql.join(
-            v.measure.map((column, i) => sql`${column} AS ${v.alias[i] as Fragment}`),
-            ', ',
-          )},
-          CON_ID, ${scope === 'CLUSTER' ? sql`INST_ID` : sql`NULL AS INST_ID`},
-          ${pct(v.llm, v.exec)} AS LLM_TIME_PCT,
-          ${pct(v.tool, v.exec)} AS TOOL_TIME_PCT,
-          ${unattributed(v)} AS UNATTRIBUTED_TIME_MS`,
+          select: v.rows,
           from: source(v, filter),
-          orderBy: sql`${orderExpressions(v)[order.field]} ${direction} NULLS LAST, ${tieBreak}`,
+          orderBy: sql`${v.order[order.field]} ${sql.raw(order.direction)} NULLS LAST, ${v.tieBreak[order.direction]}`,
           count: summaryOf(v, scope, filter, (row) => num(row.executionCount)),
         },
         window,

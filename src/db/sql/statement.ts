@@ -6,7 +6,8 @@
  * - sql`…` joins SQL text and fragments, and nothing else: a string interpolated into it is
  *   refused (by the type, and when it runs). Text enters a fragment in three ways only:
  *   the template's own text; sql.raw('…'), fixed text of the code, typed to take string
- *   literals only; sql.identifier(catalog, view, column), a name the discovered catalog holds.
+ *   literals only (sql.indexed('M', i) for a numbered name); sql.identifier(catalog, view,
+ *   column), a name the discovered catalog holds. A fragment is made only here.
  * - sql.bind(name, value) is the only way a value enters a statement: `:name` plus its
  *   bind, one name given two values throws as the fragment is built. inList(prefix, values)
  *   is an IN list of binds; sql.join(parts, separator); sql.placeholder(name) is a bind whose
@@ -17,7 +18,8 @@
  *   no row meets: the query holding it is never sent and reads as no rows.
  * - query(name, body, decode) makes the value; fetchRows(driver, query) runs it and decodes.
  *   Its statement keeps the text cut at the binds, so that a driver numbering its binds ($1)
- *   writes its own text from the fragment without reading the SQL (src/db/driver.ts).
+ *   writes its own text from the fragment without reading the SQL (src/db/driver.ts);
+ *   blockText(...) is a PL/SQL block's text, lines kept.
  * - jsonArrayQuery(...) is a list whose rows the database returns as one JSON array;
  *   jsonListsQuery(...) several such lists in one statement.
  * - paged(...) / fetchPage(...) is a page (OFFSET/FETCH plus the total over all pages) and
@@ -48,24 +50,38 @@ class Placeholder {
   constructor(readonly name: string) {}
 }
 
-/** Text of the code or the catalog, a bind's place, or a fragment inside this one. */
-type Part = string | Placeholder | Fragment;
+const WHITE_SPACE = /\s+/g;
+
+/**
+ * Text of the code or the catalog, as written and with each run of white space one space:
+ * made once per template call site and per text, so a statement's text is normalised without
+ * a regular expression over it each time it is built.
+ */
+class Text {
+  readonly spaced: string;
+  constructor(readonly written: string) {
+    this.spaced = written.replace(WHITE_SPACE, ' ');
+  }
+}
+
+/** Text, a bind's place, or a fragment inside this one. */
+type Part = Text | Placeholder | Fragment;
 
 /** Only this module makes fragments: the token its constructor requires is not exported. */
 const MINT = Symbol('sql fragment');
 
-let partsOf: (fragment: Fragment) => readonly Part[];
+/** Where a fragment keeps its parts: a key no code outside this module holds. */
+const PARTS = Symbol('parts');
+
+const partsOf = (fragment: Fragment): readonly Part[] => fragment[PARTS];
 
 /**
  * SQL text with the binds its placeholders name: what sql`…` and its helpers return, and the
- * only thing they take in. Its parts are private, so no code outside this module adds text.
+ * only thing they take in. Its parts sit under a key only this module holds, and its binds
+ * never change once made (a fragment may lend them to the one that holds it).
  */
 export class Fragment {
-  readonly #parts: readonly Part[];
-
-  static {
-    partsOf = (fragment) => fragment.#parts;
-  }
+  readonly [PARTS]: readonly Part[];
 
   constructor(
     token: typeof MINT,
@@ -76,7 +92,7 @@ export class Fragment {
     readonly noRows = false,
   ) {
     if (token !== MINT) throw new TypeError('fragments are made by sql`…` and its helpers');
-    this.#parts = parts;
+    this[PARTS] = parts;
   }
 }
 
@@ -115,44 +131,107 @@ function refuse(value: unknown): never {
   );
 }
 
-/** The parts in order, with `between(i)` before part i, as one fragment. */
-function concat(
-  parts: readonly Fragment[],
-  between: (i: number) => string,
-  tail: string,
-): Fragment {
-  const all: Part[] = [];
-  const binds: Record<string, BindValue> = {};
-  let noRows = false;
-  parts.forEach((part, i) => {
-    if (!(part instanceof Fragment)) refuse(part);
-    const text = between(i);
-    if (text !== '') all.push(text);
-    all.push(part);
-    mergeBinds(binds, part.binds);
-    noRows ||= part.noRows;
-  });
-  if (tail !== '') all.push(tail);
-  return new Fragment(MINT, all, binds, noRows);
+const NO_BINDS: Binds = Object.freeze({});
+
+/**
+ * The binds of the parts, one object: a part's own when it alone has binds (a fragment's
+ * binds never change once made), else merged. IN lists carry hundreds of binds through every
+ * nesting level.
+ */
+function bindsOf(parts: readonly Fragment[]): Binds {
+  let only: Binds | undefined;
+  let merged: Record<string, BindValue> | undefined;
+  for (const part of parts) {
+    if (part.binds === NO_BINDS) continue;
+    if (merged) mergeBinds(merged, part.binds);
+    else if (only === undefined) only = part.binds;
+    else {
+      merged = { ...only };
+      mergeBinds(merged, part.binds);
+    }
+  }
+  return merged ?? only ?? NO_BINDS;
 }
 
-function template(strings: TemplateStringsArray, ...parts: readonly Fragment[]): Fragment {
-  // A call as a function with an array of text is not a template: its text is not the code's.
-  if (!Array.isArray(strings) || !Array.isArray((strings as { raw?: unknown }).raw)) {
-    refuse(strings);
+/** `strings[0]`, parts[0], `strings[1]`, …: the text around each part, as one fragment. */
+function around(strings: readonly Text[], parts: readonly Fragment[]): Fragment {
+  const all: Part[] = [];
+  let noRows = false;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as Fragment;
+    if (!(part instanceof Fragment)) refuse(part);
+    const before = strings[i] as Text;
+    if (before.written !== '') all.push(before);
+    all.push(part);
+    noRows ||= part.noRows;
   }
-  return concat(parts, (i) => strings[i] ?? '', strings[parts.length] ?? '');
+  const tail = strings[parts.length] as Text;
+  if (tail.written !== '') all.push(tail);
+  return new Fragment(MINT, all, bindsOf(parts), noRows);
+}
+
+/** Each call site's text, made once (a template's strings are the same array at every call). */
+const sites = new WeakMap<TemplateStringsArray, readonly Text[]>();
+
+function template(strings: TemplateStringsArray, ...parts: readonly Fragment[]): Fragment {
+  let site = sites.get(strings);
+  if (site === undefined) {
+    // A call as a function with an array of text is not a template (whose strings are frozen):
+    // its text is not the code's.
+    if (
+      !Array.isArray(strings) ||
+      !Object.isFrozen(strings) ||
+      !Array.isArray((strings as { raw?: unknown }).raw)
+    ) {
+      refuse(strings);
+    }
+    site = strings.map((written) => new Text(written));
+    sites.set(strings, site);
+  }
+  // A template without parts is the same fragment at every call.
+  return parts.length > 0 ? around(site, parts) : text((site[0] as Text).written);
+}
+
+/** Made once per text: texts are the code's and the catalog's, so they are few. */
+const textParts = new Map<string, Text>();
+
+function textPart(value: string): Text {
+  let made = textParts.get(value);
+  if (made === undefined) {
+    made = new Text(value);
+    textParts.set(value, made);
+  }
+  return made;
 }
 
 function join(parts: readonly Fragment[], separator: string): Fragment {
-  return concat(parts, (i) => (i === 0 ? '' : separator), '');
+  const between = textPart(separator);
+  const all: Part[] = [];
+  let noRows = false;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as Fragment;
+    if (!(part instanceof Fragment)) refuse(part);
+    if (i > 0 && separator !== '') all.push(between);
+    all.push(part);
+    noRows ||= part.noRows;
+  }
+  return new Fragment(MINT, all, bindsOf(parts), noRows);
 }
 
-/** Text of the code: a fragment with no binds. */
-const text = (value: string) => new Fragment(MINT, [value], {});
+const texts = new Map<string, Fragment>();
+
+/** Text of the code or the catalog: a fragment with no binds, made once per text. */
+function text(value: string): Fragment {
+  let made = texts.get(value);
+  if (made === undefined) {
+    made = new Fragment(MINT, value === '' ? [] : [textPart(value)], NO_BINDS);
+    texts.set(value, made);
+  }
+  return made;
+}
 
 /** A condition no row meets: the query is not sent. */
-const NO_ROWS = new Fragment(MINT, ['1 = 0'], {}, true);
+const NO_ROWS = new Fragment(MINT, [textPart('1 = 0')], NO_BINDS, true);
 
 const EMPTY = text('');
 
@@ -210,7 +289,7 @@ export const sql = Object.assign(template, {
     new Fragment(MINT, [new Placeholder(bindName(name))], { [name]: value }),
   /** `:name` whose value the caller gives when the statement runs (a block's IN and OUT binds). */
   placeholder: (name: string): Fragment =>
-    new Fragment(MINT, [new Placeholder(bindName(name))], {}),
+    new Fragment(MINT, [new Placeholder(bindName(name))], NO_BINDS),
   /** Fixed text of the code: a string (or number) literal, never a string it was given. */
   raw: <T extends string | number>(value: Literal<T>): Fragment => {
     if (typeof value !== 'string' && typeof value !== 'number') refuse(value);
@@ -231,28 +310,47 @@ export const sql = Object.assign(template, {
   },
 });
 
+/** The text and placeholders of a fragment being compiled; `piece` is the text so far. */
+interface Compiled {
+  readonly pieces: string[];
+  readonly placeholders: string[];
+  piece: string;
+  /** The piece ends with a space: a text starting with one continues that run of space. */
+  space: boolean;
+  readonly asWritten: boolean;
+}
+
+function walk(fragment: Fragment, into: Compiled): void {
+  for (const part of partsOf(fragment)) {
+    if (part instanceof Text) {
+      if (into.asWritten) {
+        into.piece += part.written;
+        continue;
+      }
+      let spaced = part.spaced;
+      if (into.space && spaced.charCodeAt(0) === 32) spaced = spaced.slice(1);
+      if (spaced === '') continue;
+      into.piece += spaced;
+      into.space = spaced.charCodeAt(spaced.length - 1) === 32;
+    } else if (part instanceof Placeholder) {
+      into.pieces.push(into.piece);
+      into.placeholders.push(part.name);
+      into.piece = '';
+      into.space = false;
+    } else walk(part, into);
+  }
+}
+
 /**
  * The fragment's text cut at its binds: `pieces[0]`, bind `placeholders[0]`, `pieces[1]`, …,
  * with every run of white space one space and the ends trimmed unless `asWritten`. A
  * placeholder holds no white space, so this is what normalising the whole text gives.
  */
 function compile(body: Fragment, asWritten = false): { pieces: string[]; placeholders: string[] } {
-  const spaced = (piece: string) => (asWritten ? piece : piece.replace(/\s+/g, ' '));
-  const pieces: string[] = [];
-  const placeholders: string[] = [];
-  let piece = '';
-  const walk = (fragment: Fragment) => {
-    for (const part of partsOf(fragment)) {
-      if (typeof part === 'string') piece += part;
-      else if (part instanceof Placeholder) {
-        pieces.push(spaced(piece));
-        placeholders.push(part.name);
-        piece = '';
-      } else walk(part);
-    }
-  };
-  walk(body);
-  pieces.push(spaced(piece));
+  const into: Compiled = { pieces: [], placeholders: [], piece: '', space: false, asWritten };
+  walk(body, into);
+  into.pieces.push(into.piece);
+  const { pieces, placeholders } = into;
   if (!asWritten) {
     pieces[0] = (pieces[0] as string).trimStart();
     pieces[pieces.length - 1] = (pieces.at(-1) as string).trimEnd();
@@ -300,6 +398,8 @@ export interface Query<T> {
   readonly noRows: boolean;
 }
 
+const COMMA = textPart(', ');
+
 /** Oracle rejects IN lists longer than this (ORA-01795). */
 const MAX_IN_LIST = 1000;
 
@@ -321,7 +421,7 @@ export function inList(prefix: string, values: readonly (string | number)[]): Fr
   for (let i = 0; i < size; i++) {
     const name = bindName(`${prefix}${i}`);
     binds[name] = values[i] ?? last;
-    if (i > 0) parts.push(', ');
+    if (i > 0) parts.push(COMMA);
     parts.push(new Placeholder(name));
   }
   return new Fragment(MINT, parts, binds);
@@ -394,12 +494,17 @@ export function query<T>(
  * read from the item's own text (a fragment's, so a name the code or the catalog wrote).
  */
 export function outputName(item: Fragment): string {
+  let name = outputNames.get(item);
+  if (name !== undefined) return name;
   const { pieces, placeholders } = compile(item);
-  const name = placeholders.length === 0 ? /(\w+)$/.exec(pieces[0] as string)?.[1] : undefined;
+  name = placeholders.length === 0 ? /(\w+)$/.exec(pieces[0] as string)?.[1] : undefined;
   if (name === undefined)
     throw new Error(`select item without an output name: ${pieces.join('?')}`);
+  outputNames.set(item, name);
   return name;
 }
+
+const outputNames = new WeakMap<Fragment, string>();
 
 /** The output names of select-list items, as the items of a query over them. */
 export function outputsOf(items: readonly Fragment[]): Fragment[] {
