@@ -476,12 +476,13 @@ describe('fetching', () => {
           column(calls, 'TASK_ORDER', 'NUMBER'),
           column(calls, 'START_DATE', 'TIMESTAMP(6)'),
         ],
-        // What Oracle's JSON_ARRAY renders, one positional row per task in the select list's
-        // order: TIMESTAMPs as zone-less ISO text, NUMBERs as numbers, CLOBs as strings, NULL
-        // as null; JSON_ARRAYAGG over no rows is NULL.
+        // What Oracle's JSON_ARRAY of JSON_ARRAYAGGs renders, one column per member in the
+        // select list's order, one value per task: TIMESTAMPs as zone-less ISO text, NUMBERs
+        // as numbers, CLOBs as strings, NULL as null; over no rows every JSON_ARRAYAGG is NULL,
+        // which JSON_ARRAY (ABSENT ON NULL) leaves out.
         [
           {
-            ROWS_JSON: JSON.stringify([
+            ROWS_JSON: JSON.stringify(
               [
                 'E1',
                 'T',
@@ -496,11 +497,11 @@ describe('fetching', () => {
                 '{"conversation_id":"c-1"}',
                 'in',
                 null,
-              ],
-            ]),
+              ].map((value) => [value]),
+            ),
           },
         ],
-        [{ ROWS_JSON: null }],
+        [{ ROWS_JSON: '[]' }],
       ]);
       const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000 });
       const catalog = await discoverCatalog(driver, 'dba', 'APP_USER');
@@ -528,12 +529,17 @@ describe('fetching', () => {
       ]);
       expect(await history.toolCallsOf(['E9'], new Set(['toolName']))).toEqual([[]]);
       expect(fake.calls[1]?.sql).toMatch(
-        /^SELECT JSON_ARRAYAGG\(JSON_ARRAY\(q\.TEAM_EXEC_ID, q\.TEAM_NAME, .* NULL ON NULL RETURNING CLOB\) ORDER BY q\.TEAM_EXEC_ID, q\.TASK_ORDER RETURNING CLOB\) AS ROWS_JSON FROM \(SELECT /,
+        /^SELECT JSON_ARRAY\(JSON_ARRAYAGG\(q\.TEAM_EXEC_ID ORDER BY q\.TEAM_EXEC_ID, q\.TASK_ORDER NULL ON NULL RETURNING CLOB\), JSON_ARRAYAGG\(q\.TEAM_NAME .* RETURNING CLOB\) AS ROWS_JSON FROM \(SELECT /,
       );
-      // Only what is wanted, with the keys; rows without CLOB members stay VARCHAR2: no
+      // Only what is wanted, with the keys, one column each: no JSON value per row, hence no
       // temporary LOB per row. The order's columns are read by the inner query only.
+      const callOrder = 'ORDER BY q.TEAM_EXEC_ID, q.TASK_ORDER, q.START_DATE, q.INVOCATION_ID';
       expect(fake.calls[2]?.sql).toContain(
-        'SELECT JSON_ARRAYAGG(JSON_ARRAY(q.TEAM_EXEC_ID, q.TASK_ORDER, q.TOOL_NAME NULL ON NULL) ORDER BY q.TEAM_EXEC_ID, q.TASK_ORDER, q.START_DATE, q.INVOCATION_ID RETURNING CLOB) AS ROWS_JSON FROM (SELECT TEAM_EXEC_ID, TASK_ORDER, TOOL_NAME, START_DATE, INVOCATION_ID FROM',
+        `SELECT JSON_ARRAY(${['TEAM_EXEC_ID', 'TASK_ORDER', 'TOOL_NAME']
+          .map((column) => `JSON_ARRAYAGG(q.${column} ${callOrder} NULL ON NULL RETURNING CLOB)`)
+          .join(
+            ', ',
+          )} RETURNING CLOB) AS ROWS_JSON FROM (SELECT TEAM_EXEC_ID, TASK_ORDER, TOOL_NAME, START_DATE, INVOCATION_ID FROM`,
       );
     } finally {
       if (zone === undefined) delete process.env.TZ;

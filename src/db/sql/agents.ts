@@ -63,15 +63,13 @@ export const agentSql = perCatalog((catalog: Catalog) => {
     /**
      * The agents named by `names` (an IN list or a subquery of names), without DESCRIBE_AGENT
      * as byNames(viewer, false) reads them, as a positional JSON list of another statement
-     * (teamRuns.historyByTeams reads the agents of its tasks so). INPUTS and OUTPUTS can be
-     * CLOBs: each row's array is one.
+     * (teamRuns.historyByTeams reads the agents of its tasks so).
      */
     namedList: (viewer: Viewer, names: Fragment): JsonList<Agent> => ({
       parts: {
         select: selectItems,
         from: sql`${agents} ${sql.where(sql`AGENT_NAME IN (${names})`, owned(viewer))}`,
         orderBy: orderedBy,
-        clob: true,
       },
       decode: toAgent,
     }),

@@ -222,7 +222,6 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     ['input', 'INPUT'],
     ['result', 'RESULT'],
   ];
-  const TEXT_COLUMNS = new Set(['CONVERSATION_PARAMS', 'INPUT', 'RESULT', 'OUTPUT', 'TOOL_OUTPUT']);
   const toTask = (row: Row): TaskRun => ({
     teamExecId: str(row.teamExecId),
     teamName: str(row.teamName),
@@ -308,7 +307,6 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       from: sql`${tasksView} ${alias}
               ${sql.where(...conditions)}`,
       orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER'],
-      clob: members.some((column) => TEXT_COLUMNS.has(column)),
     };
   };
   /** Tool calls as a positional JSON list: the `wanted` columns and the keys. */
@@ -327,7 +325,6 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       from: sql`${callsView} ${alias}
               ${sql.where(...conditions)}`,
       orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE', 'INVOCATION_ID'],
-      clob: members.some((column) => TEXT_COLUMNS.has(column)),
     };
   };
 
