@@ -135,17 +135,25 @@ export class Loaders {
    * One loader per distinct (filter, window, what is read): all teams asking for the same
    * page batch together. When the reading nests the runs' tasks or tool calls, the one
    * statement returns them too, and each run's list primes the loader its field asks
-   * (tasksOfRunReading / toolCallsOfRunReading with the same reading), so those fields
-   * resolve without a statement of their own.
+   * (tasksOfRunReading / toolCallsOfRunReading with the same reading, and the tasks' agents
+   * agentByNameWithoutDetails), so those fields resolve without a statement of their own.
    */
   runsOfTeam(
     filter: TeamRunFilter,
     offset: number,
     limit: number,
-    { runs, tasks, toolCalls }: RunsOfTeamReading,
+    { runs, tasks, toolCalls, agents }: RunsOfTeamReading,
   ): DataLoader<string, Page<TeamRun>> {
     this.#runPages ??= new Map();
-    const key = JSON.stringify([filter, offset, limit, runs.key, tasks?.key, toolCalls?.key]);
+    const key = JSON.stringify([
+      filter,
+      offset,
+      limit,
+      runs.key,
+      tasks?.key,
+      toolCalls?.key,
+      agents,
+    ]);
     return loaderFor(this.#runPages, key, async (names) => {
       const read = await this.repositories.history.pagesByTeams(
         names,
@@ -153,18 +161,23 @@ export class Loaders {
         offset,
         limit,
         runs.wanted,
-        { ...(tasks ? { tasks } : {}), ...(toolCalls ? { toolCalls } : {}) },
+        {
+          ...(tasks ? { tasks } : {}),
+          ...(toolCalls ? { toolCalls } : {}),
+          ...(agents ? { agents } : {}),
+        },
       );
       if (tasks) prime(this.tasksOfRunReading(tasks), read.tasksOfRun);
       if (toolCalls) prime(this.toolCallsOfRunReading(toolCalls), read.toolCallsOfRun);
+      if (agents) prime(this.agentByNameWithoutDetails, read.agentsByName);
       return read.pages;
     });
   }
 }
 
 /** Each run's list, read along with the runs, into the loader its field asks. */
-function prime<V>(loader: DataLoader<string, V[]>, ofRun: ReadonlyMap<string, V[]> | null): void {
-  for (const [execId, list] of ofRun ?? []) loader.prime(execId, list);
+function prime<V>(loader: DataLoader<string, V>, byKey: ReadonlyMap<string, V> | null): void {
+  for (const [key, value] of byKey ?? []) loader.prime(key, value);
 }
 
 /** The loader of `loaders` for `key`, made on first use. */

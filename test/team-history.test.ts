@@ -56,22 +56,22 @@ const DASHBOARD = (teams: number, runs: number) => `{
 }`;
 
 describe('round trips', () => {
-  test('the dashboard query costs 4 statements: the history tree under the runs is one', async () => {
-    // teams, team tools, the runs of all teams with their tasks and tool calls (one windowed
-    // statement), agents
+  test('the dashboard query costs 3 statements: the history tree under the runs is one', async () => {
+    // teams, team tools, the runs of all teams with their tasks, tool calls and the tasks'
+    // agents (one windowed statement)
     const count = await t.countStatements(async () => {
       const { errors, data } = await t.gql<{ teams: { edges: unknown[] } }>(DASHBOARD(20, 10));
       expect(errors).toBeUndefined();
       expect(data?.teams.edges).toHaveLength(20);
     });
-    expect(count).toBe(4);
+    expect(count).toBe(3);
   });
 
   test('the count does not grow with the page sizes', async () => {
     const small = await t.countStatements(() => t.gql(DASHBOARD(2, 1)));
     const large = await t.countStatements(() => t.gql(DASHBOARD(100, 100)));
-    expect(small).toBe(4);
-    expect(large).toBe(4);
+    expect(small).toBe(3);
+    expect(large).toBe(3);
   });
 
   test('two shapes of the same rows in one operation share one statement, reading the union of their fields', async () => {
@@ -90,8 +90,8 @@ describe('round trips', () => {
       expect(result.errors).toBeUndefined();
       got.data = result.data;
     });
-    // two root pages, then the runs with their tasks and tool calls, and the agents, once each
-    expect(count).toBe(4);
+    // two root pages, then the runs with their tasks, tool calls and agents, once
+    expect(count).toBe(3);
     const alone = async (fields: string) =>
       (await t.gql<{ teams: Shape['a'] }>(`{ ${shape(fields)} }`)).data?.teams;
     expect(got.data?.a).toEqual(await alone(aFields));
@@ -137,7 +137,8 @@ describe('round trips', () => {
       expect(result.errors).toBeUndefined();
       got.data = result.data ?? undefined;
     });
-    // teams, the runs with their tasks and tool calls, agents
+    // teams, the runs with their tasks and tool calls, agents with DESCRIBE_AGENT (which the
+    // runs' statement does not call)
     expect(count).toBe(3);
     const runs = got.data?.teams.nodes.flatMap((team) => team.runs.nodes) ?? [];
     const { history, agents } = t.server.repositoriesFor(ANONYMOUS_ADMIN);
@@ -169,7 +170,7 @@ describe('round trips', () => {
     expect(withAgent?.agent?.description).toBe(agent?.description);
   });
 
-  test('tasks and tool calls read with the runs answer as their own loaders do, past the first page too', async () => {
+  test('tasks, tool calls and agents read with the runs answer as their own loaders do, past the first page too', async () => {
     // The runs' statement carries their tasks and calls and primes the loaders the fields ask;
     // teamRun(execId) reads the same lists through those loaders' own statements.
     const first = await t.gql<{
@@ -177,9 +178,14 @@ describe('round trips', () => {
     }>('{ teams(first: 20) { nodes { runs(first: 2) { pageInfo { endCursor } } } } }');
     const after = first.data?.teams.nodes[0]?.runs.pageInfo.endCursor;
     expect(after).toEqual(expect.any(String));
-    const RUN = `execId state tasks { taskOrder taskName state toolCalls { invocationId toolName } }
+    const RUN = `execId state tasks { taskOrder taskName state agent { name owner createTime }
+        toolCalls { invocationId toolName } }
       toolCalls { invocationId taskOrder durationMs }`;
-    type Run = { execId: string; tasks: { toolCalls: unknown[] }[]; toolCalls: unknown[] };
+    type Run = {
+      execId: string;
+      tasks: { agent: { name: string } | null; toolCalls: unknown[] }[];
+      toolCalls: unknown[];
+    };
     const got: { runs: Run[] } = { runs: [] };
     const count = await t.countStatements(async () => {
       const result = await t.gql<{ teams: { nodes: { runs: { nodes: Run[] } }[] } }>(
@@ -188,10 +194,14 @@ describe('round trips', () => {
       expect(result.errors).toBeUndefined();
       got.runs = result.data?.teams.nodes.flatMap((team) => team.runs.nodes) ?? [];
     });
-    // teams, and the runs with their tasks and tool calls
+    // teams, and the runs with their tasks, tool calls and the tasks' agents
     expect(count).toBe(2);
     expect(got.runs.length).toBeGreaterThan(20);
-    expect(got.runs.some((run) => run.tasks.some((task) => task.toolCalls.length > 0))).toBe(true);
+    const tasks = got.runs.flatMap((run) => run.tasks);
+    expect(tasks.some((task) => task.toolCalls.length > 0)).toBe(true);
+    // Tasks whose agent is a stored Agent Spec and tasks whose agent is not (null).
+    expect(tasks.some((task) => task.agent !== null)).toBe(true);
+    expect(tasks.some((task) => task.agent === null)).toBe(true);
     const alone = await Promise.all(
       got.runs.map(async (run) => {
         const result = await t.gql<{ teamRun: Run }>(

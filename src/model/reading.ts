@@ -22,4 +22,9 @@ export interface RunsOfTeamReading {
   readonly tasks?: Reading<TaskRun>;
   /** Present when it selects TeamRun.toolCalls, or TaskRun.toolCalls under TeamRun.tasks. */
   readonly toolCalls?: Reading<ToolCall>;
+  /**
+   * True when it selects TaskRun.agent (with the tasks) and no Agent field that only
+   * DESCRIBE_AGENT answers: the tasks' agents are read with them, without details.
+   */
+  readonly agents?: boolean;
 }

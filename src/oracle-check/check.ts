@@ -187,7 +187,14 @@ function readsMissingView(catalog: Catalog): (text: string) => boolean {
  * The columns that carry JSON text as the database sends it (jsonArrayQuery, jsonListsQuery,
  * DESCRIBE_AGENT).
  */
-const JSON_COLUMNS = ['rowsJson', 'tasksJson', 'toolCallsJson', 'agentDetails'] as const;
+const JSON_COLUMNS = [
+  'rowsJson',
+  'runsJson',
+  'tasksJson',
+  'toolCallsJson',
+  'agentsJson',
+  'agentDetails',
+] as const;
 
 const parses = (text: string) => {
   try {

@@ -149,8 +149,12 @@ const lists = {
   calls: [inList('invocation', ['NO_SUCH_CALL'])],
 };
 
-/** The runs of teams with every column of their tasks and tool calls (teamRuns.historyByTeams). */
-const EVERY_LIST: NestedLists = { tasks: { wanted: undefined }, toolCalls: { wanted: undefined } };
+/** The runs of teams with every column of their tasks, tool calls and agents (teamRuns.historyByTeams). */
+const EVERY_LIST: NestedLists = {
+  tasks: { wanted: undefined },
+  toolCalls: { wanted: undefined },
+  agents: true,
+};
 
 const forLists = (
   build: (list: Fragment) => Query<unknown>,

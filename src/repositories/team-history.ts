@@ -11,7 +11,8 @@ import {
   type Query,
 } from '../db/sql/statement.js';
 import { taskDetailsSql } from '../db/sql/task-details.js';
-import { type NestedLists, teamHistorySql } from '../db/sql/team-history.js';
+import { type NestedLists, type RunsOfTeams, teamHistorySql } from '../db/sql/team-history.js';
+import type { Agent } from '../model/agent.js';
 import type { Wanted } from '../model/reading.js';
 import type {
   LlmPrompt,
@@ -35,6 +36,22 @@ export interface RunPages {
   readonly pages: Page<TeamRun>[];
   readonly tasksOfRun: ReadonlyMap<string, TaskRun[]> | null;
   readonly toolCallsOfRun: ReadonlyMap<string, ToolCall[]> | null;
+  /**
+   * Every agent name the pages' tasks hold, with the agent AgentRepository.byNames(names,
+   * false) finds for it (the first by owner), null where none is visible.
+   */
+  readonly agentsByName: ReadonlyMap<string, Agent | null> | null;
+}
+
+function agentsOfTasks(batches: readonly RunsOfTeams[]): Map<string, Agent | null> {
+  const byName = new Map<string, Agent | null>();
+  for (const batch of batches) for (const task of batch.tasks) byName.set(task.agentName, null);
+  for (const batch of batches) {
+    for (const agent of batch.agents) {
+      if (byName.get(agent.name) === null) byName.set(agent.name, agent);
+    }
+  }
+  return byName;
 }
 
 /** Runs, tasks and tool calls from the history views; every batch is one IN-list statement. */
@@ -106,11 +123,13 @@ export class TeamHistoryRepository {
     nested: NestedLists = {},
   ): Promise<RunPages> {
     requireView(this.catalog.teamHistory);
+    const tasksReadable = nested.tasks && this.catalog.taskHistory.columns;
     const readable: NestedLists = {
-      ...(nested.tasks && this.catalog.taskHistory.columns ? { tasks: nested.tasks } : {}),
+      ...(tasksReadable ? { tasks: nested.tasks } : {}),
       ...(nested.toolCalls && this.catalog.toolHistory.columns
         ? { toolCalls: nested.toolCalls }
         : {}),
+      ...(tasksReadable && nested.agents && this.catalog.agents.columns ? { agents: true } : {}),
     };
     const windowed = this.sql.runsByTeams(this.viewer, filter, { offset, limit }, wanted, readable);
     const batches = await fetchForKeys(this.driver, teamNames, 'team', windowed);
@@ -140,6 +159,7 @@ export class TeamHistoryRepository {
             (call) => call.teamExecId,
           )
         : null,
+      agentsByName: readable.agents ? agentsOfTasks(batches) : null,
     };
   }
 

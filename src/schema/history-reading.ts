@@ -62,6 +62,14 @@ export const TOOL_CALL_NEEDS: Readonly<Record<string, readonly (keyof ToolCall)[
   toolOutput: ['toolOutput'],
 };
 
+/** The Agent fields read from DESCRIBE_AGENT's JSON rather than the agents view. */
+export const AGENT_DETAIL_FIELDS: ReadonlySet<string> = new Set([
+  'description',
+  'inputs',
+  'outputs',
+  'callContract',
+]);
+
 export const taskRunReading = (info: GraphQLResolveInfo) =>
   readingOf(info, 'TaskRun', TASK_RUN_NEEDS);
 
@@ -74,14 +82,21 @@ export const toolCallReading = (info: GraphQLResolveInfo) =>
  * very properties (and loader key) those lists' own fields read, so the loaders primed with
  * them (src/loaders.ts) are the ones the fields ask. An operation that also selects the same
  * lists elsewhere (under teamRun(execId), say) reads the union there, by the general loaders.
+ * The tasks' agents come along when no Agent field of the operation needs DESCRIBE_AGENT, the
+ * case where every TaskRun.agent asks agentByNameWithoutDetails.
  */
 export function runsOfTeamReading(info: GraphQLResolveInfo): RunsOfTeamReading {
   const tasks = selectedOn(info, 'TeamRun', 'tasks');
   const toolCalls =
     selectedOn(info, 'TeamRun', 'toolCalls') || (tasks && selectedOn(info, 'TaskRun', 'toolCalls'));
+  const agents =
+    tasks &&
+    selectedOn(info, 'TaskRun', 'agent') &&
+    ![...AGENT_DETAIL_FIELDS].some((field) => selectedOn(info, 'Agent', field));
   return {
     runs: readingOf(info, 'TeamRun', TEAM_RUN_NEEDS),
     ...(tasks ? { tasks: taskRunReading(info) } : {}),
     ...(toolCalls ? { toolCalls: toolCallReading(info) } : {}),
+    ...(agents ? { agents } : {}),
   };
 }

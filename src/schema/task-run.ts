@@ -3,15 +3,12 @@ import { notFound } from '../errors.js';
 import { durationMs, type LlmPrompt, type TaskFailure, type TaskRun } from '../model/team.js';
 import { AgentRef } from './agent.js';
 import { HISTORY } from './descriptions.js';
-import { taskRunReading } from './history-reading.js';
+import { AGENT_DETAIL_FIELDS, taskRunReading } from './history-reading.js';
 import { nodesOrErrors } from './lookup.js';
 import { connectionComplexity, offsetConnection } from './pagination.js';
 import { selectsAny } from './selection.js';
 import { TeamRunStateRef } from './team.js';
 import { TeamRunRef } from './team-run.js';
-
-/** The fields read from DESCRIBE_AGENT's JSON rather than the agents view. */
-const AGENT_DETAIL_FIELDS = new Set(['description', 'inputs', 'outputs', 'callContract']);
 
 /** TEAM_EXEC_ID and TASK_ORDER identify a task run; the id joins them. */
 const taskRunId = (task: { teamExecId: string; taskOrder: number }) =>

@@ -21,6 +21,7 @@ import type {
   ToolCallFilter,
 } from '../../src/model/team.js';
 import { ANONYMOUS_ADMIN, type Viewer } from '../../src/model/viewer.js';
+import { AgentRepository } from '../../src/repositories/agents.js';
 import { TeamHistoryRepository } from '../../src/repositories/team-history.js';
 import { TeamRepository } from '../../src/repositories/teams.js';
 import { useContractTarget } from './contract-support.js';
@@ -140,6 +141,8 @@ for (const target of TARGETS) {
     const teams = (a: Audience) => new TeamRepository(contract.driver, catalogs[a.scope], a.viewer);
     const history = (a: Audience) =>
       new TeamHistoryRepository(contract.driver, catalogs[a.scope], a.viewer);
+    const agents = (a: Audience) =>
+      new AgentRepository(contract.driver, catalogs[a.scope], a.viewer);
     /** The statements an audience's call issues: none when it sees nothing. */
     const sql = (a: Audience, ...names: string[]) => (a.blind ? [] : names);
     /** An owner filter that USER_ views cannot satisfy is answered without SQL. */
@@ -410,11 +413,13 @@ for (const target of TARGETS) {
             expect(issued, label).toEqual(
               ownerUnreachable(a, filter.owner) ? [] : sql(a, 'teamRuns.byTeams'),
             );
-            // The same windows with their runs' tasks and tool calls, in one statement.
+            // The same windows with their runs' tasks, tool calls and the tasks' agents, in one
+            // statement.
             const [nested, nestedIssued] = await counted(() =>
               history(a).pagesByTeams(names, filter, offset, limit, undefined, {
                 tasks: { wanted: undefined },
                 toolCalls: { wanted: undefined },
+                agents: true,
               }),
             );
             expect(nested.pages, label).toEqual(pages);
@@ -429,6 +434,21 @@ for (const target of TARGETS) {
             expect(nestedIssued, label).toEqual(
               ownerUnreachable(a, filter.owner) ? [] : sql(a, 'teamRuns.historyByTeams'),
             );
+            // The agents as agents.byNames reads them without DESCRIBE_AGENT, null where none.
+            const agentNames = [
+              ...new Set(shown.flatMap((id) => tasksOfRun(visible(a).tasks, id))),
+            ].map((task) => task.agentName);
+            const byName = [...new Set(agentNames)];
+            expect([...(nested.agentsByName?.keys() ?? [])].sort(), label).toEqual(
+              [...byName].sort(),
+            );
+            if (byName.length > 0) {
+              const expected = await agents(a).byNames(byName, false);
+              expect(
+                byName.map((name) => nested.agentsByName?.get(name)),
+                label,
+              ).toEqual(expected);
+            }
           }
         },
       );

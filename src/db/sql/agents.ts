@@ -3,7 +3,7 @@ import type { Viewer } from '../../model/viewer.js';
 import type { Catalog } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { dateOrNull, jsonOrNull, num, str, strOrNull } from '../rows.js';
-import type { Fragment, Literal, PageWindow } from './statement.js';
+import type { Fragment, JsonList, Literal, PageWindow } from './statement.js';
 import { paged, perCatalog, query, sql, viewerOwns } from './statement.js';
 
 /**
@@ -25,20 +25,18 @@ export const agentSql = perCatalog((catalog: Catalog) => {
     view.columns?.has(column)
       ? sql`${sql.identifier(catalog, view, column)} AS ${sql.raw(alias)}`
       : sql`NULL AS ${sql.raw(alias)}`;
-  const select = sql.join(
-    [
-      columnOrNull('AGENT_ID', 'AGENT_ID'),
-      columnOrNull('OWNER', 'OWNER'),
-      sql`AGENT_NAME`,
-      view.columns?.has('CREATE_TIME') ? sql`CREATE_TIME` : columnOrNull('CREATED', 'CREATE_TIME'),
-      columnOrNull('INPUTS', 'INPUTS'),
-      columnOrNull('OUTPUTS', 'OUTPUTS'),
-      ...SELECT_AI_COLUMNS.filter((column) => view.columns?.has(column)).map((column) =>
-        sql.identifier(catalog, view, column),
-      ),
-    ],
-    ', ',
-  );
+  const selectItems = [
+    columnOrNull('AGENT_ID', 'AGENT_ID'),
+    columnOrNull('OWNER', 'OWNER'),
+    sql`AGENT_NAME`,
+    view.columns?.has('CREATE_TIME') ? sql`CREATE_TIME` : columnOrNull('CREATED', 'CREATE_TIME'),
+    columnOrNull('INPUTS', 'INPUTS'),
+    columnOrNull('OUTPUTS', 'OUTPUTS'),
+    ...SELECT_AI_COLUMNS.filter((column) => view.columns?.has(column)).map((column) =>
+      sql.identifier(catalog, view, column),
+    ),
+  ];
+  const select = sql.join(selectItems, ', ');
   const orderedBy = hasOwner ? ['OWNER', 'AGENT_NAME'] : ['AGENT_NAME'];
   const order = hasOwner ? sql`OWNER, AGENT_NAME` : sql`AGENT_NAME`;
   const options = { agentDetails: true, orderedBy };
@@ -62,6 +60,21 @@ export const agentSql = perCatalog((catalog: Catalog) => {
   };
 
   return {
+    /**
+     * The agents named by `names` (an IN list or a subquery of names), without DESCRIBE_AGENT
+     * as byNames(viewer, false) reads them, as a positional JSON list of another statement
+     * (teamRuns.historyByTeams reads the agents of its tasks so). INPUTS and OUTPUTS can be
+     * CLOBs: each row's array is one.
+     */
+    namedList: (viewer: Viewer, names: Fragment): JsonList<Agent> => ({
+      parts: {
+        select: selectItems,
+        from: sql`${agents} ${sql.where(sql`AGENT_NAME IN (${names})`, owned(viewer))}`,
+        orderBy: orderedBy,
+        clob: true,
+      },
+      decode: toAgent,
+    }),
     page: (viewer: Viewer, window: PageWindow) =>
       paged(
         'agents.page',

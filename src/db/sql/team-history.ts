@@ -1,3 +1,4 @@
+import type { Agent } from '../../model/agent.js';
 import type { Wanted } from '../../model/reading.js';
 import type {
   PolledRun,
@@ -14,6 +15,7 @@ import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull } from '../rows.js';
+import { agentSql } from './agents.js';
 import type {
   ColumnKey,
   Fragment,
@@ -81,12 +83,16 @@ export interface RunsOfTeams {
   readonly tasks: TaskRun[];
   /** Every tool call of the windows' runs, by run, task and start; empty when not nested. */
   readonly toolCalls: ToolCall[];
+  /** The agents the windows' tasks name, without DESCRIBE_AGENT; empty when not nested. */
+  readonly agents: Agent[];
 }
 
 /** The lists runsByTeams returns along with the runs, and the properties each reads. */
 export interface NestedLists {
   readonly tasks?: { readonly wanted: Wanted<TaskRun> };
   readonly toolCalls?: { readonly wanted: Wanted<ToolCall> };
+  /** The agents the tasks name, as agents.byNames reads them without details (with `tasks`). */
+  readonly agents?: boolean;
 }
 
 /** A run in the newest-first window of its team (see runsByTeams). */
@@ -412,8 +418,10 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
           );
           return {
             ...only,
-            decode: (row) => ({ runs: [only.decode(row)], tasks: [], toolCalls: [] }),
-            decodeRows: (rows) => [{ runs: only.decodeRows(rows), tasks: [], toolCalls: [] }],
+            decode: (row) => ({ runs: [only.decode(row)], tasks: [], toolCalls: [], agents: [] }),
+            decodeRows: (rows) => [
+              { runs: only.decodeRows(rows), tasks: [], toolCalls: [], agents: [] },
+            ],
           };
         }
         // The windows' runs are the viewer's (runFilter), so their tasks and calls are too:
@@ -433,6 +441,13 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
                 decode: toToolCall,
               }
             : null,
+          agents:
+            nested.tasks && nested.agents
+              ? agentSql(catalog).namedList(
+                  viewer,
+                  sql`SELECT t.AGENT_NAME FROM ${tasksView} t WHERE ${ofWindows}`,
+                )
+              : null,
         });
       },
     runsByIds: (viewer: Viewer) => (ids: Fragment) =>
