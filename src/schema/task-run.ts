@@ -1,5 +1,6 @@
 import { builder } from '../builder.js';
 import { notFound } from '../errors.js';
+import { loadNow } from '../loaders.js';
 import { durationMs, type LlmPrompt, type TaskFailure, type TaskRun } from '../model/team.js';
 import { AgentRef } from './agent.js';
 import { HISTORY } from './descriptions.js';
@@ -56,10 +57,12 @@ TaskRunRef.implement({
       description:
         'The stored Agent Spec (DBMS_AI_AGENT) of the same name; null when there is none (Select AI agents are usually not Agent Specs).',
       resolve: (task, _args, context, info) =>
-        (selectsAny(info, AGENT_DETAIL_FIELDS)
-          ? context.loaders.agentByName
-          : context.loaders.agentByNameWithoutDetails
-        ).load(task.agentName),
+        loadNow(
+          selectsAny(info, AGENT_DETAIL_FIELDS)
+            ? context.loaders.agentByName
+            : context.loaders.agentByNameWithoutDetails,
+          task.agentName,
+        ),
     }),
     state: t.field({
       type: TeamRunStateRef,
@@ -109,7 +112,7 @@ builder.objectFields(TeamRunRef, (t) => ({
     type: [TaskRunRef],
     description: 'The run’s tasks in TASK_ORDER.',
     resolve: (run, _args, context, info) =>
-      context.loaders.tasksOfRunReading(taskRunReading(info)).load(run.execId),
+      loadNow(context.loaders.tasksOfRunReading(taskRunReading(info)), run.execId),
   }),
 }));
 

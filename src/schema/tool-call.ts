@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { loadNow } from '../loaders.js';
 import { durationMs, type ToolCall } from '../model/team.js';
 import { TOOL_CALL_ORDER_KEYS } from '../repositories/team-history.js';
 import { bounded, KEY, ORACLE_NAME } from './bounds.js';
@@ -91,7 +92,7 @@ builder.objectFields(TeamRunRef, (t) => ({
     type: [ToolCallRef],
     description: 'Every tool call of the run, by task order then start.',
     resolve: (run, _args, context, info) =>
-      context.loaders.toolCallsOfRunReading(toolCallReading(info)).load(run.execId),
+      loadNow(context.loaders.toolCallsOfRunReading(toolCallReading(info)), run.execId),
   }),
 }));
 
@@ -99,11 +100,14 @@ builder.objectFields(TaskRunRef, (t) => ({
   toolCalls: t.field({
     type: [ToolCallRef],
     description: 'The calls made by this task (same TEAM_EXEC_ID and TASK_ORDER).',
-    resolve: async (task, _args, context, info) => {
-      const calls = await context.loaders
-        .toolCallsOfRunReading(toolCallReading(info))
-        .load(task.teamExecId);
-      return calls.filter((call) => call.taskOrder === task.taskOrder);
+    resolve: (task, _args, context, info) => {
+      const ofTask = (calls: readonly ToolCall[]) =>
+        calls.filter((call) => call.taskOrder === task.taskOrder);
+      const calls = loadNow(
+        context.loaders.toolCallsOfRunReading(toolCallReading(info)),
+        task.teamExecId,
+      );
+      return calls instanceof Promise ? calls.then(ofTask) : ofTask(calls);
     },
   }),
 }));

@@ -43,3 +43,34 @@ test('the server stays healthy after a timeout', async () => {
   const response = await post('{ __typename }');
   expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
 });
+
+test('a client that goes away stops its query at the statement in flight, with nothing logged as an internal error', async () => {
+  // No timeout in the way: the execution's own answer is the one masked.
+  const server = await startTestServer({ EMBEDDED_LATENCY_MS: String(LATENCY_MS) });
+  try {
+    const statementsBefore = await server.server.metrics.statementCount();
+    const client = new AbortController();
+    const request = fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query:
+          '{ teams(first: 5) { nodes { name runs(first: 2) { nodes { tasks { taskName } } } } } }',
+      }),
+      signal: client.signal,
+    });
+    request.catch(() => undefined);
+    // Gone once the first statement is on its way.
+    while ((await server.server.metrics.statementCount()) === statementsBefore) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    client.abort();
+    await expect(request).rejects.toThrow();
+    // Let the statement already sent come back; the levels below it must not start.
+    await new Promise((resolve) => setTimeout(resolve, LATENCY_MS * 1.5));
+    expect((await server.server.metrics.statementCount()) - statementsBefore).toBe(1);
+    expect(server.logs.filter((entry) => entry.msg === 'internal error')).toEqual([]);
+  } finally {
+    await server.stop();
+  }
+});
