@@ -11,6 +11,11 @@ import { numbered } from '../src/db/embedded/database.js';
 import { type OpenDatabase, openDatabase } from '../src/db/open.js';
 import { type OracleConnection, OracleDriver } from '../src/db/oracle/driver.js';
 import {
+  type ExecuteAgentCall,
+  executeAgentBlock,
+  resolveExecuteAgent,
+} from '../src/db/sql/execute-agent.js';
+import {
   type Fragment,
   fetchRows,
   inList,
@@ -108,6 +113,40 @@ describe('text enters a fragment only as the code wrote it or as the catalog nam
     expect(() => sql.identifier(missing, missing.teams, 'OWNER, PASSWORD')).toThrow(
       /is not a column of DBA_AI_AGENT_TEAMS/,
     );
+  });
+
+  test('sql.argument names only an argument ALL_ARGUMENTS listed for the overload', () => {
+    const listed = (argumentName: string | null) => ({
+      overload: '1',
+      position: argumentName === null ? 0 : 1,
+      argumentName,
+      dataType: 'CLOB',
+      inOut: argumentName === null ? 'OUT' : 'IN',
+      defaulted: false,
+    });
+    const call = resolveExecuteAgent([
+      listed(null),
+      { ...listed('AGENT_NAME'), dataType: 'VARCHAR2' },
+      { ...listed('INPUTS'), position: 2 },
+    ]).plain as ExecuteAgentCall;
+    expect(executeAgentBlock(call).oracle).toBe(
+      'BEGIN :agent_output := DBMS_AI_AGENT.EXECUTE_AGENT(AGENT_NAME => :agent_name, INPUTS => :agent_inputs); END;',
+    );
+    // A name the dictionary did not list for this overload is refused, however plain.
+    expect(() => sql.argument(call.listed, 'TRACES')).toThrow(
+      'sql.argument: "TRACES" is not an argument of DBMS_AI_AGENT.EXECUTE_AGENT as ALL_ARGUMENTS lists it',
+    );
+    expect(() => executeAgentBlock({ ...call, inputsArgument: 'INPUTS => NULL, X' })).toThrow(
+      /"INPUTS => NULL, X" is not an argument of DBMS_AI_AGENT.EXECUTE_AGENT/,
+    );
+    // A listed name that would need quoting makes the overload unusable, not a call.
+    const quoted = resolveExecuteAgent([
+      listed(null),
+      { ...listed('AGENT_NAME'), dataType: 'VARCHAR2' },
+      { ...listed('"inputs"'), position: 2 },
+    ]);
+    expect(quoted.plain).toBeNull();
+    expect(quoted.missing).toContain('argument name "inputs" is not a plain identifier');
   });
 });
 

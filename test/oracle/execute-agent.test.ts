@@ -14,6 +14,7 @@ import {
 } from '../../src/db/oracle/driver.js';
 import {
   decodeExecuteAgent,
+  type ExecuteAgentCall,
   executeAgentArguments,
   executeAgentBinds,
   executeAgentBlock,
@@ -257,13 +258,18 @@ describe('EXECUTE_AGENT on Oracle: the call built from ALL_ARGUMENTS', () => {
 });
 
 describe('EXECUTE_AGENT on Oracle: interrupted calls are broken on the database', () => {
-  const block = executeAgentBlock({
-    overload: '1',
-    agentNameArgument: 'AGENT_NAME',
-    inputsArgument: 'INPUTS',
-    outputArgument: null,
-    tracesArgument: null,
-  });
+  const block = executeAgentBlock(
+    resolveExecuteAgent(
+      REFERENCE_SHAPE.slice(0, 3).map((a) => ({
+        overload: a.OVERLOAD,
+        position: a.POSITION,
+        argumentName: a.ARGUMENT_NAME,
+        dataType: a.DATA_TYPE,
+        inOut: a.IN_OUT,
+        defaulted: a.DEFAULTED === 'Y',
+      })),
+    ).plain as ExecuteAgentCall,
+  );
   /** An execute that runs until the connection is broken, then fails as Oracle does. */
   const untilBroken: Answer = async (_call, { broken }) => {
     await broken;

@@ -1,6 +1,13 @@
 import type { Binds, Block, Row } from '../driver.js';
 import { num, str, strOrNull } from '../rows.js';
-import { query, sql, statement } from './statement.js';
+import {
+  blockText,
+  discoveredOverload,
+  type Overload,
+  query,
+  sql,
+  statement,
+} from './statement.js';
 
 /**
  * DBMS_AI_AGENT.EXECUTE_AGENT is in neither seed; the reference gives its shape as
@@ -51,6 +58,8 @@ export const executeAgentArguments = query(
 /** A usable overload: the names to call it with. */
 export interface ExecuteAgentCall {
   readonly overload: string | null;
+  /** The overload's argument names as ALL_ARGUMENTS listed them: what the call's text may name. */
+  readonly listed: Overload;
   readonly agentNameArgument: string;
   readonly inputsArgument: string;
   /** The OUT argument holding the output; null when the overload is a function. */
@@ -71,8 +80,6 @@ export interface ExecuteAgentProcedure {
 
 const TEXT = new Set(['CLOB', 'NCLOB', 'VARCHAR2', 'NVARCHAR2', 'LONG']);
 const NAME_TEXT = new Set(['VARCHAR2', 'NVARCHAR2', 'CHAR']);
-/** Dictionary names go into the call's text: only plain upper-case identifiers do. */
-const IDENTIFIER = /^[A-Z][A-Z0-9_$#]{0,127}$/;
 
 const isIn = (a: ProcedureArgument) => a.inOut === 'IN';
 const isOut = (a: ProcedureArgument) => a.inOut === 'OUT' || a.inOut === 'IN/OUT';
@@ -93,9 +100,14 @@ export function signature(args: readonly ProcedureArgument[]): string {
  * Any other argument must be an IN argument with a default, or the overload is not usable.
  */
 function callOf(args: readonly ProcedureArgument[]): ExecuteAgentCall | string {
+  let listed: Overload;
+  try {
+    // Dictionary names go into the call's text: only plain upper-case identifiers do.
+    listed = discoveredOverload('DBMS_AI_AGENT.EXECUTE_AGENT', args);
+  } catch (error) {
+    return (error as Error).message;
+  }
   const named = args.filter((a) => a.argumentName !== null);
-  const unusable = named.find((a) => !IDENTIFIER.test(a.argumentName as string));
-  if (unusable) return `argument name ${unusable.argumentName} is not a plain identifier`;
   const pick = (test: (a: ProcedureArgument) => boolean) => named.find(test);
   const word = (a: ProcedureArgument, pattern: RegExp) => pattern.test(a.argumentName as string);
   const agentName = pick((a) => isIn(a) && NAME_TEXT.has(a.dataType) && word(a, /NAME/));
@@ -114,6 +126,7 @@ function callOf(args: readonly ProcedureArgument[]): ExecuteAgentCall | string {
   if (other) return `argument ${other.argumentName} (${other.inOut}) has no default`;
   return {
     overload: args[0]?.overload ?? null,
+    listed,
     agentNameArgument: agentName.argumentName as string,
     inputsArgument: inputs.argumentName as string,
     outputArgument: returns ? null : (outArgument?.argumentName as string),
@@ -158,19 +171,26 @@ export interface ExecuteAgentResult {
  * (src/db/embedded/execute-agent.ts), which takes the same binds.
  */
 export function executeAgentBlock(call: ExecuteAgentCall): Block {
-  const args = [
-    `${call.agentNameArgument} => :agent_name`,
-    `${call.inputsArgument} => :agent_inputs`,
-    ...(call.outputArgument ? [`${call.outputArgument} => :agent_output`] : []),
-    ...(call.tracesArgument ? [`${call.tracesArgument} => :agent_traces`] : []),
-  ].join(', ');
-  const invoke = `DBMS_AI_AGENT.EXECUTE_AGENT(${args})`;
+  const named = (argument: string, bind: string) =>
+    sql`${sql.argument(call.listed, argument)} => ${sql.placeholder(bind)}`;
+  const args = sql.join(
+    [
+      named(call.agentNameArgument, 'agent_name'),
+      named(call.inputsArgument, 'agent_inputs'),
+      ...(call.outputArgument ? [named(call.outputArgument, 'agent_output')] : []),
+      ...(call.tracesArgument ? [named(call.tracesArgument, 'agent_traces')] : []),
+    ],
+    ', ',
+  );
+  const invoke = sql`DBMS_AI_AGENT.EXECUTE_AGENT(${args})`;
   const traced = call.tracesArgument !== null;
   return {
     name: 'agents.execute',
-    oracle: call.outputArgument
-      ? `BEGIN ${invoke}; END;`
-      : `BEGIN :agent_output := ${invoke}; END;`,
+    oracle: blockText(
+      call.outputArgument
+        ? sql`BEGIN ${invoke}; END;`
+        : sql`BEGIN ${sql.placeholder('agent_output')} := ${invoke}; END;`,
+    ),
     embedded: statement(
       'agents.execute',
       sql`SELECT agent_output, ${traced ? sql`agent_traces` : sql`NULL AS agent_traces`}

@@ -4,10 +4,11 @@
  * none can drift from another (as PostGraphile's pg-sql2 fragments carry their values).
  *
  * - sql`…` joins SQL text and fragments, and nothing else: a string interpolated into it is
- *   refused (by the type, and when it runs). Text enters a fragment in three ways only:
+ *   refused (by the type, and when it runs). Text enters a fragment in four ways only:
  *   the template's own text; sql.raw('…'), fixed text of the code, typed to take string
  *   literals only (sql.indexed('M', i) for a numbered name); sql.identifier(catalog, view,
- *   column), a name the discovered catalog holds. A fragment is made only here.
+ *   column), a name the discovered catalog holds; sql.argument(overload, name), an argument
+ *   name ALL_ARGUMENTS listed for a discovered overload. A fragment is made only here.
  * - sql.bind(name, value) is the only way a value enters a statement: `:name` plus its
  *   bind, one name given two values throws as the fragment is built. inList(prefix, values)
  *   is an IN list of binds; sql.join(parts, separator); sql.placeholder(name) is a bind whose
@@ -282,6 +283,57 @@ function identifier(catalog: Catalog, view: ViewInfo, column?: string): Fragment
   return text(column);
 }
 
+/** Where a subprogram keeps the argument names the dictionary listed: a key only this module holds. */
+const ARGUMENTS = Symbol('arguments');
+
+/**
+ * One overload of a stored subprogram as ALL_ARGUMENTS lists it: the only source of the
+ * argument names sql.argument writes into a call's text (named notation). Made by
+ * discoveredOverload from the dictionary's rows (src/db/sql/execute-agent.ts).
+ */
+export class Overload {
+  readonly [ARGUMENTS]: ReadonlySet<string>;
+
+  constructor(
+    token: typeof MINT,
+    /** The subprogram as the code names it (`DBMS_AI_AGENT.EXECUTE_AGENT`). */
+    readonly subprogram: string,
+    argumentNames: ReadonlySet<string>,
+  ) {
+    if (token !== MINT) throw new TypeError('overloads are made by discoveredOverload');
+    this[ARGUMENTS] = argumentNames;
+  }
+}
+
+/**
+ * The overload whose ALL_ARGUMENTS rows these are: its named arguments, each a plain
+ * upper-case name (a quoted or lower-case one is refused, so none needs quoting).
+ */
+export function discoveredOverload<S extends string>(
+  subprogram: Literal<S>,
+  rows: readonly { readonly argumentName: string | null }[],
+): Overload {
+  const names = new Set<string>();
+  for (const { argumentName } of rows) {
+    if (argumentName === null) continue;
+    if (!PLAIN_NAME.test(argumentName) || argumentName.length > 128) {
+      throw new Error(`argument name ${argumentName} is not a plain identifier`);
+    }
+    names.add(argumentName);
+  }
+  return new Overload(MINT, subprogram, names);
+}
+
+/** An argument of a discovered overload, as SQL text: only a name ALL_ARGUMENTS listed for it. */
+function argument(overload: Overload, name: string): Fragment {
+  if (!(overload instanceof Overload) || !overload[ARGUMENTS].has(name)) {
+    throw new Error(
+      `sql.argument: ${JSON.stringify(name)} is not an argument of ${overload?.subprogram} as ALL_ARGUMENTS lists it`,
+    );
+  }
+  return text(name);
+}
+
 /** The tag and its helpers, one import (as pg-sql2's `sql.value()`, `sql.join()`). */
 export const sql = Object.assign(template, {
   /** `:name`, carrying its value: the only way a value enters a statement. */
@@ -296,6 +348,7 @@ export const sql = Object.assign(template, {
     return text(String(value));
   },
   identifier,
+  argument,
   /** A numbered name of the code's (`M0`, `KEY1`): its prefix, a literal, and a whole number. */
   indexed: <P extends string>(prefix: Literal<P>, index: number): Fragment => {
     if (!Number.isSafeInteger(index) || index < 0) refuse(index);
