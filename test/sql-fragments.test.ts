@@ -229,6 +229,28 @@ describe('the fragment writes the placeholders of both drivers', () => {
   });
 });
 
+describe('a driver runs only a statement that statement() built', () => {
+  test('an object written by hand is refused: by the type, and by both drivers when it runs', async () => {
+    const forged = {
+      name: 'test.forged',
+      text: 'SELECT 1 AS N FROM DUAL',
+      pieces: ["SELECT 1 AS N FROM DUAL WHERE '", "' = 'x'"],
+      placeholders: ['x'],
+    };
+    const oracle = recordingOracle();
+    const refused = 'statement "test.forged" was not built by statement() or query()';
+    // @ts-expect-error a Statement carries the mark only statement() gives it
+    await expect(embedded.query(forged, { x: 'x' })).rejects.toThrow(refused);
+    // @ts-expect-error the same for the Oracle driver
+    await expect(oracle.driver.query(forged)).rejects.toThrow(refused);
+    // @ts-expect-error and for the wrapper that adds DESCRIBE_AGENT
+    await expect(oracle.driver.queryWithAgentDetails(forged)).rejects.toThrow(refused);
+    expect(oracle.calls).toEqual([]);
+    const real = statement('test.real', sql`SELECT ${sql.bind('n', 'seven')} AS N FROM DUAL`);
+    expect(await embedded.query(real, { n: 'seven' })).toEqual([{ n: 'seven' }]);
+  });
+});
+
 test('every statement the repositories send: the embedded text is the Oracle text, $n for :name', async () => {
   const user = await discoverCatalog(embedded, 'user', 'APP_USER');
   const entries = registeredStatements([catalog, user]);

@@ -4,7 +4,10 @@
  * named method here, never an `if oracle` in a repository.
  */
 
-export interface Statement {
+import type { Built } from './sql/statement.js';
+
+/** Made only by statement()/query() (src/db/sql/statement.ts): Built is their mark. */
+export interface Statement extends Built {
   /** Stable name, used as the metrics label and in the statement registry. */
   readonly name: string;
   /** The SQL text with each bind written `:name`, as Oracle runs it. */

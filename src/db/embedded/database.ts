@@ -23,7 +23,7 @@ import {
 } from '../driver.js';
 import { normalizeRows } from '../rows.js';
 import { describeAgentProbe } from '../sql/session.js';
-import { query, sql, statement } from '../sql/statement.js';
+import { built, query, sql, statement } from '../sql/statement.js';
 import { DDL } from './ddl.js';
 import { DEMO_DATE_COLUMNS, DEMO_PRESENT, demoData } from './demo-data.js';
 import { ORACLE_BUILTINS, ORACLE_EMULATION_SCHEMA, PLSQL_EMULATION } from './plsql.js';
@@ -391,7 +391,7 @@ export class EmbeddedDriver implements Driver {
   ): Promise<Row[]> {
     if (this.latencyMs > 0) await sleep(this.latencyMs, undefined, signal ? { signal } : {});
     if (signal?.aborted) throw new CallInterrupted('cancelled');
-    const { text, names } = numbered(statement);
+    const { text, names } = numbered(built(statement));
     const params = names.map((name) => {
       if (!(name in binds)) throw new Error(`missing bind :${name}`);
       return binds[name] ?? null;

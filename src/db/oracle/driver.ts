@@ -19,7 +19,7 @@ import {
 import { runInUtc } from '../process-zone.js';
 import { normalizeRow } from '../rows.js';
 import { describeAgentProbe } from '../sql/session.js';
-import { inList, query, sql } from '../sql/statement.js';
+import { built, inList, query, sql } from '../sql/statement.js';
 import { errorCode, mapQueryError, reportedLine, startupError } from './errors.js';
 import { connectTarget, poolAttributes } from './options.js';
 
@@ -174,8 +174,8 @@ export class OracleDriver implements Driver {
     runInUtc();
   }
 
-  query(statement: Statement, binds: Binds = {}, options: QueryOptions = {}): Promise<Row[]> {
-    return this.run(statement.text, binds, options);
+  async query(statement: Statement, binds: Binds = {}, options: QueryOptions = {}): Promise<Row[]> {
+    return this.run(built(statement).text, binds, options);
   }
 
   /**
@@ -190,6 +190,7 @@ export class OracleDriver implements Driver {
     binds: Binds = {},
     options: QueryOptions = {},
   ): Promise<Row[]> {
+    built(statement);
     if (this.describeAgentCallable) {
       try {
         return await this.run(withAgentDetails(statement), binds, options);

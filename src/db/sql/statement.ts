@@ -19,7 +19,8 @@
  *   no row meets: the query holding it is never sent and reads as no rows.
  * - query(name, body, decode) makes the value; fetchRows(driver, query) runs it and decodes.
  *   Its statement keeps the text cut at the binds, so that a driver numbering its binds ($1)
- *   writes its own text from the fragment without reading the SQL (src/db/driver.ts);
+ *   writes its own text from the fragment without reading the SQL (src/db/driver.ts), and
+ *   carries the mark (Built) that only statement() gives: the drivers run nothing else;
  *   blockText(...) is a PL/SQL block's text, lines kept.
  * - jsonArrayQuery(...) is a list whose rows the database returns as one JSON array;
  *   jsonListsQuery(...) several such lists in one statement.
@@ -418,13 +419,34 @@ function named({ pieces, placeholders }: { pieces: string[]; placeholders: strin
   return text;
 }
 
+/** The mark of a statement built here: a key no code outside this module holds. */
+const BUILT: unique symbol = Symbol('built statement');
+
+/**
+ * What only statement() gives a statement (src/db/driver.ts, Statement): an object written by
+ * hand, its text and pieces free to disagree, is not one, by the type and when a driver runs it.
+ */
+export interface Built {
+  readonly [BUILT]: true;
+}
+
+/** The statement, if statement() built it: the drivers' check before they send one. */
+export function built<S extends Pick<Statement, 'name'>>(sent: S): S {
+  if ((sent as Partial<Built> | null)?.[BUILT] !== true) {
+    throw new TypeError(
+      `statement ${JSON.stringify(sent?.name)} was not built by statement() or query() (src/db/sql/statement.ts)`,
+    );
+  }
+  return sent;
+}
+
 /** A named statement of the fragment: Oracle's text (`:name` binds) and its pieces. */
 export function statement(name: string, body: Fragment, orderedBy?: readonly string[]): Statement {
   const { pieces, placeholders } = compile(body);
   const text = named({ pieces, placeholders });
   return orderedBy
-    ? { name, text, pieces, placeholders, orderedBy }
-    : { name, text, pieces, placeholders };
+    ? { [BUILT]: true, name, text, pieces, placeholders, orderedBy }
+    : { [BUILT]: true, name, text, pieces, placeholders };
 }
 
 /**
