@@ -129,7 +129,7 @@ describe('text enters a fragment only as the code wrote it or as the catalog nam
       { ...listed('AGENT_NAME'), dataType: 'VARCHAR2' },
       { ...listed('INPUTS'), position: 2 },
     ]).plain as ExecuteAgentCall;
-    expect(executeAgentBlock(call).oracle).toBe(
+    expect(executeAgentBlock(call).oracle.text).toBe(
       'BEGIN :agent_output := DBMS_AI_AGENT.EXECUTE_AGENT(AGENT_NAME => :agent_name, INPUTS => :agent_inputs); END;',
     );
     // A name the dictionary did not list for this overload is refused, however plain.

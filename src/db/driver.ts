@@ -40,7 +40,8 @@ export type Row = Readonly<Record<string, unknown>>;
  */
 export interface Block {
   readonly name: string;
-  readonly oracle: string;
+  /** Oracle's block (blockStatement): its text as written, its `:name` binds its placeholders. */
+  readonly oracle: Statement;
   /** The emulation's statement, its binds placeholders whose values the call gives. */
   readonly embedded: Statement;
   /** Names of the OUT binds (Oracle) and of the result columns (embedded), lower case. */

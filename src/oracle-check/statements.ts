@@ -318,12 +318,6 @@ export function registeredStatements(
   return [...unique.values()];
 }
 
-/** The `:name` placeholders of a statement, outside its quoted literals ('TZH:TZM'). */
-export function placeholders(text: string): Set<string> {
-  const unquoted = text.replace(/'[^']*'/g, "''");
-  return new Set([...unquoted.matchAll(/(?<!:):([A-Za-z_]\w*)/g)].map((m) => m[1] as string));
-}
-
 export interface ProbeResult {
   readonly available: boolean;
   /** Why not (an error code and its PLS-/ORA- line), or what was found; never row data. */

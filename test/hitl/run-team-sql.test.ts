@@ -1,7 +1,6 @@
 import { expect, test } from 'vitest';
 import type { Catalog, ViewInfo } from '../../src/db/catalog.js';
 import { runTeamJobName, runTeamSql } from '../../src/db/sql/run-team.js';
-import { placeholders } from '../../src/oracle-check/statements.js';
 
 const view = (name: string): ViewInfo => ({ name, columns: new Set(['TEAM_EXEC_ID']), grant: '' });
 const catalog = { teamHistory: view('USER_AI_AGENT_TEAM_HISTORY') } as Catalog;
@@ -17,13 +16,15 @@ test('the RUN_TEAM block takes every value as a bind, on both databases', () => 
     conversationId: '6f1c2a1e-0d3b-4b8e-9a55-3c2f1e0b7d41',
   };
   const given = binds(request);
-  for (const text of [block.oracle, block.embedded.text]) {
+  for (const text of [block.oracle.text, block.embedded.text]) {
     for (const value of Object.values(request)) expect(text).not.toContain(String(value));
   }
-  expect(placeholders(block.oracle)).toEqual(new Set([...Object.keys(given), ...block.outputs]));
+  expect(new Set(block.oracle.placeholders)).toEqual(
+    new Set([...Object.keys(given), ...block.outputs]),
+  );
   expect(new Set(block.embedded.placeholders)).toEqual(new Set(Object.keys(given)));
-  expect(block.oracle).toContain('DBMS_SCHEDULER.CREATE_JOB');
-  expect(block.oracle).toContain('FROM USER_AI_AGENT_TEAM_HISTORY');
+  expect(block.oracle.text).toContain('DBMS_SCHEDULER.CREATE_JOB');
+  expect(block.oracle.text).toContain('FROM USER_AI_AGENT_TEAM_HISTORY');
 });
 
 test('a job name is an Oracle identifier, the same for the same wait, another for another', () => {

@@ -14,7 +14,7 @@ import {
   withAgentDetails,
 } from '../../src/db/oracle/driver.js';
 import { poolAttributes } from '../../src/db/oracle/options.js';
-import { sql, statement as statementOf } from '../../src/db/sql/statement.js';
+import { blockStatement, sql, statement as statementOf } from '../../src/db/sql/statement.js';
 import { AppError, StartupError } from '../../src/errors.js';
 import { Metrics } from '../../src/metrics.js';
 import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
@@ -647,7 +647,10 @@ describe('against loopback ports (real node-oracledb connection attempts)', () =
 describe('OracleDriver.runBlock (the RUN_TEAM hand-off)', () => {
   const block = {
     name: 'runTeam.submit',
-    oracle: 'BEGIN :outcome := :exec_id; :run_state := NULL; END;',
+    oracle: blockStatement(
+      'runTeam.submit',
+      sql`BEGIN ${sql.placeholder('outcome')} := ${sql.placeholder('exec_id')}; ${sql.placeholder('run_state')} := NULL; END;`,
+    ),
     embedded: statementOf('runTeam.submit', sql`SELECT 'unused here'`),
     outputs: ['outcome', 'run_state'],
     privileges: 'CREATE JOB, EXECUTE ON DBMS_CLOUD_AI_AGENT and EXECUTE ON DBMS_CLOUD_AI',
@@ -658,7 +661,7 @@ describe('OracleDriver.runBlock (the RUN_TEAM hand-off)', () => {
     const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000 });
     const row = await driver.runBlock(block, { exec_id: 'E1' });
     expect(row).toEqual({ outcome: 'NOT_WAITING', runState: 'RESUMING' });
-    expect(fake.calls[0]?.sql).toBe(block.oracle);
+    expect(fake.calls[0]?.sql).toBe('BEGIN :outcome := :exec_id; :run_state := NULL; END;');
     expect(fake.calls[0]?.binds).toEqual({
       exec_id: 'E1',
       outcome: { dir: oracledb.BIND_OUT, type: oracledb.STRING, maxSize: 4000 },

@@ -144,11 +144,11 @@ describe('EXECUTE_AGENT on Oracle: the call built from ALL_ARGUMENTS', () => {
       '(AGENT_NAME IN VARCHAR2, INPUTS IN CLOB) RETURN CLOB',
       '(AGENT_NAME IN VARCHAR2, INPUTS IN CLOB, TRACES OUT CLOB) RETURN CLOB',
     ]);
-    expect(executeAgentBlock(procedure.plain as never).oracle).toBe(
+    expect(executeAgentBlock(procedure.plain as never).oracle.text).toBe(
       'BEGIN :agent_output := DBMS_AI_AGENT.EXECUTE_AGENT(AGENT_NAME => :agent_name, INPUTS => :agent_inputs); END;',
     );
     const traced = executeAgentBlock(procedure.traced as never);
-    expect(traced.oracle).toBe(
+    expect(traced.oracle.text).toBe(
       'BEGIN :agent_output := DBMS_AI_AGENT.EXECUTE_AGENT(AGENT_NAME => :agent_name, INPUTS => :agent_inputs, TRACES => :agent_traces); END;',
     );
 
@@ -187,7 +187,7 @@ describe('EXECUTE_AGENT on Oracle: the call built from ALL_ARGUMENTS', () => {
     expect(procedure.missing).toBeNull();
     expect(procedure.plain).toEqual(procedure.traced);
     const block = executeAgentBlock(procedure.traced as never);
-    expect(block.oracle).toBe(
+    expect(block.oracle.text).toBe(
       'BEGIN DBMS_AI_AGENT.EXECUTE_AGENT(P_AGENT_NAME => :agent_name, P_INPUT_JSON => :agent_inputs, P_RESULT => :agent_output, P_TRACE => :agent_traces); END;',
     );
     const fake = fakePool([

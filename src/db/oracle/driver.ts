@@ -203,6 +203,7 @@ export class OracleDriver implements Driver {
   }
 
   async runBlock(block: Block, binds: Binds, options: CallOptions = {}): Promise<Row> {
+    const { text } = built(block.oracle);
     const out = Object.fromEntries(
       block.outputs.map((name) => [
         name,
@@ -234,7 +235,7 @@ export class OracleDriver implements Driver {
         timer = setTimeout(() => interrupt(new CallInterrupted('timeout', timeoutMs)), timeoutMs);
       }
       const result = await connection.execute<Record<string, unknown>>(
-        block.oracle,
+        text,
         { ...binds, ...out } as oracledb.BindParameters,
         EXECUTE_OPTIONS,
       );
@@ -254,7 +255,7 @@ export class OracleDriver implements Driver {
           { cause: error },
         );
       }
-      throw mapQueryError(error, block.oracle);
+      throw mapQueryError(error, text);
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);

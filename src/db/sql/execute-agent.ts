@@ -1,7 +1,7 @@
 import type { Binds, Block, Row } from '../driver.js';
 import { num, str, strOrNull } from '../rows.js';
 import {
-  blockText,
+  blockStatement,
   discoveredOverload,
   type Overload,
   query,
@@ -186,7 +186,8 @@ export function executeAgentBlock(call: ExecuteAgentCall): Block {
   const traced = call.tracesArgument !== null;
   return {
     name: 'agents.execute',
-    oracle: blockText(
+    oracle: blockStatement(
+      'agents.execute',
       call.outputArgument
         ? sql`BEGIN ${invoke}; END;`
         : sql`BEGIN ${sql.placeholder('agent_output')} := ${invoke}; END;`,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Catalog } from '../catalog.js';
 import type { Binds, Block, Row } from '../driver.js';
 import { num, strOrNull } from '../rows.js';
-import { blockText, type Fragment, perCatalog, query, sql, statement } from './statement.js';
+import { blockStatement, type Fragment, perCatalog, query, sql, statement } from './statement.js';
 
 /**
  * How agent-graph hands a DBMS_CLOUD_AI_AGENT.RUN_TEAM call to the database: the one place
@@ -111,7 +111,9 @@ export const runTeamSql = perCatalog((catalog: Catalog) => {
     name: 'runTeam.submit',
     outputs: OUTPUTS,
     privileges: 'CREATE JOB, EXECUTE ON DBMS_CLOUD_AI_AGENT and EXECUTE ON DBMS_CLOUD_AI',
-    oracle: blockText(sql`DECLARE
+    oracle: blockStatement(
+      'runTeam.submit',
+      sql`DECLARE
   l_state VARCHAR2(30);
   l_conversation VARCHAR2(128) := ${bind.conversationId};
 BEGIN
@@ -146,7 +148,8 @@ EXCEPTION
     ELSE
       RAISE;
     END IF;
-END;`),
+END;`,
+    ),
     embedded: statement(
       'runTeam.submit',
       sql`SELECT outcome, run_state, conversation_out
@@ -206,12 +209,15 @@ export const runTeamCompiles: Block = {
   name: 'runTeam.compile',
   outputs: ['compiled'],
   privileges: 'EXECUTE ON DBMS_CLOUD_AI_AGENT',
-  oracle: `DECLARE l_result CLOB;
+  oracle: blockStatement(
+    'runTeam.compile',
+    sql`DECLARE l_result CLOB;
 BEGIN
   IF 1 = 0 THEN
     l_result := DBMS_CLOUD_AI_AGENT.RUN_TEAM(team_name => 'AGENTGRAPH_CHECK', user_prompt => 'check', params => '{}');
   END IF;
-  :compiled := 'YES';
+  ${sql.placeholder('compiled')} := 'YES';
 END;`,
+  ),
   embedded: statement('runTeam.compile', sql`SELECT 'YES' AS compiled`),
 };

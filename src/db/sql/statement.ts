@@ -21,7 +21,8 @@
  *   Its statement keeps the text cut at the binds, so that a driver numbering its binds ($1)
  *   writes its own text from the fragment without reading the SQL (src/db/driver.ts), and
  *   carries the mark (Built) that only statement() gives: the drivers run nothing else;
- *   blockText(...) is a PL/SQL block's text, lines kept.
+ *   blockText(...) is a PL/SQL block's text, lines kept; blockStatement(name, body) that text
+ *   as a statement, its placeholders with it (a Block's Oracle side, src/db/driver.ts).
  * - jsonArrayQuery(...) is a list whose rows the database returns as one JSON array;
  *   jsonListsQuery(...) several such lists in one statement.
  * - paged(...) / fetchPage(...) is a page (OFFSET/FETCH plus the total over all pages) and
@@ -455,6 +456,12 @@ export function statement(name: string, body: Fragment, orderedBy?: readonly str
  */
 export function blockText(body: Fragment): string {
   return named(compile(body, true));
+}
+
+/** A PL/SQL block as a named statement: its blockText, and the placeholders that cut it. */
+export function blockStatement(name: string, body: Fragment): Statement {
+  const { pieces, placeholders } = compile(body, true);
+  return { [BUILT]: true, name, text: named({ pieces, placeholders }), pieces, placeholders };
 }
 
 /** A statement ready to send: text, binds, and what each row becomes. */
