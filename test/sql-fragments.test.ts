@@ -12,10 +12,13 @@ import { type OpenDatabase, openDatabase } from '../src/db/open.js';
 import { type OracleConnection, OracleDriver } from '../src/db/oracle/driver.js';
 import {
   type ExecuteAgentCall,
+  executeAgentArguments,
   executeAgentBlock,
+  type ProcedureArgument,
   resolveExecuteAgent,
 } from '../src/db/sql/execute-agent.js';
 import {
+  discoveredOverload,
   type Fragment,
   fetchRows,
   inList,
@@ -116,18 +119,21 @@ describe('text enters a fragment only as the code wrote it or as the catalog nam
   });
 
   test('sql.argument names only an argument ALL_ARGUMENTS listed for the overload', () => {
-    const listed = (argumentName: string | null) => ({
-      overload: '1',
-      position: argumentName === null ? 0 : 1,
-      argumentName,
-      dataType: 'CLOB',
-      inOut: argumentName === null ? 'OUT' : 'IN',
-      defaulted: false,
-    });
+    /** An ALL_ARGUMENTS row as the dictionary returns it, decoded as start-up decodes it. */
+    const listed = (argumentName: string | null, more: Record<string, unknown> = {}) =>
+      executeAgentArguments.decode({
+        overload: '1',
+        position: argumentName === null ? 0 : 1,
+        argumentName,
+        dataType: 'CLOB',
+        inOut: argumentName === null ? 'OUT' : 'IN',
+        defaulted: 'N',
+        ...more,
+      });
     const call = resolveExecuteAgent([
       listed(null),
-      { ...listed('AGENT_NAME'), dataType: 'VARCHAR2' },
-      { ...listed('INPUTS'), position: 2 },
+      listed('AGENT_NAME', { dataType: 'VARCHAR2' }),
+      listed('INPUTS', { position: 2 }),
     ]).plain as ExecuteAgentCall;
     expect(executeAgentBlock(call).oracle.text).toBe(
       'BEGIN :agent_output := DBMS_AI_AGENT.EXECUTE_AGENT(AGENT_NAME => :agent_name, INPUTS => :agent_inputs); END;',
@@ -142,11 +148,46 @@ describe('text enters a fragment only as the code wrote it or as the catalog nam
     // A listed name that would need quoting makes the overload unusable, not a call.
     const quoted = resolveExecuteAgent([
       listed(null),
-      { ...listed('AGENT_NAME'), dataType: 'VARCHAR2' },
-      { ...listed('"inputs"'), position: 2 },
+      listed('AGENT_NAME', { dataType: 'VARCHAR2' }),
+      listed('"inputs"', { position: 2 }),
     ]);
     expect(quoted.plain).toBeNull();
     expect(quoted.missing).toContain('argument name "inputs" is not a plain identifier');
+  });
+
+  test('an overload is made only from the rows the ALL_ARGUMENTS decoder returned', () => {
+    const decoded = ['AGENT_NAME', 'INPUTS'].map((argumentName, i) =>
+      executeAgentArguments.decode({
+        overload: null,
+        position: i + 1,
+        argumentName,
+        dataType: i === 0 ? 'VARCHAR2' : 'CLOB',
+        inOut: 'IN',
+        defaulted: 'N',
+      }),
+    );
+    const overload = discoveredOverload('DBMS_AI_AGENT.EXECUTE_AGENT', decoded);
+    expect(sql.argument(overload, 'INPUTS')).toBeDefined();
+    const refused =
+      'the arguments of DBMS_AI_AGENT.EXECUTE_AGENT are the rows ALL_ARGUMENTS returned (argumentsDecoder), not rows written by hand';
+    // A row written by hand, or a decoded row copied with another name, lists nothing.
+    expect(() =>
+      discoveredOverload('DBMS_AI_AGENT.EXECUTE_AGENT', [{ argumentName: 'AGENT_NAME' }]),
+    ).toThrow(refused);
+    expect(() =>
+      discoveredOverload('DBMS_AI_AGENT.EXECUTE_AGENT', [
+        decoded[0] as ProcedureArgument,
+        { ...(decoded[1] as ProcedureArgument), argumentName: 'INPUTS => NULL, X' },
+      ]),
+    ).toThrow(refused);
+    // A decoded row cannot be changed in place either.
+    expect(() => {
+      (decoded[1] as { argumentName: string }).argumentName = 'X';
+    }).toThrow(TypeError);
+    // And the call is not made from such rows: the overload reads as not usable.
+    const handWritten = resolveExecuteAgent(decoded.map((row) => ({ ...row })));
+    expect(handWritten.plain).toBeNull();
+    expect(handWritten.missing).toContain(refused);
   });
 });
 
@@ -248,6 +289,34 @@ describe('a driver runs only a statement that statement() built', () => {
     expect(oracle.calls).toEqual([]);
     const real = statement('test.real', sql`SELECT ${sql.bind('n', 'seven')} AS N FROM DUAL`);
     expect(await embedded.query(real, { n: 'seven' })).toEqual([{ n: 'seven' }]);
+  });
+
+  test('a copy of a built statement with other text is refused by both drivers, and a built one cannot be changed', async () => {
+    const real = statement('test.real', sql`SELECT ${sql.bind('n', 'seven')} AS N FROM DUAL`);
+    const copy = {
+      ...real,
+      text: 'SELECT PASSWORD AS N FROM DBA_USERS',
+      pieces: ['SELECT PASSWORD AS N FROM DBA_USERS WHERE :n IS NOT NULL'],
+      placeholders: [],
+    };
+    const oracle = recordingOracle();
+    const refused = 'statement "test.real" was not built by statement() or query()';
+    await expect(embedded.query(copy, { n: 'seven' })).rejects.toThrow(refused);
+    await expect(embedded.queryWithAgentDetails(copy, { n: 'seven' })).rejects.toThrow(refused);
+    await expect(oracle.driver.query(copy, { n: 'seven' })).rejects.toThrow(refused);
+    await expect(oracle.driver.queryWithAgentDetails(copy, { n: 'seven' })).rejects.toThrow(
+      refused,
+    );
+    expect(oracle.calls).toEqual([]);
+    expect(() => {
+      (real as { text: string }).text = 'SELECT 2 FROM DUAL';
+    }).toThrow(TypeError);
+    expect(() => {
+      (real.pieces as string[])[0] = 'SELECT 2 FROM DUAL WHERE ';
+    }).toThrow(TypeError);
+    expect(await embedded.query(real, { n: 'seven' })).toEqual([{ n: 'seven' }]);
+    await oracle.driver.query(real, { n: 'seven' });
+    expect(oracle.calls).toEqual([{ sql: real.text, binds: { n: 'seven' } }]);
   });
 });
 

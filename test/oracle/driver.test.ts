@@ -228,7 +228,10 @@ describe('OracleDriver over a pool', () => {
   });
 
   test('both wrappers repeat the statement’s order outside (Oracle keeps no subquery order)', async () => {
-    const ordered = { ...statement, orderedBy: ['OWNER', 'AGENT_NAME'] };
+    const ordered = statementOf('agents.page', sql`SELECT AGENT_NAME FROM DBA_AI_AGENTS`, [
+      'OWNER',
+      'AGENT_NAME',
+    ]);
     const fake = fakePool([[], databaseError(Object.values(inlineCompileErrors)[0] as string), []]);
     const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1 });
     await driver.queryWithAgentDetails(ordered);

@@ -213,14 +213,16 @@ describe('EXECUTE_AGENT on Oracle: the call built from ALL_ARGUMENTS', () => {
       'no overload of DBMS_AI_AGENT.EXECUTE_AGENT can be called with an agent name and the inputs JSON: (AGENT_NAME IN VARCHAR2, SPEC IN CLOB, RESULT OUT CLOB): no IN CLOB argument for the inputs (…INPUT…)',
     );
     const withoutDefault = resolveExecuteAgent(
-      [...REFERENCE_SHAPE.slice(0, 3), arg('1', 3, 'MODEL', 'VARCHAR2', 'IN')].map((a) => ({
-        overload: a.OVERLOAD,
-        position: a.POSITION,
-        argumentName: a.ARGUMENT_NAME,
-        dataType: a.DATA_TYPE,
-        inOut: a.IN_OUT,
-        defaulted: a.DEFAULTED === 'Y',
-      })),
+      [...REFERENCE_SHAPE.slice(0, 3), arg('1', 3, 'MODEL', 'VARCHAR2', 'IN')].map((a) =>
+        executeAgentArguments.decode({
+          overload: a.OVERLOAD,
+          position: a.POSITION,
+          argumentName: a.ARGUMENT_NAME,
+          dataType: a.DATA_TYPE,
+          inOut: a.IN_OUT,
+          defaulted: a.DEFAULTED,
+        }),
+      ),
     );
     expect(withoutDefault.missing).toContain('argument MODEL (IN) has no default');
 
@@ -260,14 +262,16 @@ describe('EXECUTE_AGENT on Oracle: the call built from ALL_ARGUMENTS', () => {
 describe('EXECUTE_AGENT on Oracle: interrupted calls are broken on the database', () => {
   const block = executeAgentBlock(
     resolveExecuteAgent(
-      REFERENCE_SHAPE.slice(0, 3).map((a) => ({
-        overload: a.OVERLOAD,
-        position: a.POSITION,
-        argumentName: a.ARGUMENT_NAME,
-        dataType: a.DATA_TYPE,
-        inOut: a.IN_OUT,
-        defaulted: a.DEFAULTED === 'Y',
-      })),
+      REFERENCE_SHAPE.slice(0, 3).map((a) =>
+        executeAgentArguments.decode({
+          overload: a.OVERLOAD,
+          position: a.POSITION,
+          argumentName: a.ARGUMENT_NAME,
+          dataType: a.DATA_TYPE,
+          inOut: a.IN_OUT,
+          defaulted: a.DEFAULTED,
+        }),
+      ),
     ).plain as ExecuteAgentCall,
   );
   /** An execute that runs until the connection is broken, then fails as Oracle does. */

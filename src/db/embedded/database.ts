@@ -23,7 +23,7 @@ import {
 } from '../driver.js';
 import { normalizeRows } from '../rows.js';
 import { describeAgentProbe } from '../sql/session.js';
-import { built, query, sql, statement } from '../sql/statement.js';
+import { built, enclosed, query, sql, statement } from '../sql/statement.js';
 import { DDL } from './ddl.js';
 import { DEMO_DATE_COLUMNS, DEMO_PRESENT, demoData } from './demo-data.js';
 import { ORACLE_BUILTINS, ORACLE_EMULATION_SCHEMA, PLSQL_EMULATION } from './plsql.js';
@@ -231,14 +231,6 @@ export function numbered(statement: Pick<Statement, 'pieces' | 'placeholders'>):
     text += `$${number}${pieces[i + 1]}`;
   }
   return { text, names };
-}
-
-/** The statement inside fixed text of the driver's (an outer query), its binds unchanged. */
-function enclosed(statement: Statement, before: string, after: string): Statement {
-  const pieces = [...statement.pieces];
-  pieces[0] = before + pieces[0];
-  pieces[pieces.length - 1] += after;
-  return { ...statement, text: before + statement.text + after, pieces };
 }
 
 /** The driver's own statements, in the same SQL as every other. */

@@ -1,6 +1,7 @@
 import type { Binds, Block, Row } from '../driver.js';
 import { num, str, strOrNull } from '../rows.js';
 import {
+  argumentsDecoder,
   blockStatement,
   discoveredOverload,
   type Overload,
@@ -45,14 +46,16 @@ export const executeAgentArguments = query(
       AND a.OWNER = (SELECT COALESCE(MAX(s.TABLE_OWNER), 'SYS') FROM ALL_SYNONYMS s
         WHERE s.OWNER = 'PUBLIC' AND s.SYNONYM_NAME = ${packageName})
     ORDER BY a.OVERLOAD, a.POSITION`,
-  (row: Row): ProcedureArgument => ({
-    overload: strOrNull(row.overload),
-    position: num(row.position),
-    argumentName: strOrNull(row.argumentName),
-    dataType: str(row.dataType),
-    inOut: str(row.inOut),
-    defaulted: row.defaulted === 'Y',
-  }),
+  argumentsDecoder(
+    (row: Row): ProcedureArgument => ({
+      overload: strOrNull(row.overload),
+      position: num(row.position),
+      argumentName: strOrNull(row.argumentName),
+      dataType: str(row.dataType),
+      inOut: str(row.inOut),
+      defaulted: row.defaulted === 'Y',
+    }),
+  ),
 );
 
 /** A usable overload: the names to call it with. */

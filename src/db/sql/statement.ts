@@ -8,7 +8,8 @@
  *   the template's own text; sql.raw('…'), fixed text of the code, typed to take string
  *   literals only (sql.indexed('M', i) for a numbered name); sql.identifier(catalog, view,
  *   column), a name the discovered catalog holds; sql.argument(overload, name), an argument
- *   name ALL_ARGUMENTS listed for a discovered overload. A fragment is made only here.
+ *   name ALL_ARGUMENTS listed for a discovered overload (discoveredOverload of the rows
+ *   argumentsDecoder returned, never rows written by hand). A fragment is made only here.
  * - sql.bind(name, value) is the only way a value enters a statement: `:name` plus its
  *   bind, one name given two values throws as the fragment is built. inList(prefix, values)
  *   is an IN list of binds; sql.join(parts, separator); sql.placeholder(name) is a bind whose
@@ -20,9 +21,11 @@
  * - query(name, body, decode) makes the value; fetchRows(driver, query) runs it and decodes.
  *   Its statement keeps the text cut at the binds, so that a driver numbering its binds ($1)
  *   writes its own text from the fragment without reading the SQL (src/db/driver.ts), and
- *   carries the mark (Built) that only statement() gives: the drivers run nothing else;
- *   blockText(...) is a PL/SQL block's text, lines kept; blockStatement(name, body) that text
- *   as a statement, its placeholders with it (a Block's Oracle side, src/db/driver.ts).
+ *   is one that only statement() makes (frozen, and kept in a set: a copy is not one; Built
+ *   is the type's mark): the drivers run nothing else. blockText(...) is a PL/SQL block's
+ *   text, lines kept; blockStatement(name, body) that text as a statement, its placeholders
+ *   with it (a Block's Oracle side, src/db/driver.ts); enclosed(statement, before, after) a
+ *   statement inside a driver's outer query.
  * - jsonArrayQuery(...) is a list whose rows the database returns as one JSON array;
  *   jsonListsQuery(...) several such lists in one statement.
  * - paged(...) / fetchPage(...) is a page (OFFSET/FETCH plus the total over all pages) and
@@ -307,16 +310,45 @@ export class Overload {
   }
 }
 
+/** One ALL_ARGUMENTS row as its decoder returns it: the argument's name, null for a return value. */
+export interface ListedArgument {
+  readonly argumentName: string | null;
+}
+
+/** The rows an ALL_ARGUMENTS decoder returned: the only rows discoveredOverload takes. */
+const listedRows = new WeakSet<ListedArgument>();
+
 /**
- * The overload whose ALL_ARGUMENTS rows these are: its named arguments, each a plain
- * upper-case name (a quoted or lower-case one is refused, so none needs quoting).
+ * The decoder of ALL_ARGUMENTS rows (executeAgentArguments, src/db/sql/execute-agent.ts), its
+ * rows marked as read from the dictionary: a row written by hand, or a copy of one, is not.
+ */
+export function argumentsDecoder<T extends ListedArgument>(
+  decode: (row: Row) => T,
+): (row: Row) => T {
+  return (row) => {
+    const decoded = Object.freeze(decode(row));
+    listedRows.add(decoded);
+    return decoded;
+  };
+}
+
+/**
+ * The overload whose ALL_ARGUMENTS rows these are (each one argumentsDecoder returned): its
+ * named arguments, each a plain upper-case name (a quoted or lower-case one is refused, so
+ * none needs quoting).
  */
 export function discoveredOverload<S extends string>(
   subprogram: Literal<S>,
-  rows: readonly { readonly argumentName: string | null }[],
+  rows: readonly ListedArgument[],
 ): Overload {
   const names = new Set<string>();
-  for (const { argumentName } of rows) {
+  for (const row of rows) {
+    if (!listedRows.has(row)) {
+      throw new Error(
+        `the arguments of ${subprogram} are the rows ALL_ARGUMENTS returned (argumentsDecoder), not rows written by hand`,
+      );
+    }
+    const { argumentName } = row;
     if (argumentName === null) continue;
     if (!PLAIN_NAME.test(argumentName) || argumentName.length > 128) {
       throw new Error(`argument name ${argumentName} is not a plain identifier`);
@@ -420,7 +452,7 @@ function named({ pieces, placeholders }: { pieces: string[]; placeholders: strin
   return text;
 }
 
-/** The mark of a statement built here: a key no code outside this module holds. */
+/** The mark of a statement built here, for the type: a key no code outside this module holds. */
 const BUILT: unique symbol = Symbol('built statement');
 
 /**
@@ -431,9 +463,24 @@ export interface Built {
   readonly [BUILT]: true;
 }
 
+/**
+ * The statements built here, each frozen: a copy (`{ ...made, text }` keeps the mark) is a
+ * new object, so not one of them, and a statement cannot be changed once made.
+ */
+const madeHere = new WeakSet<Statement>();
+
+function made(statement: Omit<Statement, typeof BUILT>): Statement {
+  Object.freeze(statement.pieces);
+  Object.freeze(statement.placeholders);
+  if (statement.orderedBy) Object.freeze(statement.orderedBy);
+  const sealed = Object.freeze({ [BUILT]: true as const, ...statement });
+  madeHere.add(sealed);
+  return sealed;
+}
+
 /** The statement, if statement() built it: the drivers' check before they send one. */
 export function built<S extends Pick<Statement, 'name'>>(sent: S): S {
-  if ((sent as Partial<Built> | null)?.[BUILT] !== true) {
+  if (!madeHere.has(sent as unknown as Statement)) {
     throw new TypeError(
       `statement ${JSON.stringify(sent?.name)} was not built by statement() or query() (src/db/sql/statement.ts)`,
     );
@@ -445,9 +492,30 @@ export function built<S extends Pick<Statement, 'name'>>(sent: S): S {
 export function statement(name: string, body: Fragment, orderedBy?: readonly string[]): Statement {
   const { pieces, placeholders } = compile(body);
   const text = named({ pieces, placeholders });
-  return orderedBy
-    ? { [BUILT]: true, name, text, pieces, placeholders, orderedBy }
-    : { [BUILT]: true, name, text, pieces, placeholders };
+  return made(
+    orderedBy
+      ? { name, text, pieces, placeholders, orderedBy: [...orderedBy] }
+      : { name, text, pieces, placeholders },
+  );
+}
+
+/**
+ * A built statement inside a driver's fixed text (an outer query), its binds and order
+ * unchanged: the embedded driver's DESCRIBE_AGENT wrapper (src/db/embedded/database.ts), which
+ * runs numbered pieces, where Oracle's wrapper is text only (src/db/oracle/driver.ts).
+ */
+export function enclosed(inner: Statement, before: string, after: string): Statement {
+  const { name, text, pieces, placeholders, orderedBy } = built(inner);
+  const around = [...pieces];
+  around[0] = before + around[0];
+  around[around.length - 1] += after;
+  const outer = {
+    name,
+    text: before + text + after,
+    pieces: around,
+    placeholders: [...placeholders],
+  };
+  return made(orderedBy ? { ...outer, orderedBy: [...orderedBy] } : outer);
 }
 
 /**
@@ -461,7 +529,7 @@ export function blockText(body: Fragment): string {
 /** A PL/SQL block as a named statement: its blockText, and the placeholders that cut it. */
 export function blockStatement(name: string, body: Fragment): Statement {
   const { pieces, placeholders } = compile(body, true);
-  return { [BUILT]: true, name, text: named({ pieces, placeholders }), pieces, placeholders };
+  return made({ name, text: named({ pieces, placeholders }), pieces, placeholders });
 }
 
 /** A statement ready to send: text, binds, and what each row becomes. */
