@@ -14,7 +14,7 @@ import {
   type ExecuteAgentCall,
   executeAgentArguments,
   executeAgentBlock,
-  type ProcedureArgument,
+  type ListedProcedureArgument,
   resolveExecuteAgent,
 } from '../src/db/sql/execute-agent.js';
 import {
@@ -172,12 +172,14 @@ describe('text enters a fragment only as the code wrote it or as the catalog nam
       'the arguments of DBMS_AI_AGENT.EXECUTE_AGENT are the rows ALL_ARGUMENTS returned (argumentsDecoder), not rows written by hand';
     // A row written by hand, or a decoded row copied with another name, lists nothing.
     expect(() =>
+      // @ts-expect-error a row written by hand lacks the mark only argumentsDecoder gives
       discoveredOverload('DBMS_AI_AGENT.EXECUTE_AGENT', [{ argumentName: 'AGENT_NAME' }]),
     ).toThrow(refused);
+    const [agentName, inputs] = decoded as [ListedProcedureArgument, ListedProcedureArgument];
     expect(() =>
       discoveredOverload('DBMS_AI_AGENT.EXECUTE_AGENT', [
-        decoded[0] as ProcedureArgument,
-        { ...(decoded[1] as ProcedureArgument), argumentName: 'INPUTS => NULL, X' },
+        agentName,
+        { ...inputs, argumentName: 'INPUTS => NULL, X' },
       ]),
     ).toThrow(refused);
     // A decoded row cannot be changed in place either.

@@ -4,6 +4,7 @@ import {
   argumentsDecoder,
   blockStatement,
   discoveredOverload,
+  type ListedArgument,
   type Overload,
   query,
   sql,
@@ -32,6 +33,9 @@ export interface ProcedureArgument {
   readonly inOut: string;
   readonly defaulted: boolean;
 }
+
+/** A ProcedureArgument that executeAgentArguments decoded: what a call is made from. */
+export type ListedProcedureArgument = ProcedureArgument & ListedArgument;
 
 /** ALL_ARGUMENTS of the package the public synonym names (SYS when there is none). */
 const packageName = sql.bind('package_name', 'DBMS_AI_AGENT');
@@ -102,7 +106,7 @@ export function signature(args: readonly ProcedureArgument[]): string {
  * TRACE, the output the function's return value or an OUT one saying OUTPUT/RESULT/RESPONSE.
  * Any other argument must be an IN argument with a default, or the overload is not usable.
  */
-function callOf(args: readonly ProcedureArgument[]): ExecuteAgentCall | string {
+function callOf(args: readonly ListedProcedureArgument[]): ExecuteAgentCall | string {
   let listed: Overload;
   try {
     // Dictionary names go into the call's text: only plain upper-case identifiers do.
@@ -138,8 +142,10 @@ function callOf(args: readonly ProcedureArgument[]): ExecuteAgentCall | string {
 }
 
 /** Groups the rows by overload and keeps the first usable call with and without a trace. */
-export function resolveExecuteAgent(rows: readonly ProcedureArgument[]): ExecuteAgentProcedure {
-  const overloads = new Map<string | null, ProcedureArgument[]>();
+export function resolveExecuteAgent(
+  rows: readonly ListedProcedureArgument[],
+): ExecuteAgentProcedure {
+  const overloads = new Map<string | null, ListedProcedureArgument[]>();
   for (const row of rows)
     overloads.set(row.overload, [...(overloads.get(row.overload) ?? []), row]);
   const signatures: string[] = [];

@@ -310,9 +310,17 @@ export class Overload {
   }
 }
 
-/** One ALL_ARGUMENTS row as its decoder returns it: the argument's name, null for a return value. */
+/** The type's mark of a row argumentsDecoder returned: a key no code outside this module holds. */
+declare const LISTED: unique symbol;
+
+/**
+ * One ALL_ARGUMENTS row as its decoder returns it: the argument's name, null for a return
+ * value. A row written by hand lacks the mark, so is a type error; a copy keeps it, and is
+ * refused when the overload is made.
+ */
 export interface ListedArgument {
   readonly argumentName: string | null;
+  readonly [LISTED]: true;
 }
 
 /** The rows an ALL_ARGUMENTS decoder returned: the only rows discoveredOverload takes. */
@@ -322,11 +330,12 @@ const listedRows = new WeakSet<ListedArgument>();
  * The decoder of ALL_ARGUMENTS rows (executeAgentArguments, src/db/sql/execute-agent.ts), its
  * rows marked as read from the dictionary: a row written by hand, or a copy of one, is not.
  */
-export function argumentsDecoder<T extends ListedArgument>(
+export function argumentsDecoder<T extends { readonly argumentName: string | null }>(
   decode: (row: Row) => T,
-): (row: Row) => T {
+): (row: Row) => T & ListedArgument {
   return (row) => {
-    const decoded = Object.freeze(decode(row));
+    // The mark is the type's only: the set is what is checked.
+    const decoded = Object.freeze(decode(row)) as T & ListedArgument;
     listedRows.add(decoded);
     return decoded;
   };
