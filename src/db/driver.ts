@@ -4,10 +4,15 @@
  * named method here, never an `if oracle` in a repository.
  */
 
-import type { Built } from './sql/statement.js';
+/**
+ * The mark of a statement that statement() made (src/db/sql/statement.ts, the one module
+ * that casts to Statement): a key no other module can name, so a statement written by hand
+ * is a type error. When a driver runs one, built() checks it was made there.
+ */
+declare const madeByStatement: unique symbol;
 
-/** Made only by statement()/query() (src/db/sql/statement.ts): Built is their mark. */
-export interface Statement extends Built {
+export interface Statement {
+  readonly [madeByStatement]: true;
   /** Stable name, used as the metrics label and in the statement registry. */
   readonly name: string;
   /** The SQL text with each bind written `:name`, as Oracle runs it. */

@@ -21,9 +21,9 @@
  * - query(name, body, decode) makes the value; fetchRows(driver, query) runs it and decodes.
  *   Its statement keeps the text cut at the binds, so that a driver numbering its binds ($1)
  *   writes its own text from the fragment without reading the SQL (src/db/driver.ts), and
- *   is one that only statement() makes (frozen, and kept in a set: a copy is not one; Built
- *   is the type's mark): the drivers run nothing else. blockText(...) is a PL/SQL block's
- *   text, lines kept; blockStatement(name, body) that text as a statement, its placeholders
+ *   is one that only statement() makes (frozen, and kept in a set: a copy is not one; the
+ *   type's mark is in src/db/driver.ts): the drivers run nothing else. blockText(...) is a
+ *   PL/SQL block's text, lines kept; blockStatement(name, body) that text as a statement, its placeholders
  *   with it (a Block's Oracle side, src/db/driver.ts); enclosed(statement, before, after) a
  *   statement inside a driver's outer query.
  * - jsonArrayQuery(...) is a list whose rows the database returns as one JSON array;
@@ -461,28 +461,21 @@ function named({ pieces, placeholders }: { pieces: string[]; placeholders: strin
   return text;
 }
 
-/** The mark of a statement built here, for the type: a key no code outside this module holds. */
-const BUILT: unique symbol = Symbol('built statement');
-
-/**
- * What only statement() gives a statement (src/db/driver.ts, Statement): an object written by
- * hand, its text and pieces free to disagree, is not one, by the type and when a driver runs it.
- */
-export interface Built {
-  readonly [BUILT]: true;
-}
-
 /**
  * The statements built here, each frozen: a copy (`{ ...made, text }` keeps the mark) is a
  * new object, so not one of them, and a statement cannot be changed once made.
  */
 const madeHere = new WeakSet<Statement>();
 
-function made(statement: Omit<Statement, typeof BUILT>): Statement {
+/** What a statement holds, less the type's mark (src/db/driver.ts), which only made() gives. */
+type Unmarked = Pick<Statement, 'name' | 'text' | 'pieces' | 'placeholders' | 'orderedBy'>;
+
+function made(statement: Unmarked): Statement {
   Object.freeze(statement.pieces);
   Object.freeze(statement.placeholders);
   if (statement.orderedBy) Object.freeze(statement.orderedBy);
-  const sealed = Object.freeze({ [BUILT]: true as const, ...statement });
+  // The one cast to Statement: the mark is a type, the WeakSet what built() checks.
+  const sealed = Object.freeze({ ...statement }) as unknown as Statement;
   madeHere.add(sealed);
   return sealed;
 }
