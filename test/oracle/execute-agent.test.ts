@@ -100,6 +100,19 @@ const arg = (
   DEFAULTED = 'N',
 ) => ({ OVERLOAD, POSITION, ARGUMENT_NAME, DATA_TYPE, IN_OUT, DEFAULTED });
 
+/** Dictionary rows as the ALL_ARGUMENTS statement returns them: only those make an overload. */
+const listed = (dictionary: ReturnType<typeof arg>[]) =>
+  dictionary.map((a) =>
+    executeAgentArguments.decode({
+      overload: a.OVERLOAD,
+      position: a.POSITION,
+      argumentName: a.ARGUMENT_NAME,
+      dataType: a.DATA_TYPE,
+      inOut: a.IN_OUT,
+      defaulted: a.DEFAULTED,
+    }),
+  );
+
 /** The reference's shape (unconfirmed): a function, and an overload that also returns TRACES. */
 const REFERENCE_SHAPE = [
   arg('1', 0, null, 'CLOB', 'OUT'),
@@ -213,16 +226,7 @@ describe('EXECUTE_AGENT on Oracle: the call built from ALL_ARGUMENTS', () => {
       'no overload of DBMS_AI_AGENT.EXECUTE_AGENT can be called with an agent name and the inputs JSON: (AGENT_NAME IN VARCHAR2, SPEC IN CLOB, RESULT OUT CLOB): no IN CLOB argument for the inputs (…INPUT…)',
     );
     const withoutDefault = resolveExecuteAgent(
-      [...REFERENCE_SHAPE.slice(0, 3), arg('1', 3, 'MODEL', 'VARCHAR2', 'IN')].map((a) =>
-        executeAgentArguments.decode({
-          overload: a.OVERLOAD,
-          position: a.POSITION,
-          argumentName: a.ARGUMENT_NAME,
-          dataType: a.DATA_TYPE,
-          inOut: a.IN_OUT,
-          defaulted: a.DEFAULTED,
-        }),
-      ),
+      listed([...REFERENCE_SHAPE.slice(0, 3), arg('1', 3, 'MODEL', 'VARCHAR2', 'IN')]),
     );
     expect(withoutDefault.missing).toContain('argument MODEL (IN) has no default');
 
@@ -261,18 +265,7 @@ describe('EXECUTE_AGENT on Oracle: the call built from ALL_ARGUMENTS', () => {
 
 describe('EXECUTE_AGENT on Oracle: interrupted calls are broken on the database', () => {
   const block = executeAgentBlock(
-    resolveExecuteAgent(
-      REFERENCE_SHAPE.slice(0, 3).map((a) =>
-        executeAgentArguments.decode({
-          overload: a.OVERLOAD,
-          position: a.POSITION,
-          argumentName: a.ARGUMENT_NAME,
-          dataType: a.DATA_TYPE,
-          inOut: a.IN_OUT,
-          defaulted: a.DEFAULTED,
-        }),
-      ),
-    ).plain as ExecuteAgentCall,
+    resolveExecuteAgent(listed(REFERENCE_SHAPE.slice(0, 3))).plain as ExecuteAgentCall,
   );
   /** An execute that runs until the connection is broken, then fails as Oracle does. */
   const untilBroken: Answer = async (_call, { broken }) => {
