@@ -1,6 +1,6 @@
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { metric } from '../live/support.js';
+import { type RawAnswer, rawRequest } from '../support/raw-request.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { hs256Tokens } from '../support/tokens.js';
 
@@ -25,41 +25,14 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([open.stop(), locked.stop()]));
 
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly body: string;
-}
-
-/** A raw HTTP/1.1 request, so that the path and Host header go out exactly as written. */
-function raw(
-  server: TestServer,
-  path: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Answer> {
-  const { hostname, port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { hostname, port, path, method: options.method ?? 'POST', headers: options.headers },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
+const raw = (server: TestServer, path: string, options?: Parameters<typeof rawRequest>[2]) =>
+  rawRequest(server.url, path, options);
 
 const errorsCounted = (server: TestServer, code?: string) =>
   metric(server.server, 'agentgraph_graphql_errors_total', code ? { code } : {});
 
 /** The answer to `send`, and how the error counter moved meanwhile (all codes, and `code`). */
-async function refused(server: TestServer, code: string, send: () => Promise<Answer>) {
+async function refused(server: TestServer, code: string, send: () => Promise<RawAnswer>) {
   const [allBefore, codeBefore] = [await errorsCounted(server), await errorsCounted(server, code)];
   const answer = await send();
   return {

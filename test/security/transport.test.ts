@@ -1,6 +1,6 @@
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { metric, wsUrl } from '../live/support.js';
+import { rawRequest } from '../support/raw-request.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { hs256Tokens } from '../support/tokens.js';
 import { RawSocket } from './raw-ws.js';
@@ -23,30 +23,6 @@ afterAll(() => Promise.all([open.stop(), cors.stop(), locked.stop()]));
 
 const tokens = hs256Tokens(SECRET);
 const adminToken = () => tokens.sign({ roles: ['admin'] });
-
-/** A raw HTTP/1.1 request, so that the path and Host header go out exactly as written. */
-function rawRequest(
-  url: string,
-  path: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; body: string }> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { hostname, port, path, method: options.method ?? 'POST', headers: options.headers },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
 
 describe('WebSocket message size (MAX_BODY_BYTES)', () => {
   test('a message over the limit closes the socket with 1009 before it is parsed', async () => {
