@@ -1,0 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+let t = performance.now();
+const lap = (what: string) => { const n = performance.now(); console.log(what, Math.round(n - t)); t = n; };
+const { PGlite } = await import('@electric-sql/pglite');
+lap('import pglite');
+const file = process.argv[2]!;
+const gz = readFileSync(file); lap('read');
+const tar = gunzipSync(gz); lap(`gunzip ${tar.length}`);
+const pg = await PGlite.create({ loadDataDir: new Blob([tar]), startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] });
+lap('create');
+await pg.query('select 1'); lap('q1');
+const pg2 = await PGlite.create({ startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] });
+lap('create empty');
