@@ -224,7 +224,7 @@ export async function createServer(
       ? new Simulator(database.embedded.pg, { logger: logger.child({ component: 'simulator' }) })
       : undefined;
 
-  const consoleAssets = createConsoleAssets();
+  const consoleAssets = createConsoleAssets({ maxBodyBytes: config.limits.maxBodyBytes });
   const sockets = new Set<Socket>();
   const serve = (req: IncomingMessage, res: ServerResponse) => void route(req, res);
   const early = options.listener;
