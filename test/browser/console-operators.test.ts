@@ -7,6 +7,7 @@ import { REPORT, waitingRun } from '../hitl/support.js';
 import { embeddedPg, metric, runsIn } from '../live/support.js';
 import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { WAIT_MS } from '../support/wait.js';
 
 // The console as the operators' home (issue 36): acting where they look, limits shown before
 // they bite. Debian's chromium, offline.
@@ -23,7 +24,7 @@ beforeAll(async () => {
   ]);
   pg = embeddedPg(t.server);
   ({ context } = await offlineContext(browser, { width: 1280, height: 900 }));
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(WAIT_MS);
 });
 
 afterEach(async () => {
@@ -44,8 +45,8 @@ async function open(url: string): Promise<Page> {
   return page;
 }
 
-/** expect.poll with the time a page takes to load on a busy machine (its default is 1 s). */
-const eventually = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 10_000 });
+/** expect.poll bounded by WAIT_MS, the time a page may take on a busy machine (not 1 s). */
+const eventually = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: WAIT_MS });
 
 const card = (page: Page, execId: string) => page.locator(`li[data-exec-id="${execId}"]`);
 const top = async (page: Page, execId: string) =>
