@@ -218,7 +218,7 @@ export async function createServer(
       ? new Simulator(database.embedded.pg, { logger: logger.child({ component: 'simulator' }) })
       : undefined;
 
-  const consoleAssets = createConsoleAssets();
+  const consoleAssets = createConsoleAssets({ maxBodyBytes: config.limits.maxBodyBytes });
   const sockets = new Set<Socket>();
   const http = createHttpServer((req, res) => {
     void route(req, res);

@@ -230,6 +230,92 @@ const runLink = (execId, text = execId) =>
   h('a', { href: `#/run/${encodeURIComponent(execId)}` }, text);
 const teamLink = (name) => h('a', { href: `#/team/${encodeURIComponent(name)}` }, name);
 
+// ---- limits, shown before they bite and counted as the server counts ----
+
+/** The server's limits, from index.html's meta element (src/console/serve.ts writes it). */
+const LIMITS = (() => {
+  const meta = /** @type {HTMLMetaElement | null} */ (
+    document.querySelector('meta[name="agent-graph-limits"]')
+  );
+  if (!meta) throw new Error('index.html has no limits meta element');
+  const limit = (name) => Number(meta.dataset[name]);
+  return Object.freeze({
+    promptBytes: limit('promptBytes'),
+    inputsBytes: limit('inputsBytes'),
+    bodyBytes: limit('bodyBytes'),
+  });
+})();
+
+const encoder = new TextEncoder();
+/** @param {string} text */
+const utf8Bytes = (text) => encoder.encode(text).length;
+/**
+ * A prompt's size as the server counts it (promptBytes in src/db/sql/run-team.ts): bytes of
+ * UTF-8, each single quote twice, as the scheduler job's text holds it.
+ * @param {string} text
+ */
+const promptBytes = (text) => utf8Bytes(text.replaceAll("'", "''"));
+/** A size in bytes as people read it: 1,000 bytes, 31.3 KiB, 1 MiB. */
+function byteSize(n) {
+  if (n < 1024) return `${number(n)} bytes`;
+  const [value, unit] = n < 1024 * 1024 ? [n / 1024, 'KiB'] : [n / 1024 / 1024, 'MiB'];
+  return `${Number(value.toFixed(1)).toLocaleString()} ${unit}`;
+}
+
+/**
+ * A box for a text the server takes as a prompt (an answer, a run's request): beside it the
+ * count of its bytes as the server counts them; an empty, whitespace-only or too long text is
+ * refused by the browser's own form validation, before anything is sent.
+ * @param {string} id
+ * @param {string} labelText
+ * @param {string} what What the text is, to start a refusal: "The answer".
+ */
+function promptBox(id, labelText, what) {
+  const counter = h('span', { id: `${id}-count`, class: 'count' });
+  const textarea = h('textarea', {
+    id,
+    name: 'prompt',
+    required: true,
+    'aria-describedby': `${id}-count`,
+  });
+  const check = () => {
+    const size = promptBytes(textarea.value);
+    const over = size - LIMITS.promptBytes;
+    counter.textContent = `${number(size)} of ${number(LIMITS.promptBytes)} bytes${over > 0 ? `: ${number(over)} too many` : ''}`;
+    counter.title = "Bytes of UTF-8 as the server counts them (a ' counts twice)";
+    counter.classList.toggle('over', over > 0);
+    textarea.setCustomValidity(
+      textarea.value !== '' && textarea.value.trim() === ''
+        ? `${what} is only spaces: write something to send.`
+        : over > 0
+          ? `${what} is ${number(size)} bytes of UTF-8 (a ' counts twice); the server accepts at most ${number(LIMITS.promptBytes)}.`
+          : '',
+    );
+  };
+  textarea.addEventListener('input', check);
+  check();
+  return { textarea, counter, label: h('label', { for: id }, labelText), check };
+}
+
+/**
+ * Runs `change` (which adds or removes elements above) keeping the element the operator is
+ * working in where it was on the screen: the one holding the focus, else the one with text
+ * typed into it. Scroll anchoring does not do it at the top of the page.
+ * @param {Element} container
+ * @param {string} selector Which ancestor of the focus is the element to keep.
+ * @param {() => void} change
+ */
+function keepInPlace(container, selector, change) {
+  const focused = document.activeElement?.closest(selector);
+  const typed = [...container.querySelectorAll('textarea')].find((box) => box.value !== '');
+  const anchor = focused && container.contains(focused) ? focused : typed?.closest(selector);
+  const before = anchor?.getBoundingClientRect().top;
+  change();
+  if (anchor?.isConnected && before !== undefined) {
+    window.scrollBy(0, anchor.getBoundingClientRect().top - before);
+  }
+}
+
 // Every element with data-since shows how long ago that was, updated each second.
 setInterval(() => {
   for (const element of document.querySelectorAll('[data-since]')) tick(element);
@@ -310,6 +396,7 @@ function choices(json, textarea) {
       const button = h('button', { type: 'button' }, option);
       button.addEventListener('click', () => {
         textarea.value = option;
+        textarea.dispatchEvent(new Event('input'));
         textarea.focus();
       });
       return button;
@@ -317,83 +404,148 @@ function choices(json, textarea) {
   );
 }
 
-function waitingView(root) {
+/**
+ * The answer box of a waiting run, with the question's suggested answers. `sent` gets the
+ * outcome of an accepted answer; a refusal is shown in the form, which stays to try again.
+ * @param {any} run
+ * @param {(sent: { text: string, state: string | null, at: Date }) => void} sent
+ */
+function answerForm(run, sent) {
+  const box = promptBox(`answer-${run.execId}`, `Your answer to ${run.teamName}`, 'The answer');
+  const outcome = h('p', { class: 'outcome', role: 'status' });
+  const send = h('button', { type: 'submit' }, 'Send answer');
+  const form = h(
+    'form',
+    { class: 'answer', 'aria-label': `Answer ${run.teamName}` },
+    choices(run.waitingFor?.questionJson, box.textarea),
+    box.label,
+    box.textarea,
+    h('div', { class: 'actions' }, send, box.counter, outcome),
+  );
+  const refuse = (text) => {
+    outcome.className = 'outcome error';
+    outcome.setAttribute('role', 'alert');
+    outcome.textContent = text;
+    send.disabled = false;
+  };
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    send.disabled = true;
+    outcome.className = 'outcome';
+    outcome.setAttribute('role', 'status');
+    outcome.textContent = 'Sending…';
+    try {
+      const text = box.textarea.value;
+      const { data, errors } = await gql(RESPOND, { execId: run.execId, response: text });
+      if (errors.length) return refuse(errors.map(explain).join(' '));
+      outcome.textContent = '';
+      sent({ text, state: data.respondToHuman.run?.state ?? null, at: new Date() });
+    } catch (error) {
+      refuse(`Not sent: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
+  return form;
+}
+
+/**
+ * What stays on the page once an answer is accepted, until the operator dismisses it: when,
+ * what was sent, and the run's state right after. `here`: shown on the run's own page.
+ */
+function sentNotice(run, sent, dismiss, here = false) {
+  const excerpt = sent.text.length > 160 ? `${sent.text.slice(0, 160)}…` : sent.text;
+  const close = h('button', { type: 'button', class: 'dismiss' }, 'Dismiss');
+  close.addEventListener('click', dismiss);
+  return h(
+    'div',
+    { class: 'sent', role: 'status' },
+    h(
+      'p',
+      {},
+      h('strong', {}, 'Answer sent'),
+      ` at ${sent.at.toLocaleTimeString()}: `,
+      h('q', {}, excerpt),
+    ),
+    h(
+      'p',
+      { class: 'muted after' },
+      `The run was ${sent.state ?? 'resuming'} right after; `,
+      here
+        ? 'this page tells when it changes.'
+        : [runLink(run.execId, 'follow it on its page'), '.'],
+    ),
+    close,
+  );
+}
+
+/** The waiting runs' filter, kept in the address (#/waiting?q=…). */
+function waitingView(root, _argument, params) {
   const list = h('ul', { class: 'waiting', 'aria-label': 'Runs waiting for a human' });
   const count = h('p', { class: 'muted', 'aria-live': 'polite' }, 'Loading…');
+  const none = h('p', { class: 'empty', hidden: true });
   const problems = h('div');
+  /** @type {Map<string, HTMLElement>} */
   const items = new Map();
   const filter = h('input', {
     id: 'waiting-filter',
     type: 'search',
     placeholder: 'team, task, agent or question',
   });
-  const applyFilter = () => {
+  filter.value = params.get('q') ?? '';
+  let waiting = 0;
+  const summarize = () => {
     const words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
+    let matching = 0;
     for (const element of items.values()) {
-      const text = element.dataset.search;
+      const text = element.dataset.search ?? '';
       element.hidden = !words.every((word) => text.includes(word));
+      if (!element.hidden && !element.classList.contains('answered')) matching++;
     }
+    const runs = `${waiting} run${waiting === 1 ? '' : 's'} waiting`;
+    count.textContent =
+      waiting === 0
+        ? ''
+        : words.length
+          ? `${matching} of ${runs} match “${filter.value.trim()}”.`
+          : `${runs}, newest wait first.`;
+    const clear = h('button', { type: 'button' }, 'Clear the filter');
+    clear.addEventListener('click', () => {
+      filter.value = '';
+      filtered();
+      filter.focus();
+    });
+    none.hidden = waiting > 0 && matching > 0;
+    none.replaceChildren();
+    add(
+      none,
+      waiting === 0
+        ? 'No run is waiting for a person.'
+        : matching === 0
+          ? ['No waiting run matches “', filter.value.trim(), '”. ', clear]
+          : '',
+    );
   };
-  filter.addEventListener('input', applyFilter);
+  const filtered = () => {
+    setParams({ q: filter.value.trim() });
+    summarize();
+  };
+  filter.addEventListener('input', filtered);
   add(
     root,
     h('h2', { tabindex: '-1' }, 'Waiting for a human'),
     h('p', { class: 'filter' }, h('label', { for: 'waiting-filter' }, 'Filter '), filter),
     count,
     problems,
+    none,
     list,
   );
 
-  function item(run) {
-    const since = run.waitingFor?.since ?? run.waitingSince;
+  function item(run, since) {
     const ticking = since
       ? h('time', { class: 'ticking', datetime: since, 'data-since': since })
       : h('span', { class: 'muted' }, 'unknown');
     if (since) tick(ticking);
-    const answerId = `answer-${run.execId}`;
-    const textarea = h('textarea', {
-      id: answerId,
-      name: 'response',
-      required: true,
-      maxlength: 3000,
-    });
-    const outcome = h('p', { class: 'outcome', role: 'status' });
-    const send = h('button', { type: 'submit' }, 'Send answer');
-    const form = h(
-      'form',
-      { class: 'answer', 'aria-label': `Answer ${run.teamName}` },
-      choices(run.waitingFor?.questionJson, textarea),
-      h('label', { for: answerId }, `Your answer to ${run.teamName}`),
-      textarea,
-      h('div', { class: 'actions' }, send, outcome),
-    );
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      send.disabled = true;
-      outcome.className = 'outcome';
-      outcome.textContent = 'Sending…';
-      try {
-        const { data, errors } = await gql(RESPOND, {
-          execId: run.execId,
-          response: textarea.value,
-        });
-        if (errors.length) {
-          outcome.className = 'outcome error';
-          outcome.setAttribute('role', 'alert');
-          outcome.textContent = errors.map(explain).join(' ');
-          send.disabled = false;
-          return;
-        }
-        outcome.className = 'outcome ok';
-        outcome.textContent = `Answer sent; the run is ${data.respondToHuman.run?.state ?? 'resuming'}. It leaves this list when the database shows it resumed.`;
-      } catch (error) {
-        outcome.className = 'outcome error';
-        outcome.textContent = `Not sent: ${error instanceof Error ? error.message : String(error)}`;
-        send.disabled = false;
-      }
-    });
     const task = run.waitingFor?.task;
-    return h(
+    const element = h(
       'li',
       { class: 'wait', 'data-exec-id': run.execId },
       h(
@@ -402,12 +554,35 @@ function waitingView(root) {
         h('h3', {}, teamLink(run.teamName)),
         h('span', {}, 'task ', h('strong', {}, task?.taskName ?? '—')),
         h('span', {}, 'agent ', h('strong', {}, run.waitingFor?.agentName ?? '—')),
-        h('span', {}, 'waiting ', ticking),
+        h('span', { class: 'waited' }, 'waiting ', ticking),
         runLink(run.execId, 'run details'),
       ),
       question(run.waitingFor),
-      form,
     );
+    const form = answerForm(run, (sent) => {
+      // The card stays, its box replaced by what was sent, until the operator dismisses it.
+      element.classList.add('answered');
+      element.querySelector('.waited')?.replaceChildren('answered');
+      form.replaceWith(
+        sentNotice(run, sent, () => {
+          element.remove();
+          items.delete(run.execId);
+          summarize();
+        }),
+      );
+      summarize();
+    });
+    element.append(form);
+    element.dataset.wait = since ?? '';
+    element.dataset.search = [
+      run.teamName,
+      task?.taskName,
+      run.waitingFor?.agentName,
+      run.waitingFor?.question,
+    ]
+      .join(' ')
+      .toLowerCase();
+    return element;
   }
 
   let shownFirst = false;
@@ -416,43 +591,55 @@ function waitingView(root) {
     {},
     (data) => {
       problems.replaceChildren();
+      const since = (run) => run.waitingFor?.since ?? run.waitingSince ?? null;
       const runs = [...data.teamsWaitingForHuman].sort(
-        (a, b) =>
-          Date.parse(b.waitingFor?.since ?? b.waitingSince ?? 0) -
-          Date.parse(a.waitingFor?.since ?? a.waitingSince ?? 0),
+        (a, b) => Date.parse(since(b) ?? 0) - Date.parse(since(a) ?? 0),
       );
-      const current = new Set(runs.map((run) => run.execId));
-      for (const [execId, element] of items) {
-        if (!current.has(execId)) {
-          element.remove();
-          items.delete(execId);
+      waiting = runs.length;
+      const current = new Map(runs.map((run) => [run.execId, run]));
+      keepInPlace(list, 'li.wait', () => {
+        for (const [execId, element] of items) {
+          if (element.classList.contains('answered')) {
+            // An answered card stays; it notes when its run is no longer waiting.
+            if (!current.has(execId) && !element.classList.contains('resumed')) {
+              element.classList.add('resumed');
+              element.querySelector('.waited')?.replaceChildren('answered; no longer waiting');
+            }
+            continue;
+          }
+          if (!current.has(execId)) {
+            element.remove();
+            items.delete(execId);
+          }
         }
-      }
-      // Existing items are moved, not rebuilt, so an answer being typed survives updates.
-      for (const run of runs) {
-        let element = items.get(run.execId);
-        if (!element) {
-          element = item(run);
-          element.dataset.search = [
-            run.teamName,
-            run.waitingFor?.task?.taskName,
-            run.waitingFor?.agentName,
-            run.waitingFor?.question,
-          ]
-            .join(' ')
-            .toLowerCase();
-          items.set(run.execId, element);
+        const ordered = runs.map((run) => {
+          let element = items.get(run.execId);
+          // A run answered here that waits again (a new question) gets a new card.
+          if (
+            element?.classList.contains('answered') &&
+            element.dataset.wait !== (since(run) ?? '')
+          ) {
+            element.remove();
+            element = undefined;
+          }
+          if (!element) {
+            element = item(run, since(run));
+            items.set(run.execId, element);
+          }
+          return element;
+        });
+        // Only what is out of order is moved: an element taken out of the page loses the
+        // focus, and the answer being typed in it must not. Answered cards keep their place.
+        const listed = new Set(ordered);
+        let next = list.firstElementChild;
+        for (const element of ordered) {
+          while (next && !listed.has(/** @type {HTMLElement} */ (next)))
+            next = next.nextElementSibling;
+          if (next === element) next = element.nextElementSibling;
+          else list.insertBefore(element, next);
         }
-        list.append(element);
-      }
-      applyFilter();
-      count.textContent = runs.length
-        ? `${runs.length} run${runs.length === 1 ? '' : 's'} waiting, newest wait first.`
-        : '';
-      if (!runs.length && !list.previousElementSibling?.classList.contains('empty')) {
-        list.before(h('p', { class: 'empty' }, 'No run is waiting for a person.'));
-      }
-      if (runs.length) root.querySelector('.empty')?.remove();
+      });
+      summarize();
       if (runs.length && !shownFirst) {
         shownFirst = true;
         // Read by the browser test: milliseconds from navigation start to the first run shown.
@@ -588,8 +775,12 @@ const RUN_CHANGED = `subscription ConsoleRunChanged($teamName: String!) {
 
 function runView(root, execId) {
   const notice = h('div', { role: 'status' });
+  // An answer sent from this page is confirmed here, outside what a reload redraws.
+  const confirmation = h('div');
   const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
-  add(root, h('h2', { tabindex: '-1' }, 'Run ', execId), notice, body);
+  add(root, h('h2', { tabindex: '-1' }, 'Run ', execId), notice, confirmation, body);
+  /** The wait (its since) answered from this page: its box is not offered again. */
+  let answered;
   let closed = false;
   let stopLive;
   // The page is not redrawn under the reader (opened prompts would close): a change of the
@@ -645,6 +836,7 @@ function runView(root, execId) {
         run.waitingFor && h('dt', {}, 'Waiting for'),
         run.waitingFor && h('dd', {}, question(run.waitingFor)),
       ),
+      run.waitingFor && answerSection(run),
       runTimeline(run),
       h('h3', {}, `Tasks (${run.tasks.length})`),
       run.tasks.length ? null : h('p', { class: 'empty' }, 'No task recorded.'),
@@ -735,6 +927,23 @@ function runView(root, execId) {
         ),
       ),
     );
+  const answerSection = (run) => {
+    if (answered !== undefined && answered === run.waitingFor.since) return null;
+    const section = h(
+      'section',
+      { class: 'answer-section', 'aria-label': 'Answer the run' },
+      h('h3', {}, 'Answer'),
+    );
+    const form = answerForm(run, (sent) => {
+      answered = run.waitingFor.since;
+      section.remove();
+      confirmation.replaceChildren(
+        sentNotice(run, sent, () => confirmation.replaceChildren(), true),
+      );
+    });
+    section.append(form);
+    return section;
+  };
   load();
   return () => {
     closed = true;
@@ -1637,7 +1846,18 @@ function breadcrumb(...steps) {
 // ---- routing: #/waiting, #/changes, #/run/<execId>, #/teams, #/team/<name>, #/agents, #/agent/<name>, #/stats ----
 
 const ROUTES = {
-  ...agentViews({ h, s, add, gql, errorBanner, number, when }),
+  ...agentViews({
+    h,
+    s,
+    add,
+    gql,
+    errorBanner,
+    number,
+    when,
+    limits: LIMITS,
+    utf8Bytes,
+    byteSize,
+  }),
   waiting: waitingView,
   changes: changesView,
   run: runView,
@@ -1674,15 +1894,50 @@ function decoded(argument) {
   }
 }
 
+/** The address: the view's name and argument (#/name/argument), and its state (after '?'). */
+function address() {
+  const hash = location.hash;
+  const mark = hash.indexOf('?');
+  const path = mark === -1 ? hash : hash.slice(0, mark);
+  const [, name = 'waiting', argument = ''] = path.match(/^#\/([^/]*)\/?(.*)$/) ?? [];
+  return {
+    path,
+    name,
+    argument,
+    params: new URLSearchParams(mark === -1 ? '' : hash.slice(mark + 1)),
+  };
+}
+
+/**
+ * Puts a view's state in the address, so that a reload or a shared link shows the same: the
+ * given values replace the current ones, empty ones are dropped. `push` makes a history
+ * entry (Back returns to the state before, as for a page of a list); otherwise the entry is
+ * replaced (as for each key typed into a filter). The view is not redrawn.
+ * @param {Record<string, string | null | undefined>} values
+ * @param {boolean} [push]
+ */
+function setParams(values, push = false) {
+  const { path, params } = address();
+  for (const [key, value] of Object.entries(values)) {
+    if (value) params.set(key, value);
+    else params.delete(key);
+  }
+  const query = params.toString();
+  const url = `${path || '#/waiting'}${query ? `?${query}` : ''}`;
+  if (url === location.hash) return;
+  if (push) history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+}
+
 function route() {
-  const [, name = 'waiting', argument = ''] = location.hash.match(/^#\/([^/]*)\/?(.*)$/) ?? [];
+  const { name, argument, params } = address();
   const known = name === '' || Object.hasOwn(ROUTES, name);
   const value = decoded(argument);
   leave();
   view.replaceChildren();
   leave =
     (known && value !== undefined
-      ? (ROUTES[name] ?? waitingView)(view, value)
+      ? (ROUTES[name] ?? waitingView)(view, value, params)
       : notFoundView(view, location.hash)) ?? (() => {});
   // A run and a team are under Teams, where their breadcrumbs start; an agent under Agents.
   const section = { run: 'teams', team: 'teams', agent: 'agents' }[name] ?? name;
