@@ -6,7 +6,7 @@
  */
 
 /** The row types a plan reads: each has a view, columns and a decoder in src/db/sql/. */
-export type RowType = 'TeamRun' | 'TaskRun' | 'ToolCall' | 'Agent';
+export type RowType = 'TeamRun' | 'TaskRun' | 'ToolCall' | 'Agent' | 'Team';
 
 /**
  * How a child row type hangs off its parent: the parent's properties `from` equal the
@@ -56,6 +56,13 @@ export const RELATIONS = {
     many: false,
     from: ['teamExecId', 'taskOrder'],
     to: ['teamExecId', 'taskOrder'],
+  },
+  runTeam: {
+    name: 'TeamRun.team',
+    target: 'Team',
+    many: false,
+    from: ['teamName'],
+    to: ['name'],
   },
   taskAgent: {
     name: 'TaskRun.agent',

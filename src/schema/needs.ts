@@ -71,6 +71,7 @@ export const PLANNED_TYPES: Readonly<Record<string, RowType | 'derived'>> = {
   TaskRun: 'TaskRun',
   ToolCall: 'ToolCall',
   Agent: 'Agent',
+  Team: 'Team',
   WaitingRun: 'TeamRun',
   TeamRunChange: 'TeamRun',
   HumanWait: 'derived',

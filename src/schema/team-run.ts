@@ -1,5 +1,6 @@
 import { builder } from '../builder.js';
 import { badUserInput } from '../errors.js';
+import { RELATIONS } from '../model/plan.js';
 import { durationMs, TEAM_RUN_STATES, type TeamRun, type TeamRunFilter } from '../model/team.js';
 import { runOrderKeys } from '../repositories/team-history.js';
 import { bounded, KEY, ORACLE_NAME } from './bounds.js';
@@ -21,7 +22,7 @@ import {
   rootList,
   type SchemaTypesOf,
 } from './pagination.js';
-import { planOf } from './plan.js';
+import { plannedOr, planOf } from './plan.js';
 import { TeamRef, TeamRunStateRef } from './team.js';
 
 const runs = nodeByKey<TeamRun>('TeamRun', {
@@ -44,12 +45,13 @@ TeamRunRef.implement({
       ...needs.run('teamName'),
     }),
     team: t.field({
-      ...needs.run('teamName'),
+      ...needs.relation(RELATIONS.runTeam),
       type: TeamRef,
       nullable: true,
       description:
         'The team of that name in the catalog; null once the team is dropped or when the caller may not see it.',
-      resolve: (run, _args, context) => context.loaders.teamByName.load(run.teamName),
+      resolve: (run, _args, context, info) =>
+        plannedOr(run, info, () => context.loaders.teamByName.load(run.teamName)),
     }),
     owner: t.exposeString('owner', {
       ...needs.run('owner'),
@@ -176,6 +178,8 @@ function checkDates(filter: TeamRunFilter | null | undefined): TeamRunFilter {
 builder.objectFields(TeamRef, (t) => ({
   runs: t.field({
     type: TeamRunConnectionRef,
+    // A history root of its own (planned at this field), not a column of the team row.
+    ...needs.nothing(),
     description: 'The team’s runs (its rows of the team-history view), newest first.',
     complexity: connectionComplexity,
     args: {
@@ -194,6 +198,7 @@ builder.objectFields(TeamRef, (t) => ({
   }),
   waitingForHuman: t.field({
     type: [TeamRunRef],
+    ...needs.nothing(),
     description: 'Runs of this team paused in WAITING_FOR_HUMAN, oldest first.',
     resolve: (team, _args, context, info) =>
       context.loaders.plannedWaitingOfTeam(planOf(info, 'TeamRun')).load(team.name),

@@ -40,6 +40,7 @@ import {
   teamHistorySql,
   type WindowedRun,
 } from './team-history.js';
+import { teamSql } from './teams.js';
 
 /**
  * One statement for a history root and its plan (src/model/plan.ts), the same text for Oracle
@@ -176,6 +177,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
   const history = teamHistorySql(catalog);
   const tables = history.tables as unknown as Record<'TeamRun' | 'TaskRun' | 'ToolCall', AnyTable>;
   const agents = agentSql(catalog);
+  const teams = teamSql(catalog);
   const views = {
     TeamRun: history.readable.runs,
     TaskRun: history.readable.tasks,
@@ -244,13 +246,18 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     }
 
     const listOf = (relation: Relation, childPlan: ListPlan, parentTable: AnyTable): ListNode => {
-      if (relation.target === 'Agent') {
-        // The agents the parent's rows name (a task's AGENT_NAME), without DESCRIBE_AGENT.
+      if (relation.target === 'Agent' || relation.target === 'Team') {
+        // The catalog rows the parent's rows name (a task's agent without DESCRIBE_AGENT, a
+        // run's team), as their loaders read them.
         const [property] = relation.from;
         const column = parentTable.columns.find(([p]) => p === property)?.[1] ?? '';
         const names = sql`SELECT ${itemsOf(parentTable, [column])[0] as Fragment} FROM ${parentTable.from}
           WHERE TEAM_EXEC_ID IN (${scope})`;
-        const list = agents.namedList(viewer, names) as JsonList<object>;
+        const list = (
+          relation.target === 'Agent'
+            ? agents.namedList(viewer, names)
+            : teams.namedList(viewer, names)
+        ) as JsonList<object>;
         return { index: add(list), children: [] };
       }
       const table = tables[relation.target];
@@ -270,7 +277,12 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
      * loader, which reports it; the rest of the plan is read.
      */
     const readable = (relation: Relation) =>
-      (relation.target === 'Agent' ? catalog.agents : views[relation.target]).columns !== null;
+      (relation.target === 'Agent'
+        ? catalog.agents
+        : relation.target === 'Team'
+          ? catalog.teams
+          : views[relation.target]
+      ).columns !== null;
 
     function childrenOf(parentPlan: ListPlan, parentTable: AnyTable): ChildNode[] {
       const planned = [...parentPlan.children].filter(
