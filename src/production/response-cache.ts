@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { CycleMessage, LiveHub } from '../live/hub.js';
+import { asksLive } from '../live-queries/index.js';
 import type { Metrics } from '../metrics.js';
 import { type Viewer, visibilityScope } from '../model/viewer.js';
 
@@ -113,7 +114,8 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     // would pass the rate limit and the request log by (hardening/rate-limit.ts and
     // request-log.ts count in execute). Enabled only once yoga has built our context, so
     // every look-up happens in execute, after the budgets, on every transport alike.
-    enabled: (_request, context) => 'viewer' in context,
+    // Nor for a live query, whose answers are a stream kept true (src/live-queries/).
+    enabled: (_request, context) => 'viewer' in context && !asksLive(context),
     // Mutations are never cached, and evict the objects they return (the run an answer
     // resumed); `byIdOnly` keeps that from evicting whole types.
     invalidateViaMutation: true,

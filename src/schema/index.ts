@@ -1,3 +1,4 @@
+import { GraphQLLiveDirective } from '@envelop/live-query';
 import {
   type GraphQLArgumentExtensions,
   type GraphQLSchema,
@@ -20,7 +21,10 @@ import './agent-execution.js';
 import './team-activity.js';
 import './federation.js';
 
-export const schema = lexicographicSortSchema(builder.toSchema());
+/** `@live` on a query operation: src/live-queries/ keeps its answer true. */
+const directives = [GraphQLLiveDirective];
+
+export const schema = lexicographicSortSchema(builder.toSchema({ directives }));
 
 let subgraph: GraphQLSchema | undefined;
 
@@ -33,6 +37,7 @@ export function subgraphSchema(): GraphQLSchema {
     builder.toSubGraphSchema({
       linkUrl: 'https://specs.apollo.dev/federation/v2.6',
       federationDirectives: ['@key'],
+      directives,
     }),
   );
   return subgraph;
