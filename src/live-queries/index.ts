@@ -1,13 +1,16 @@
 import { useLiveQuery } from '@envelop/live-query';
 import { isAsyncIterable, MapperKind, mapSchema } from '@graphql-tools/utils';
-import { generateJSONDiffPatch } from '@n1ru4l/graphql-live-query-patch-jsondiffpatch';
 import { InMemoryLiveQueryStore } from '@n1ru4l/in-memory-live-query-store';
+import { diff } from '@n1ru4l/json-patch-plus';
 import {
   defaultFieldResolver,
   type ExecutionArgs,
   type ExecutionResult,
   GraphQLError,
   type GraphQLSchema,
+  getOperationAST,
+  Kind,
+  type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -96,10 +99,15 @@ interface Shared {
 /** Identical live queries of one viewer scope, run once per flush. */
 interface Group {
   members: number;
-  /** The flush whose state `current` shows. */
-  flush: number;
+  /** The keys of its last answer and its root fields: a flush that names one makes it stale. */
+  keys: ReadonlySet<string>;
+  /** `current` no longer shows the state: the next member that asks runs it again. */
+  stale: boolean;
   current: Promise<Shared> | undefined;
   last: { result: ExecutionResult; text: string } | undefined;
+  /** Runs started, and the latest of them that has finished. */
+  runs: number;
+  lastRun: number;
 }
 
 export function createLiveQueries(schema: GraphQLSchema, options: LiveQueriesOptions): LiveQueries {
@@ -110,10 +118,17 @@ export function createLiveQueries(schema: GraphQLSchema, options: LiveQueriesOpt
   let open = 0;
   let stopObserving: (() => void) | undefined;
 
-  const flusher = new Flusher(options.pollIntervalMs, (keys) => {
-    store.invalidate(keys).catch((error: unknown) => {
+  const invalidate = (keys: readonly string[]) => {
+    store.invalidate([...keys]).catch((error: unknown) => {
       logger.warn({ err: error }, 'live query invalidation failed');
     });
+  };
+  const flusher = new Flusher(options.pollIntervalMs, (keys, source) => {
+    options.metrics.liveQueryFlushes.inc({ source });
+    for (const group of groups.values()) {
+      if (!group.stale && keys.some((key) => group.keys.has(key))) group.stale = true;
+    }
+    invalidate(keys);
   });
 
   const served = mapSchema(schema, {
@@ -153,8 +168,8 @@ export function createLiveQueries(schema: GraphQLSchema, options: LiveQueriesOpt
       const original = originalOf(tracked);
       const group = groups.get(groupKeyOf(args, original));
       if (!group) return execute(args);
-      if (!group.current || group.flush !== flusher.count) {
-        group.flush = flusher.count;
+      if (!group.current || group.stale) {
+        group.stale = false;
         group.current = runShared(group, execute, args, tracked, original);
       }
       return group.current.then(({ result, keys }) => {
@@ -183,12 +198,32 @@ export function createLiveQueries(schema: GraphQLSchema, options: LiveQueriesOpt
       },
     });
     const startedAt = performance.now();
-    const executed = Promise.resolve(execute({ ...args, contextValue }) as ExecutionResult);
+    const flushes = flusher.count;
+    const run = ++group.runs;
+    // A throw becomes the answer's error (finishedResult), never an answer that does not come.
+    const executed = Promise.resolve().then(
+      () => execute({ ...args, contextValue }) as ExecutionResult,
+    );
     const finished = await finishedResult(options.events, args, context, startedAt, executed);
     const text = JSON.stringify(finished);
-    // Unchanged: the same object, which each member then skips.
-    if (group.last?.text !== text) group.last = { result: finished, text };
-    return { result: group.last.result, keys: [...keys] };
+    // Unchanged: the same object, which each member then skips. A run overtaken by a later
+    // one (its members drop its answer) leaves the last answer as it is.
+    let result = finished;
+    if (run > group.lastRun) {
+      group.lastRun = run;
+      if (group.last?.text !== text) group.last = { result: finished, text };
+      result = group.last.result;
+    }
+    for (const root of rootKeysOf(args)) keys.add(root);
+    group.keys = keys;
+    // A flush during the run may have come before the store tracked what this answer holds,
+    // and the answer may predate the change: its members run again once they track it.
+    const missed = flusher.keysSince(flushes).filter((key) => keys.has(key));
+    if (missed.length > 0) {
+      group.stale = true;
+      setImmediate(() => invalidate(missed));
+    }
+    return { result, keys: [...keys] };
   }
 
   const observe = () => {
@@ -220,12 +255,21 @@ export function createLiveQueries(schema: GraphQLSchema, options: LiveQueriesOpt
     const key = groupKeyOf(args, context);
     let group = groups.get(key);
     if (!group) {
-      group = { members: 0, flush: -1, current: undefined, last: undefined };
+      group = {
+        members: 0,
+        keys: new Set(),
+        stale: false,
+        current: undefined,
+        last: undefined,
+        runs: 0,
+        lastRun: 0,
+      };
       groups.set(key, group);
     }
     group.members++;
     byViewer.set(viewer, (byViewer.get(viewer) ?? 0) + 1);
     open++;
+    options.metrics.liveQueries.inc();
     if (open === 1) observe();
     let left = false;
     return () => {
@@ -238,6 +282,7 @@ export function createLiveQueries(schema: GraphQLSchema, options: LiveQueriesOpt
       if (ofViewer > 0) byViewer.set(viewer, ofViewer);
       else byViewer.delete(viewer);
       open--;
+      options.metrics.liveQueries.dec();
       if (open === 0) {
         stopObserving?.();
         stopObserving = undefined;
@@ -284,30 +329,32 @@ export function createLiveQueries(schema: GraphQLSchema, options: LiveQueriesOpt
  * actions flush at most once per interval. Each flush runs each affected live query once.
  */
 class Flusher {
-  /** Flushes so far: a group's answer from an earlier one is not shared with a later run. */
+  /** Flushes so far. */
   count = 0;
+  /** The keys of the latest flushes, by number, for a run that was under way meanwhile. */
+  private readonly recent = new Map<number, readonly string[]>();
   private pending = new Set<string>();
   private lastFlush = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly intervalMs: number,
-    private readonly invalidate: (keys: string[]) => void,
+    private readonly invalidate: (keys: string[], source: 'cycle' | 'action') => void,
   ) {}
 
   cycle(keys: readonly string[]): void {
     for (const key of keys) this.pending.add(key);
-    this.flush();
+    this.flush('cycle');
   }
 
   action(keys: readonly string[]): void {
     for (const key of keys) this.pending.add(key);
     const wait = this.lastFlush + this.intervalMs - performance.now();
-    if (wait <= 0) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), wait);
+    if (wait <= 0) this.flush('action');
+    else this.timer ??= setTimeout(() => this.flush('action'), wait);
   }
 
-  private flush(): void {
+  private flush(source: 'cycle' | 'action'): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending.size === 0) return;
@@ -315,8 +362,46 @@ class Flusher {
     this.pending = new Set();
     this.lastFlush = performance.now();
     this.count++;
-    this.invalidate(keys);
+    this.recent.set(this.count, keys);
+    this.recent.delete(this.count - RECENT_FLUSHES);
+    this.invalidate(keys, source);
   }
+
+  /** The keys flushed after flush number `count` (as far back as RECENT_FLUSHES). */
+  keysSince(count: number): string[] {
+    const keys: string[] = [];
+    for (let n = count + 1; n <= this.count; n++) keys.push(...(this.recent.get(n) ?? []));
+    return keys;
+  }
+}
+
+/** Flushes remembered for runs under way: far more than one run lasts (REQUEST_TIMEOUT_MS). */
+const RECENT_FLUSHES = 256;
+
+/** The store's keys of an operation's root fields (`Query.<field>`), through fragments. */
+function rootKeysOf(args: ExecutionArgs): string[] {
+  const operation = getOperationAST(args.document, args.operationName);
+  if (!operation) return [];
+  const fragments = new Map(
+    args.document.definitions.flatMap((d) =>
+      d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [],
+    ),
+  );
+  const keys = new Set<string>();
+  const seen = new Set<string>();
+  const collect = (selections: SelectionSetNode) => {
+    for (const selection of selections.selections) {
+      if (selection.kind === Kind.FIELD) keys.add(`Query.${selection.name.value}`);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet);
+      else if (!seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        const fragment = fragments.get(selection.name.value);
+        if (fragment) collect(fragment.selectionSet);
+      }
+    }
+  };
+  collect(operation.selectionSet);
+  return [...keys];
 }
 
 /** Identical live queries: the subscriptions' grouping (normalised document, variables, scope). */
@@ -372,6 +457,26 @@ function whole(result: ExecutionResult, maxBytes: number): ExecutionResult {
   return sent;
 }
 
+/** Fields that name an object within its list, in the order they are tried. */
+const IDENTIFYING = ['id', 'execId', 'invocationId', 'conId', 'name', 'cursor'] as const;
+
+/**
+ * How the diff matches the items of a list between two answers: by a field that names the
+ * object (a run's execId, a team's name; the store's own generateJSONDiffPatch knows only
+ * `id`, `node` and `cursor`, so a list of runs shifted by a new one became a whole new list),
+ * else by position. An item matched is then diffed field by field.
+ */
+function objectHash(object: object, index?: number): string {
+  const fields = object as Record<string, unknown>;
+  for (const field of IDENTIFYING) {
+    const value = fields[field];
+    if (typeof value === 'string' || typeof value === 'number') return `${field}:${value}`;
+  }
+  const node = fields.node;
+  if (typeof node === 'object' && node !== null) return objectHash(node);
+  return `#${index ?? ''}`;
+}
+
 /**
  * The patch from one answer to the next in the store's JSON-diff format
  * (`{ revision, patch }`, which @n1ru4l/graphql-live-query-patch-jsondiffpatch's
@@ -394,13 +499,13 @@ function patchMessage(
   }
   let message = byRevision.get(revision);
   if (message === undefined) {
-    const patch = generateJSONDiffPatch(previous.data ?? {}, next.data ?? {});
+    const patch = diff({ left: previous.data ?? {}, right: next.data ?? {} }, { objectHash });
     message =
-      typeof patch === 'symbol' && !next.errors
+      patch === undefined && !next.errors
         ? null
         : ({
             revision,
-            patch: typeof patch === 'symbol' ? {} : patch,
+            patch: patch ?? {},
             ...(next.errors ? { errors: next.errors } : {}),
             ...(next.extensions ? { extensions: next.extensions } : {}),
           } as ExecutionResult);
