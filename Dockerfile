@@ -1,8 +1,8 @@
 # syntax=docker/dockerfile:1
 
-# Node 24, the maintained LTS (Node 20 reached end of life in April 2026). The code also runs
-# on 20, where the tests run; test/runtime.test.ts checks that every production dependency
-# declares support for this major. Both stages use the same major.
+# Node 24, the maintained LTS, within package.json's engines (test/runtime.test.ts); .ci/run
+# smoke-tests this major, the suite itself runs on the lowest release engines allows. Both
+# stages use the same major.
 # Build stage: compile the TypeScript sources to dist/ (plain ESM JavaScript, run by node).
 FROM node:24-bookworm-slim AS build
 WORKDIR /app

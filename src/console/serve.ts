@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MAX_PROMPT_BYTES } from '../db/sql/run-team.js';
+import { MAX_INPUTS_BYTES } from '../model/call-contract.js';
 
 // The console is a handful of static files plus the graphql-ws client, read once at start-up
 // and served from memory: no bundler, no CDN, nothing fetched at run time. `npm run build`
@@ -68,7 +70,30 @@ export interface ConsoleAssets {
   serve(req: IncomingMessage, res: ServerResponse): boolean;
 }
 
-export function createConsoleAssets(): ConsoleAssets {
+/**
+ * The limits the console shows before they bite, as the server enforces them: its own
+ * constants and configuration, handed to the page (index.html's limits meta element) so that
+ * console.js holds no copy of a number.
+ */
+export interface ConsoleLimits {
+  /** MAX_BODY_BYTES: the largest request body. */
+  readonly maxBodyBytes: number;
+}
+
+/** The page's `<meta name="agent-graph-limits">`, one data attribute per limit. */
+function limitsMeta({ maxBodyBytes }: ConsoleLimits): string {
+  const attributes = {
+    'prompt-bytes': MAX_PROMPT_BYTES,
+    'inputs-bytes': MAX_INPUTS_BYTES,
+    'body-bytes': maxBodyBytes,
+  };
+  const data = Object.entries(attributes)
+    .map(([name, value]) => ` data-${name}="${Math.trunc(value)}"`)
+    .join('');
+  return `<meta name="agent-graph-limits"${data}>`;
+}
+
+export function createConsoleAssets(limits: ConsoleLimits): ConsoleAssets {
   const client = graphqlWsClient();
   // The import map lets console.js import 'graphql-ws' by name while the file keeps its
   // versioned, immutable URL; being inline, it is allowed by its hash rather than
@@ -89,10 +114,9 @@ export function createConsoleAssets(): ConsoleAssets {
   // that a 304 with no body.
   const revalidate = 'no-cache';
   const assets = new Map<string, Asset>();
-  const page = readFileSync(join(STATIC, 'index.html'), 'utf8').replace(
-    '<!-- import map -->',
-    `<script type="importmap">${importMap}</script>`,
-  );
+  const page = readFileSync(join(STATIC, 'index.html'), 'utf8')
+    .replace('<!-- limits -->', limitsMeta(limits))
+    .replace('<!-- import map -->', `<script type="importmap">${importMap}</script>`);
   assets.set(CONSOLE_PATH, asset(page, 'index.html', revalidate));
   assets.set(`${CONSOLE_PATH}/`, asset(page, 'index.html', revalidate));
   for (const file of [

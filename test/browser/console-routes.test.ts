@@ -37,3 +37,14 @@ describe('console addresses (issue 25, item 10)', () => {
     },
   );
 });
+
+describe('finding GraphiQL (issue 36, item 3)', () => {
+  test('the console links to GraphiQL', async () => {
+    const page = await context.newPage();
+    await page.goto(`${t.url}/console`);
+    await page.getByRole('link', { name: 'GraphiQL' }).click();
+    await page.waitForURL(`${t.url}/graphql`);
+    expect(await page.title()).toBe('agent-graph');
+    await page.close();
+  });
+});

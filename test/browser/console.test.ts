@@ -89,7 +89,7 @@ describe('the console at /console', () => {
     expect((await fetch(`${t.url}/console/missing.js`)).status).toBe(404);
   });
 
-  test('a waiting run appears live with its question; answering it takes it off the list', async () => {
+  test('a waiting run appears live with its question; answering it confirms it and the run resumes', async () => {
     const execId = await waitingRun(pg);
     const { page, requested } = await open(`${t.url}/console`);
     const item = waitingItem(page, execId);
@@ -132,7 +132,9 @@ describe('the console at /console', () => {
       .getByRole('button', { name: 'approve' })
       .press('Enter');
     await answer(page, execId, ': publish the summary');
-    await item.waitFor({ state: 'detached' });
+    // The card stays, confirming what was sent, and says when the run no longer waits.
+    await item.locator('.waited', { hasText: 'no longer waiting' }).waitFor();
+    expect(await item.locator('.sent q').textContent()).toBe('approve: publish the summary');
     expect((await runsIn(pg, 'WAITING_FOR_HUMAN')).map((run) => run.execId)).not.toContain(execId);
     const { rows } = await pg.query<{ output: string }>(
       `SELECT output FROM dba_ai_agent_tool_history WHERE team_exec_id = $1 AND tool_name = 'HUMAN_REVIEW'`,

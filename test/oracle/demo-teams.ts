@@ -262,11 +262,14 @@ export function sortRuns(runs: readonly TeamRun[], order: TeamRunOrder): TeamRun
 export const NEWEST_FIRST: TeamRunOrder = { field: 'START_DATE', direction: 'DESC' };
 
 /** Tasks of one run, in TASK_ORDER. */
-export function tasksOfRun(tasks: readonly TaskRun[], execId: string): TaskRun[] {
-  return tasks.filter((t) => t.teamExecId === execId).sort((a, b) => a.taskOrder - b.taskOrder);
-}
-
 const time = (d: Date | null) => d?.getTime() ?? Number.POSITIVE_INFINITY;
+
+/** Tasks of one run, by task order, then start (a task logged twice under one order). */
+export function tasksOfRun(tasks: readonly TaskRun[], execId: string): TaskRun[] {
+  return tasks
+    .filter((t) => t.teamExecId === execId)
+    .sort((a, b) => a.taskOrder - b.taskOrder || time(a.startDate) - time(b.startDate));
+}
 
 /** Calls of one run, by task order, then start, then invocation id. */
 export function callsOfRun(calls: readonly ToolCall[], execId: string): ToolCall[] {

@@ -479,14 +479,15 @@ describe('fetching', () => {
           column(calls, 'TASK_ORDER', 'NUMBER'),
           column(calls, 'START_DATE', 'TIMESTAMP(6)'),
         ],
-        // What Oracle's JSON_ARRAY of JSON_ARRAYAGGs renders, one column per member in the
-        // select list's order, one value per task: TIMESTAMPs as zone-less ISO text, NUMBERs
-        // as numbers, CLOBs as strings, NULL as null; over no rows every JSON_ARRAYAGG is NULL,
-        // which JSON_ARRAY (ABSENT ON NULL) leaves out.
+        // What Oracle's JSON_ARRAY of the row count and JSON_ARRAYAGGs renders, one column per
+        // member in the select list's order, one value per task: TIMESTAMPs as zone-less ISO
+        // text, NUMBERs as numbers, CLOBs as strings, NULL as null; over no rows every
+        // JSON_ARRAYAGG is NULL, which JSON_ARRAY (NULL ON NULL) keeps in its place.
         [
           {
-            ROWS_JSON: JSON.stringify(
-              [
+            ROWS_JSON: JSON.stringify([
+              1,
+              ...[
                 'E1',
                 'T',
                 'APP_USER',
@@ -501,10 +502,10 @@ describe('fetching', () => {
                 'in',
                 null,
               ].map((value) => [value]),
-            ),
+            ]),
           },
         ],
-        [{ ROWS_JSON: '[]' }],
+        [{ ROWS_JSON: '[0,null,null,null]' }],
       ]);
       const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000 });
       const catalog = await discoverCatalog(driver, 'dba', 'APP_USER');
@@ -532,17 +533,20 @@ describe('fetching', () => {
       ]);
       expect(await history.toolCallsOf(['E9'], new Set(['toolName']))).toEqual([[]]);
       expect(fake.calls[1]?.sql).toMatch(
-        /^SELECT JSON_ARRAY\(JSON_ARRAYAGG\(q\.TEAM_EXEC_ID ORDER BY q\.TEAM_EXEC_ID, q\.TASK_ORDER NULL ON NULL RETURNING CLOB\), JSON_ARRAYAGG\(q\.TEAM_NAME .* RETURNING CLOB\) AS ROWS_JSON FROM \(SELECT /,
+        /^SELECT JSON_ARRAY\(COUNT\(\*\), JSON_ARRAYAGG\(q\.TEAM_EXEC_ID ORDER BY q\.SEQ NULL ON NULL RETURNING CLOB\), JSON_ARRAYAGG\(q\.TEAM_NAME .* NULL ON NULL RETURNING CLOB\) AS ROWS_JSON FROM \(SELECT s\.TEAM_EXEC_ID, .*, ROW_NUMBER\(\) OVER \(ORDER BY s\.TEAM_EXEC_ID, s\.TASK_ORDER, s\.START_DATE\) AS SEQ FROM \(SELECT /,
       );
       // Only what is wanted, with the keys, one column each: no JSON value per row, hence no
-      // temporary LOB per row. The order's columns are read by the inner query only.
-      const callOrder = 'ORDER BY q.TEAM_EXEC_ID, q.TASK_ORDER, q.START_DATE, q.INVOCATION_ID';
+      // temporary LOB per row. The order's columns are read by the inner queries only, which
+      // number the rows once in that order.
+      const members = ['TEAM_EXEC_ID', 'TASK_ORDER', 'TOOL_NAME'];
       expect(fake.calls[2]?.sql).toContain(
-        `SELECT JSON_ARRAY(${['TEAM_EXEC_ID', 'TASK_ORDER', 'TOOL_NAME']
-          .map((column) => `JSON_ARRAYAGG(q.${column} ${callOrder} NULL ON NULL RETURNING CLOB)`)
+        `SELECT JSON_ARRAY(COUNT(*), ${members
+          .map((column) => `JSON_ARRAYAGG(q.${column} ORDER BY q.SEQ NULL ON NULL RETURNING CLOB)`)
+          .join(', ')} NULL ON NULL RETURNING CLOB) AS ROWS_JSON FROM (SELECT ${members
+          .map((column) => `s.${column}`)
           .join(
             ', ',
-          )} RETURNING CLOB) AS ROWS_JSON FROM (SELECT TEAM_EXEC_ID, TASK_ORDER, TOOL_NAME, START_DATE, INVOCATION_ID FROM`,
+          )}, ROW_NUMBER() OVER (ORDER BY s.TEAM_EXEC_ID, s.TASK_ORDER, s.START_DATE, s.INVOCATION_ID) AS SEQ FROM (SELECT TEAM_EXEC_ID, TASK_ORDER, TOOL_NAME, START_DATE, INVOCATION_ID FROM`,
       );
     } finally {
       if (zone === undefined) delete process.env.TZ;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
-import { createGatewayRuntime } from '@graphql-hive/gateway';
+import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { composeServices } from '@theguild/federation-composition';
 import { parse, printSchema, printType } from 'graphql';
 import { createYoga } from 'graphql-yoga';

@@ -1,7 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { generate } from '@graphql-codegen/cli';
+import { dirname, join } from 'node:path';
+import { preset as clientPreset } from '@graphql-codegen/client-preset';
+import { codegen } from '@graphql-codegen/core';
+import { buildSchema, parse } from 'graphql';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -26,19 +28,11 @@ let mixed: TestServer;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agentgraph-trusted-'));
   // What the README tells a frontend team to run: the client preset over their operations.
-  await generate(
-    {
-      schema: 'schema.graphql',
-      documents: 'test/production/sample-operation.graphql',
-      generates: {
-        [`${dir}/gql/`]: {
-          preset: 'client',
-          presetConfig: { persistedDocuments: { hashAlgorithm: 'sha256' } },
-        },
-      },
-      silent: true,
-    },
-    true,
+  await clientPresetGenerate(
+    'schema.graphql',
+    'test/production/sample-operation.graphql',
+    `${dir}/gql/`,
+    { persistedDocuments: { hashAlgorithm: 'sha256' } },
   );
   generatedManifest = JSON.parse(await readFile(`${dir}/gql/persisted-documents.json`, 'utf8'));
   // The tests' own documents join the generated ones, as a second frontend's would.
@@ -57,6 +51,37 @@ beforeAll(async () => {
     startTestServer({ TRUSTED_DOCUMENTS: `${dir}/manifest.json` }),
   ]);
 });
+
+/**
+ * What `graphql-codegen` does for one `generates` entry with `preset: 'client'`, through
+ * codegen's programmatic core: the preset plans the files, core.codegen writes each one's
+ * text. (The CLI adds config files, watch mode and loaders for 118 more packages; none of
+ * that changes what the preset writes.)
+ */
+async function clientPresetGenerate(
+  schemaFile: string,
+  documentFile: string,
+  baseOutputDir: string,
+  presetConfig: Record<string, unknown>,
+): Promise<void> {
+  const schemaAst = buildSchema(await readFile(schemaFile, 'utf8'));
+  const rawSDL = await readFile(documentFile, 'utf8');
+  const documents = [{ location: documentFile, rawSDL, document: parse(rawSDL) }];
+  const outputs = await clientPreset.buildGeneratesSection({
+    baseOutputDir,
+    presetConfig,
+    plugins: [],
+    pluginMap: {},
+    schema: parse(await readFile(schemaFile, 'utf8')),
+    schemaAst,
+    documents,
+    config: {},
+  });
+  for (const output of outputs) {
+    await mkdir(dirname(output.filename), { recursive: true });
+    await writeFile(output.filename, await codegen(output));
+  }
+}
 
 afterAll(async () => {
   await Promise.all([trustedOnly?.stop(), mixed?.stop()]);

@@ -113,7 +113,58 @@ function traceChart(h, s, nodes) {
   );
 }
 
-export function agentViews({ h, s, add, gql, errorBanner, number, when }) {
+/**
+ * The call's two durations, named: agent-graph's round trip (executeAgent.durationMs) and the
+ * time the trace records for its top component, with what lies between them.
+ */
+function durations(h, execution) {
+  const root = execution.trace?.nodes?.find((node) => node.depth === 0);
+  const call = execution.durationMs;
+  const own = root?.durationMs ?? null;
+  const facts = [
+    h('dt', {}, 'Call'),
+    h(
+      'dd',
+      { 'data-duration': 'call' },
+      h('strong', {}, ms(call)),
+      ' — how long agent-graph waited for EXECUTE_AGENT, round trip included (executeAgent.durationMs).',
+    ),
+  ];
+  if (own !== null) {
+    const name = `${root.kind}${root.name ? ` ${root.name}` : ''}`;
+    facts.push(
+      h('dt', {}, 'Agent’s own time'),
+      h(
+        'dd',
+        { 'data-duration': 'trace' },
+        h('strong', {}, ms(own)),
+        ` — what the trace records for its top component (${name}), by the database’s account.`,
+      ),
+      h('dt', {}, 'Why they differ'),
+      h(
+        'dd',
+        {},
+        own > call
+          ? 'The trace records more time than the call took: its times are the agent’s own account, not agent-graph’s clock (on the embedded database they are simulated).'
+          : `${ms(call - own)} of the call was spent outside the agent: the round trip, the database session and reading the agent’s definition.`,
+      ),
+    );
+  }
+  return h('dl', { class: 'facts durations' }, facts);
+}
+
+export function agentViews({
+  h,
+  s,
+  add,
+  gql,
+  errorBanner,
+  number,
+  when,
+  limits,
+  utf8Bytes,
+  byteSize,
+}) {
   const calls = (n) => `${number(n)} ${n === 1 ? 'call' : 'calls'}`;
   const agentLink = (name) => h('a', { href: `#/agent/${encodeURIComponent(name)}` }, name);
 
@@ -209,6 +260,7 @@ export function agentViews({ h, s, add, gql, errorBanner, number, when }) {
     });
     const trace = h('input', { type: 'checkbox', id: 'execute-trace', checked: true });
     const button = h('button', { type: 'submit' }, 'Execute');
+    const size = h('span', { class: 'count' });
     const form = h(
       'form',
       { class: 'execute', 'aria-label': `Execute ${agent.name}` },
@@ -220,16 +272,62 @@ export function agentViews({ h, s, add, gql, errorBanner, number, when }) {
         trace,
         h('label', { for: 'execute-trace' }, 'Return the trace'),
       ),
+      h(
+        'p',
+        { class: 'muted limits' },
+        size,
+        ` · a request is at most ${byteSize(limits.bodyBytes)}`,
+      ),
       button,
     );
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
+    // Text that is only spaces is no value: refused by the browser, as an empty required one.
+    for (const input of form.querySelectorAll('input[type="text"], textarea')) {
+      const box = /** @type {HTMLInputElement} */ (input);
+      box.addEventListener('input', () =>
+        box.setCustomValidity(
+          box.value !== '' && box.value.trim() === ''
+            ? `${box.name} is only spaces: enter a value${box.required ? '' : ', or leave it empty'}.`
+            : '',
+        ),
+      );
+    }
+    /** The inputs as EXECUTE_AGENT receives them, and their size as the server counts it. */
+    const collect = () => {
       const inputs = [];
       for (const input of form.querySelectorAll('[data-type]')) {
-        input.removeAttribute('aria-invalid');
         const value = inputValue(input);
-        if (value !== undefined) inputs.push({ name: input.name, value });
+        if (value !== undefined) inputs.push({ name: input.getAttribute('name'), value });
       }
+      return { inputs, bytes: utf8Bytes(JSON.stringify(inputs)) };
+    };
+    const measure = () => {
+      const { bytes } = collect();
+      const over = bytes - limits.inputsBytes;
+      size.textContent = `Inputs: ${number(bytes)} of ${number(limits.inputsBytes)} bytes as JSON${over > 0 ? `, ${number(over)} too many` : ''}`;
+      size.classList.toggle('over', over > 0);
+      return over > 0 ? bytes : null;
+    };
+    form.addEventListener('input', measure);
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      for (const input of form.querySelectorAll('[data-type]'))
+        input.removeAttribute('aria-invalid');
+      const tooLarge = measure();
+      if (tooLarge !== null) {
+        result.replaceChildren(
+          h(
+            'div',
+            { class: 'banner', role: 'alert' },
+            h(
+              'p',
+              {},
+              `Not executed: the inputs are ${number(tooLarge)} bytes as JSON; EXECUTE_AGENT takes at most ${number(limits.inputsBytes)}.`,
+            ),
+          ),
+        );
+        return;
+      }
+      const { inputs } = collect();
       button.disabled = true;
       result.replaceChildren(h('p', { class: 'muted' }, 'Executing…'));
       const { data, errors } = await gql(EXECUTE, {
@@ -261,15 +359,13 @@ export function agentViews({ h, s, add, gql, errorBanner, number, when }) {
       add(
         result,
         h('h3', {}, 'Output'),
-        h(
-          'p',
-          { class: 'muted' },
-          `${ms(execution.durationMs)} · started ${when(execution.startedAt)}`,
-        ),
+        h('p', { class: 'muted' }, `Started ${when(execution.startedAt)}`),
+        durations(h, execution),
         h('pre', { class: 'output' }, JSON.stringify(execution.output, null, 2)),
         execution.trace ? traceSection(execution.trace) : null,
       );
     });
+    measure();
     return h('div', {}, form, result);
   }
 
@@ -287,7 +383,7 @@ export function agentViews({ h, s, add, gql, errorBanner, number, when }) {
         ? h(
             'dl',
             { class: 'facts totals' },
-            h('dt', {}, 'Total time'),
+            h('dt', {}, 'Total time (statistics)'),
             h('dd', {}, ms(totals.totalTimeExecMs)),
             h('dt', {}, 'LLM'),
             h(

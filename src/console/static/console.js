@@ -230,6 +230,92 @@ const runLink = (execId, text = execId) =>
   h('a', { href: `#/run/${encodeURIComponent(execId)}` }, text);
 const teamLink = (name) => h('a', { href: `#/team/${encodeURIComponent(name)}` }, name);
 
+// ---- limits, shown before they bite and counted as the server counts ----
+
+/** The server's limits, from index.html's meta element (src/console/serve.ts writes it). */
+const LIMITS = (() => {
+  const meta = /** @type {HTMLMetaElement | null} */ (
+    document.querySelector('meta[name="agent-graph-limits"]')
+  );
+  if (!meta) throw new Error('index.html has no limits meta element');
+  const limit = (name) => Number(meta.dataset[name]);
+  return Object.freeze({
+    promptBytes: limit('promptBytes'),
+    inputsBytes: limit('inputsBytes'),
+    bodyBytes: limit('bodyBytes'),
+  });
+})();
+
+const encoder = new TextEncoder();
+/** @param {string} text */
+const utf8Bytes = (text) => encoder.encode(text).length;
+/**
+ * A prompt's size as the server counts it (promptBytes in src/db/sql/run-team.ts): bytes of
+ * UTF-8, each single quote twice, as the scheduler job's text holds it.
+ * @param {string} text
+ */
+const promptBytes = (text) => utf8Bytes(text.replaceAll("'", "''"));
+/** A size in bytes as people read it: 1,000 bytes, 31.3 KiB, 1 MiB. */
+function byteSize(n) {
+  if (n < 1024) return `${number(n)} bytes`;
+  const [value, unit] = n < 1024 * 1024 ? [n / 1024, 'KiB'] : [n / 1024 / 1024, 'MiB'];
+  return `${Number(value.toFixed(1)).toLocaleString()} ${unit}`;
+}
+
+/**
+ * A box for a text the server takes as a prompt (an answer, a run's request): beside it the
+ * count of its bytes as the server counts them; an empty, whitespace-only or too long text is
+ * refused by the browser's own form validation, before anything is sent.
+ * @param {string} id
+ * @param {string} labelText
+ * @param {string} what What the text is, to start a refusal: "The answer".
+ */
+function promptBox(id, labelText, what) {
+  const counter = h('span', { id: `${id}-count`, class: 'count' });
+  const textarea = h('textarea', {
+    id,
+    name: 'prompt',
+    required: true,
+    'aria-describedby': `${id}-count`,
+  });
+  const check = () => {
+    const size = promptBytes(textarea.value);
+    const over = size - LIMITS.promptBytes;
+    counter.textContent = `${number(size)} of ${number(LIMITS.promptBytes)} bytes${over > 0 ? `: ${number(over)} too many` : ''}`;
+    counter.title = "Bytes of UTF-8 as the server counts them (a ' counts twice)";
+    counter.classList.toggle('over', over > 0);
+    textarea.setCustomValidity(
+      textarea.value !== '' && textarea.value.trim() === ''
+        ? `${what} is only spaces: write something to send.`
+        : over > 0
+          ? `${what} is ${number(size)} bytes of UTF-8 (a ' counts twice); the server accepts at most ${number(LIMITS.promptBytes)}.`
+          : '',
+    );
+  };
+  textarea.addEventListener('input', check);
+  check();
+  return { textarea, counter, label: h('label', { for: id }, labelText), check };
+}
+
+/**
+ * Runs `change` (which adds or removes elements above) keeping the element the operator is
+ * working in where it was on the screen: the one holding the focus, else the one with text
+ * typed into it. Scroll anchoring does not do it at the top of the page.
+ * @param {Element} container
+ * @param {string} selector Which ancestor of the focus is the element to keep.
+ * @param {() => void} change
+ */
+function keepInPlace(container, selector, change) {
+  const focused = document.activeElement?.closest(selector);
+  const typed = [...container.querySelectorAll('textarea')].find((box) => box.value !== '');
+  const anchor = focused && container.contains(focused) ? focused : typed?.closest(selector);
+  const before = anchor?.getBoundingClientRect().top;
+  change();
+  if (anchor?.isConnected && before !== undefined) {
+    window.scrollBy(0, anchor.getBoundingClientRect().top - before);
+  }
+}
+
 // Every element with data-since shows how long ago that was, updated each second.
 setInterval(() => {
   for (const element of document.querySelectorAll('[data-since]')) tick(element);
@@ -310,6 +396,7 @@ function choices(json, textarea) {
       const button = h('button', { type: 'button' }, option);
       button.addEventListener('click', () => {
         textarea.value = option;
+        textarea.dispatchEvent(new Event('input'));
         textarea.focus();
       });
       return button;
@@ -317,83 +404,148 @@ function choices(json, textarea) {
   );
 }
 
-function waitingView(root) {
+/**
+ * The answer box of a waiting run, with the question's suggested answers. `sent` gets the
+ * outcome of an accepted answer; a refusal is shown in the form, which stays to try again.
+ * @param {any} run
+ * @param {(sent: { text: string, state: string | null, at: Date }) => void} sent
+ */
+function answerForm(run, sent) {
+  const box = promptBox(`answer-${run.execId}`, `Your answer to ${run.teamName}`, 'The answer');
+  const outcome = h('p', { class: 'outcome', role: 'status' });
+  const send = h('button', { type: 'submit' }, 'Send answer');
+  const form = h(
+    'form',
+    { class: 'answer', 'aria-label': `Answer ${run.teamName}` },
+    choices(run.waitingFor?.questionJson, box.textarea),
+    box.label,
+    box.textarea,
+    h('div', { class: 'actions' }, send, box.counter, outcome),
+  );
+  const refuse = (text) => {
+    outcome.className = 'outcome error';
+    outcome.setAttribute('role', 'alert');
+    outcome.textContent = text;
+    send.disabled = false;
+  };
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    send.disabled = true;
+    outcome.className = 'outcome';
+    outcome.setAttribute('role', 'status');
+    outcome.textContent = 'Sending…';
+    try {
+      const text = box.textarea.value;
+      const { data, errors } = await gql(RESPOND, { execId: run.execId, response: text });
+      if (errors.length) return refuse(errors.map(explain).join(' '));
+      outcome.textContent = '';
+      sent({ text, state: data.respondToHuman.run?.state ?? null, at: new Date() });
+    } catch (error) {
+      refuse(`Not sent: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
+  return form;
+}
+
+/**
+ * What stays on the page once an answer is accepted, until the operator dismisses it: when,
+ * what was sent, and the run's state right after. `here`: shown on the run's own page.
+ */
+function sentNotice(run, sent, dismiss, here = false) {
+  const excerpt = sent.text.length > 160 ? `${sent.text.slice(0, 160)}…` : sent.text;
+  const close = h('button', { type: 'button', class: 'dismiss' }, 'Dismiss');
+  close.addEventListener('click', dismiss);
+  return h(
+    'div',
+    { class: 'sent', role: 'status' },
+    h(
+      'p',
+      {},
+      h('strong', {}, 'Answer sent'),
+      ` at ${sent.at.toLocaleTimeString()}: `,
+      h('q', {}, excerpt),
+    ),
+    h(
+      'p',
+      { class: 'muted after' },
+      `The run was ${sent.state ?? 'resuming'} right after; `,
+      here
+        ? 'this page tells when it changes.'
+        : [runLink(run.execId, 'follow it on its page'), '.'],
+    ),
+    close,
+  );
+}
+
+/** The waiting runs' filter, kept in the address (#/waiting?q=…). */
+function waitingView(root, _argument, params) {
   const list = h('ul', { class: 'waiting', 'aria-label': 'Runs waiting for a human' });
   const count = h('p', { class: 'muted', 'aria-live': 'polite' }, 'Loading…');
+  const none = h('p', { class: 'empty', hidden: true });
   const problems = h('div');
+  /** @type {Map<string, HTMLElement>} */
   const items = new Map();
   const filter = h('input', {
     id: 'waiting-filter',
     type: 'search',
     placeholder: 'team, task, agent or question',
   });
-  const applyFilter = () => {
+  filter.value = params.get('q') ?? '';
+  let waiting = 0;
+  const summarize = () => {
     const words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
+    let matching = 0;
     for (const element of items.values()) {
-      const text = element.dataset.search;
+      const text = element.dataset.search ?? '';
       element.hidden = !words.every((word) => text.includes(word));
+      if (!element.hidden && !element.classList.contains('answered')) matching++;
     }
+    const runs = `${waiting} run${waiting === 1 ? '' : 's'} waiting`;
+    count.textContent =
+      waiting === 0
+        ? ''
+        : words.length
+          ? `${matching} of ${runs} match “${filter.value.trim()}”.`
+          : `${runs}, newest wait first.`;
+    const clear = h('button', { type: 'button' }, 'Clear the filter');
+    clear.addEventListener('click', () => {
+      filter.value = '';
+      filtered();
+      filter.focus();
+    });
+    none.hidden = waiting > 0 && matching > 0;
+    none.replaceChildren();
+    add(
+      none,
+      waiting === 0
+        ? 'No run is waiting for a person.'
+        : matching === 0
+          ? ['No waiting run matches “', filter.value.trim(), '”. ', clear]
+          : '',
+    );
   };
-  filter.addEventListener('input', applyFilter);
+  const filtered = () => {
+    setParams({ q: filter.value.trim() });
+    summarize();
+  };
+  filter.addEventListener('input', filtered);
   add(
     root,
     h('h2', { tabindex: '-1' }, 'Waiting for a human'),
     h('p', { class: 'filter' }, h('label', { for: 'waiting-filter' }, 'Filter '), filter),
     count,
     problems,
+    none,
     list,
   );
 
-  function item(run) {
-    const since = run.waitingFor?.since ?? run.waitingSince;
+  function item(run, since) {
     const ticking = since
       ? h('time', { class: 'ticking', datetime: since, 'data-since': since })
       : h('span', { class: 'muted' }, 'unknown');
     if (since) tick(ticking);
-    const answerId = `answer-${run.execId}`;
-    const textarea = h('textarea', {
-      id: answerId,
-      name: 'response',
-      required: true,
-      maxlength: 3000,
-    });
-    const outcome = h('p', { class: 'outcome', role: 'status' });
-    const send = h('button', { type: 'submit' }, 'Send answer');
-    const form = h(
-      'form',
-      { class: 'answer', 'aria-label': `Answer ${run.teamName}` },
-      choices(run.waitingFor?.questionJson, textarea),
-      h('label', { for: answerId }, `Your answer to ${run.teamName}`),
-      textarea,
-      h('div', { class: 'actions' }, send, outcome),
-    );
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      send.disabled = true;
-      outcome.className = 'outcome';
-      outcome.textContent = 'Sending…';
-      try {
-        const { data, errors } = await gql(RESPOND, {
-          execId: run.execId,
-          response: textarea.value,
-        });
-        if (errors.length) {
-          outcome.className = 'outcome error';
-          outcome.setAttribute('role', 'alert');
-          outcome.textContent = errors.map(explain).join(' ');
-          send.disabled = false;
-          return;
-        }
-        outcome.className = 'outcome ok';
-        outcome.textContent = `Answer sent; the run is ${data.respondToHuman.run?.state ?? 'resuming'}. It leaves this list when the database shows it resumed.`;
-      } catch (error) {
-        outcome.className = 'outcome error';
-        outcome.textContent = `Not sent: ${error instanceof Error ? error.message : String(error)}`;
-        send.disabled = false;
-      }
-    });
     const task = run.waitingFor?.task;
-    return h(
+    const element = h(
       'li',
       { class: 'wait', 'data-exec-id': run.execId },
       h(
@@ -402,12 +554,35 @@ function waitingView(root) {
         h('h3', {}, teamLink(run.teamName)),
         h('span', {}, 'task ', h('strong', {}, task?.taskName ?? '—')),
         h('span', {}, 'agent ', h('strong', {}, run.waitingFor?.agentName ?? '—')),
-        h('span', {}, 'waiting ', ticking),
+        h('span', { class: 'waited' }, 'waiting ', ticking),
         runLink(run.execId, 'run details'),
       ),
       question(run.waitingFor),
-      form,
     );
+    const form = answerForm(run, (sent) => {
+      // The card stays, its box replaced by what was sent, until the operator dismisses it.
+      element.classList.add('answered');
+      element.querySelector('.waited')?.replaceChildren('answered');
+      form.replaceWith(
+        sentNotice(run, sent, () => {
+          element.remove();
+          items.delete(run.execId);
+          summarize();
+        }),
+      );
+      summarize();
+    });
+    element.append(form);
+    element.dataset.wait = since ?? '';
+    element.dataset.search = [
+      run.teamName,
+      task?.taskName,
+      run.waitingFor?.agentName,
+      run.waitingFor?.question,
+    ]
+      .join(' ')
+      .toLowerCase();
+    return element;
   }
 
   let shownFirst = false;
@@ -416,43 +591,55 @@ function waitingView(root) {
     {},
     (data) => {
       problems.replaceChildren();
+      const since = (run) => run.waitingFor?.since ?? run.waitingSince ?? null;
       const runs = [...data.teamsWaitingForHuman].sort(
-        (a, b) =>
-          Date.parse(b.waitingFor?.since ?? b.waitingSince ?? 0) -
-          Date.parse(a.waitingFor?.since ?? a.waitingSince ?? 0),
+        (a, b) => Date.parse(since(b) ?? 0) - Date.parse(since(a) ?? 0),
       );
-      const current = new Set(runs.map((run) => run.execId));
-      for (const [execId, element] of items) {
-        if (!current.has(execId)) {
-          element.remove();
-          items.delete(execId);
+      waiting = runs.length;
+      const current = new Map(runs.map((run) => [run.execId, run]));
+      keepInPlace(list, 'li.wait', () => {
+        for (const [execId, element] of items) {
+          if (element.classList.contains('answered')) {
+            // An answered card stays; it notes when its run is no longer waiting.
+            if (!current.has(execId) && !element.classList.contains('resumed')) {
+              element.classList.add('resumed');
+              element.querySelector('.waited')?.replaceChildren('answered; no longer waiting');
+            }
+            continue;
+          }
+          if (!current.has(execId)) {
+            element.remove();
+            items.delete(execId);
+          }
         }
-      }
-      // Existing items are moved, not rebuilt, so an answer being typed survives updates.
-      for (const run of runs) {
-        let element = items.get(run.execId);
-        if (!element) {
-          element = item(run);
-          element.dataset.search = [
-            run.teamName,
-            run.waitingFor?.task?.taskName,
-            run.waitingFor?.agentName,
-            run.waitingFor?.question,
-          ]
-            .join(' ')
-            .toLowerCase();
-          items.set(run.execId, element);
+        const ordered = runs.map((run) => {
+          let element = items.get(run.execId);
+          // A run answered here that waits again (a new question) gets a new card.
+          if (
+            element?.classList.contains('answered') &&
+            element.dataset.wait !== (since(run) ?? '')
+          ) {
+            element.remove();
+            element = undefined;
+          }
+          if (!element) {
+            element = item(run, since(run));
+            items.set(run.execId, element);
+          }
+          return element;
+        });
+        // Only what is out of order is moved: an element taken out of the page loses the
+        // focus, and the answer being typed in it must not. Answered cards keep their place.
+        const listed = new Set(ordered);
+        let next = list.firstElementChild;
+        for (const element of ordered) {
+          while (next && !listed.has(/** @type {HTMLElement} */ (next)))
+            next = next.nextElementSibling;
+          if (next === element) next = element.nextElementSibling;
+          else list.insertBefore(element, next);
         }
-        list.append(element);
-      }
-      applyFilter();
-      count.textContent = runs.length
-        ? `${runs.length} run${runs.length === 1 ? '' : 's'} waiting, newest wait first.`
-        : '';
-      if (!runs.length && !list.previousElementSibling?.classList.contains('empty')) {
-        list.before(h('p', { class: 'empty' }, 'No run is waiting for a person.'));
-      }
-      if (runs.length) root.querySelector('.empty')?.remove();
+      });
+      summarize();
       if (runs.length && !shownFirst) {
         shownFirst = true;
         // Read by the browser test: milliseconds from navigation start to the first run shown.
@@ -483,6 +670,7 @@ function changesView(root) {
     feed,
     h('h3', {}, 'Latest runs'),
     recent,
+    h('p', {}, h('a', { href: '#/runs' }, 'Every run, with paging, filters and search')),
   );
   const stop = subscribe(
     CHANGES,
@@ -523,7 +711,7 @@ function changesView(root) {
   return stop;
 }
 
-function runTable(runs, withTeam) {
+function runTable(runs, withTeam, withOwner = false) {
   if (!runs.length) return h('p', { class: 'empty' }, 'No runs.');
   return h(
     'div',
@@ -539,6 +727,7 @@ function runTable(runs, withTeam) {
           {},
           h('th', { scope: 'col' }, 'Run'),
           withTeam && h('th', { scope: 'col' }, 'Team'),
+          withOwner && h('th', { scope: 'col' }, 'Owner'),
           h('th', { scope: 'col' }, 'State'),
           h('th', { scope: 'col' }, 'Started'),
           h('th', { scope: 'col' }, 'Duration'),
@@ -553,6 +742,7 @@ function runTable(runs, withTeam) {
             {},
             h('td', {}, runLink(run.execId)),
             withTeam && h('td', {}, teamLink(run.teamName)),
+            withOwner && h('td', {}, run.owner),
             h('td', {}, stateBadge(run.state)),
             h('td', {}, when(run.startDate)),
             h('td', {}, millis(run.durationMs)),
@@ -561,6 +751,310 @@ function runTable(runs, withTeam) {
       ),
     ),
   );
+}
+
+// ---- run lists: paged, filtered (team, state, owner, time) and searched, their state in the address ----
+
+const RUN_FIELDS = 'execId teamName owner state startDate endDate durationMs';
+const RUNS = `query ConsoleRuns($first: Int, $last: Int, $after: String, $before: String, $filter: TeamRunFilter) {
+  teamRuns(first: $first, last: $last, after: $after, before: $before, filter: $filter) {
+    totalCount
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+    nodes { ${RUN_FIELDS} }
+  }
+}`;
+/** A search: the run with that id, and the runs of that conversation, both filtered. */
+const RUN_SEARCH = `query ConsoleRunSearch($execId: ID!, $filter: TeamRunFilter) {
+  teamRun(execId: $execId) { ${RUN_FIELDS} }
+  teamRuns(first: 100, filter: $filter) { totalCount nodes { ${RUN_FIELDS} } }
+}`;
+const TEAM_NAMES = `query ConsoleTeamNames {
+  teams(first: 100) { nodes { name } }
+}`;
+
+const RUN_STATES = ['WAITING_FOR_HUMAN', 'RUNNING', 'RESUMING', 'FAILED', 'SUCCEEDED'];
+/** The time filter's choices: how far back a run may have started. */
+const PERIODS = {
+  '1h': ['in the last hour', 3_600_000],
+  '24h': ['in the last 24 hours', 86_400_000],
+  '7d': ['in the last 7 days', 7 * 86_400_000],
+  '30d': ['in the last 30 days', 30 * 86_400_000],
+};
+const RUNS_PAGE = 25;
+
+/**
+ * The one place a watching page fetches its data again: `load` now, then once after each
+ * burst of state changes of the team's runs (every team's when null), coalesced. A page that
+ * moves to a live query changes only this call.
+ * @param {string | null} teamName
+ * @param {() => unknown} load
+ * @returns {() => void} stops watching
+ */
+function watchRuns(teamName, load) {
+  let timer;
+  const later = () => {
+    clearTimeout(timer);
+    timer = setTimeout(load, 300);
+  };
+  const stop = teamName
+    ? subscribe(RUN_CHANGED, { teamName }, later, () => {})
+    : subscribe(CHANGES, {}, later, () => {});
+  load();
+  return () => {
+    clearTimeout(timer);
+    stop();
+  };
+}
+
+/**
+ * A list of runs, paged 25 at a time, with filters (team unless `team` is fixed, states,
+ * owner, start time) and a search by run or conversation id; all of it in the address
+ * (team, state, owner, since, q, after, before), so a reload or a link shows the same page.
+ * The first page follows the runs as they change.
+ * @param {string | null} team
+ * @param {URLSearchParams} params
+ */
+function runList(team, params) {
+  const filters = h('form', { class: 'run-filters', role: 'search', 'aria-label': 'Filter runs' });
+  const summary = h('p', { class: 'muted', 'aria-live': 'polite' }, 'Loading…');
+  const body = h('div');
+  const pager = h('nav', { class: 'pager', 'aria-label': 'Pages of runs' });
+  const field = (id, label, control) =>
+    h('div', { class: 'field' }, h('label', { for: id }, label), control);
+
+  const teamSelect = h(
+    'select',
+    { id: 'runs-team', name: 'team' },
+    h('option', { value: '' }, 'every team'),
+  );
+  const selectedTeam = params.get('team') ?? '';
+  if (selectedTeam) add(teamSelect, h('option', { value: selectedTeam }, selectedTeam));
+  teamSelect.value = selectedTeam;
+  const chosenStates = new Set(
+    (params.get('state') ?? '').split(',').filter((s) => RUN_STATES.includes(s)),
+  );
+  const stateBoxes = RUN_STATES.map((state) => {
+    const box = h('input', {
+      type: 'checkbox',
+      name: 'state',
+      value: state,
+      checked: chosenStates.has(state),
+    });
+    return h('label', { class: `chip state-chip ${state}` }, box, ` ${state}`);
+  });
+  const owner = h('input', {
+    id: 'runs-owner',
+    name: 'owner',
+    autocomplete: 'off',
+    placeholder: 'any owner',
+    spellcheck: 'false',
+  });
+  owner.value = params.get('owner') ?? '';
+  const since = h(
+    'select',
+    { id: 'runs-since', name: 'since' },
+    h('option', { value: '' }, 'at any time'),
+    Object.entries(PERIODS).map(([value, [label]]) => h('option', { value }, label)),
+  );
+  since.value = Object.hasOwn(PERIODS, params.get('since') ?? '')
+    ? (params.get('since') ?? '')
+    : '';
+  const search = h('input', {
+    id: 'runs-q',
+    name: 'q',
+    type: 'search',
+    autocomplete: 'off',
+    placeholder: 'run id or conversation id',
+    spellcheck: 'false',
+  });
+  search.value = params.get('q') ?? '';
+  const clear = h('button', { type: 'button' }, 'Clear the filters');
+  add(
+    filters,
+    team === null && field('runs-team', 'Team', teamSelect),
+    h('fieldset', { class: 'states' }, h('legend', {}, 'State'), stateBoxes),
+    field('runs-owner', 'Owner', owner),
+    field('runs-since', 'Started', since),
+    field('runs-q', 'Search', search),
+    clear,
+  );
+
+  /** @type {{ after: string | null, before: string | null }} */
+  let page = { after: params.get('after'), before: params.get('before') };
+  const state = () => ({
+    team: team === null ? teamSelect.value : '',
+    state: RUN_STATES.filter((s) =>
+      stateBoxes.some(
+        (label) =>
+          label.querySelector('input')?.checked && label.querySelector('input')?.value === s,
+      ),
+    ).join(','),
+    owner: owner.value.trim().toUpperCase(),
+    since: since.value,
+    q: search.value.trim(),
+  });
+  const described = (chosen) =>
+    [
+      chosen.team && `team ${chosen.team}`,
+      chosen.state && `state ${chosen.state.replaceAll(',', ' or ')}`,
+      chosen.owner && `owner ${chosen.owner}`,
+      chosen.since && `started ${PERIODS[chosen.since][0]}`,
+      chosen.q && `id “${chosen.q}”`,
+    ].filter(Boolean);
+  const filterOf = (chosen) => ({
+    teamName: team ?? (chosen.team || undefined),
+    states: chosen.state ? chosen.state.split(',') : undefined,
+    owner: chosen.owner || undefined,
+    startedAfter: chosen.since
+      ? new Date(Date.now() - PERIODS[chosen.since][1]).toISOString()
+      : undefined,
+  });
+  const matches = (run, chosen) => {
+    const filter = filterOf(chosen);
+    return (
+      (!filter.teamName || run.teamName === filter.teamName) &&
+      (!filter.states || filter.states.includes(run.state)) &&
+      (!filter.owner || run.owner === filter.owner) &&
+      (!filter.startedAfter || (run.startDate && run.startDate >= filter.startedAfter))
+    );
+  };
+
+  let latest = 0;
+  const load = async () => {
+    const chosen = state();
+    const asked = ++latest;
+    const filter = filterOf(chosen);
+    let runs = [];
+    let total = 0;
+    let info = { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null };
+    let errors = [];
+    if (chosen.q) {
+      const result = await gql(RUN_SEARCH, {
+        execId: chosen.q,
+        filter: { ...filter, conversationId: chosen.q },
+      });
+      errors = result.errors;
+      const byId = result.data?.teamRun;
+      const byConversation = result.data?.teamRuns?.nodes ?? [];
+      runs = [
+        ...(byId && matches(byId, chosen) ? [byId] : []),
+        ...byConversation.filter((run) => run.execId !== byId?.execId),
+      ];
+      total = runs.length;
+    } else {
+      const result = await gql(RUNS, {
+        filter,
+        ...(page.before
+          ? { last: RUNS_PAGE, before: page.before }
+          : { first: RUNS_PAGE, after: page.after }),
+      });
+      errors = result.errors;
+      const connection = result.data?.teamRuns;
+      runs = connection?.nodes ?? [];
+      total = connection?.totalCount ?? 0;
+      if (connection) info = connection.pageInfo;
+    }
+    if (asked !== latest) return;
+    const words = described(chosen);
+    const clearButton = h('button', { type: 'button' }, 'Clear the filters');
+    clearButton.addEventListener('click', reset);
+    body.replaceChildren(
+      errors.length ? errorBanner(errors) : '',
+      runs.length
+        ? runTable(runs, team === null, true)
+        : errors.length
+          ? ''
+          : h(
+              'p',
+              { class: 'empty' },
+              words.length
+                ? ['No run matches ', words.join(' · '), '. ', clearButton]
+                : 'No runs yet.',
+            ),
+    );
+    // Where this page lies: its first position counts the pages before it.
+    const first = chosen.q ? 1 : info.hasPreviousPage ? (pageNumber - 1) * RUNS_PAGE + 1 : 1;
+    summary.textContent = runs.length
+      ? `Runs ${number(first)}–${number(first + runs.length - 1)} of ${number(total)}${words.length ? `, ${words.join(' · ')}` : ''}; newest first.`
+      : '';
+    const newer = h('button', { type: 'button', disabled: !info.hasPreviousPage }, '← Newer');
+    const older = h('button', { type: 'button', disabled: !info.hasNextPage }, 'Older →');
+    newer.addEventListener('click', () => turn({ after: null, before: info.startCursor }, -1));
+    older.addEventListener('click', () => turn({ after: info.endCursor, before: null }, 1));
+    pager.replaceChildren();
+    if (info.hasPreviousPage || info.hasNextPage)
+      add(pager, newer, h('span', { class: 'muted' }, `page ${number(pageNumber)}`), older);
+  };
+  // The page's number is kept in the address too, only to be shown.
+  let pageNumber = Math.max(1, Number(params.get('page')) || 1);
+  const turn = (to, step) => {
+    page = to;
+    pageNumber = Math.max(1, pageNumber + step);
+    setParams(
+      { after: to.after, before: to.before, page: pageNumber > 1 ? String(pageNumber) : null },
+      true,
+    );
+    load();
+  };
+  const apply = () => {
+    page = { after: null, before: null };
+    pageNumber = 1;
+    setParams({ ...state(), after: null, before: null, page: null });
+    load();
+  };
+  function reset() {
+    teamSelect.value = '';
+    for (const label of stateBoxes) {
+      const box = label.querySelector('input');
+      if (box) box.checked = false;
+    }
+    owner.value = '';
+    since.value = '';
+    search.value = '';
+    apply();
+  }
+  clear.addEventListener('click', reset);
+  let typing;
+  filters.addEventListener('input', (event) => {
+    clearTimeout(typing);
+    const typed = event.target === owner || event.target === search;
+    typing = setTimeout(apply, typed ? 400 : 0);
+  });
+  filters.addEventListener('submit', (event) => {
+    event.preventDefault();
+    clearTimeout(typing);
+    apply();
+  });
+  if (team === null) {
+    gql(TEAM_NAMES).then(({ data }) => {
+      for (const { name } of data?.teams?.nodes ?? []) {
+        if (name !== selectedTeam) add(teamSelect, h('option', { value: name }, name));
+      }
+    });
+  }
+  // Only the first page follows the runs: a later one holds its place by its cursor.
+  const stop = watchRuns(team, () => (page.after || page.before ? undefined : load()));
+  if (page.after || page.before) load();
+  return {
+    element: h(
+      'section',
+      { class: 'run-list', 'aria-label': 'Runs' },
+      filters,
+      summary,
+      body,
+      pager,
+    ),
+    stop: () => {
+      clearTimeout(typing);
+      stop();
+    },
+  };
+}
+
+function runsView(root, _argument, params) {
+  const list = runList(null, params);
+  add(root, h('h2', { tabindex: '-1' }, 'Runs'), list.element);
+  return list.stop;
 }
 
 const RUN = `query ConsoleRun($execId: ID!) {
@@ -588,8 +1082,12 @@ const RUN_CHANGED = `subscription ConsoleRunChanged($teamName: String!) {
 
 function runView(root, execId) {
   const notice = h('div', { role: 'status' });
+  // An answer sent from this page is confirmed here, outside what a reload redraws.
+  const confirmation = h('div');
   const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
-  add(root, h('h2', { tabindex: '-1' }, 'Run ', execId), notice, body);
+  add(root, h('h2', { tabindex: '-1' }, 'Run ', execId), notice, confirmation, body);
+  /** The wait (its since) answered from this page: its box is not offered again. */
+  let answered;
   let closed = false;
   let stopLive;
   // The page is not redrawn under the reader (opened prompts would close): a change of the
@@ -645,6 +1143,7 @@ function runView(root, execId) {
         run.waitingFor && h('dt', {}, 'Waiting for'),
         run.waitingFor && h('dd', {}, question(run.waitingFor)),
       ),
+      run.waitingFor && answerSection(run),
       runTimeline(run),
       h('h3', {}, `Tasks (${run.tasks.length})`),
       run.tasks.length ? null : h('p', { class: 'empty' }, 'No task recorded.'),
@@ -735,6 +1234,23 @@ function runView(root, execId) {
         ),
       ),
     );
+  const answerSection = (run) => {
+    if (answered !== undefined && answered === run.waitingFor.since) return null;
+    const section = h(
+      'section',
+      { class: 'answer-section', 'aria-label': 'Answer the run' },
+      h('h3', {}, 'Answer'),
+    );
+    const form = answerForm(run, (sent) => {
+      answered = run.waitingFor.since;
+      section.remove();
+      confirmation.replaceChildren(
+        sentNotice(run, sent, () => confirmation.replaceChildren(), true),
+      );
+    });
+    section.append(form);
+    return section;
+  };
   load();
   return () => {
     closed = true;
@@ -790,13 +1306,90 @@ const TEAM = `query ConsoleTeam($name: String!) {
     tools { name toolType agentName taskName }
     cardDrift { kind toolName expected actual }
     agentCard { name description version url protocolVersion skills { id name description } }
-    runs(first: 20) { nodes { execId teamName state startDate durationMs } }
   }
 }`;
 
-function teamView(root, name) {
+const RUN_TEAM = `mutation ConsoleRunTeam($teamName: String!, $prompt: String!, $idempotencyKey: String) {
+  runTeam(teamName: $teamName, prompt: $prompt, idempotencyKey: $idempotencyKey) { conversationId }
+}`;
+const RUN_OF_CONVERSATION = `query ConsoleRunOfConversation($conversationId: String!) {
+  teamRuns(first: 1, filter: { conversationId: $conversationId }) { nodes { execId } }
+}`;
+
+/** A random idempotency key (crypto.randomUUID needs a secure context; this does not). */
+const idempotencyKey = () =>
+  Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('');
+
+/**
+ * Starts a run of the team with a request (runTeam), then opens the run's page as soon as
+ * the history shows it (found by its conversation id, looked for again at each change of the
+ * team's runs). A retry after a failure reuses the key, so it cannot start a second run.
+ */
+function startRunForm(teamName) {
+  const box = promptBox(`start-${teamName}`, `Request for ${teamName}`, 'The request');
+  const send = h('button', { type: 'submit' }, 'Start a run');
+  const outcome = h('p', { class: 'outcome', role: 'status' });
+  const form = h(
+    'form',
+    { class: 'answer start-run', 'aria-label': `Start a run of ${teamName}` },
+    box.label,
+    box.textarea,
+    h('div', { class: 'actions' }, send, box.counter, outcome),
+  );
+  let key;
+  let stopFinding = () => {};
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    key ??= idempotencyKey();
+    send.disabled = true;
+    outcome.className = 'outcome';
+    outcome.textContent = 'Starting…';
+    const { data, errors } = await gql(RUN_TEAM, {
+      teamName,
+      prompt: box.textarea.value,
+      idempotencyKey: key,
+    }).catch((error) => ({ data: null, errors: [{ message: String(error?.message ?? error) }] }));
+    if (errors.length) {
+      outcome.className = 'outcome error';
+      outcome.textContent = errors.map(explain).join(' ');
+      send.disabled = false;
+      return;
+    }
+    key = undefined;
+    const { conversationId } = data.runTeam;
+    outcome.className = 'outcome ok';
+    outcome.replaceChildren(
+      `Run requested at ${new Date().toLocaleTimeString()}; its page opens as soon as the database shows it (conversation `,
+      h('a', { href: `#/runs?q=${encodeURIComponent(conversationId)}` }, conversationId),
+      ').',
+    );
+    stopFinding();
+    stopFinding = watchRuns(teamName, async () => {
+      const { data: found } = await gql(RUN_OF_CONVERSATION, { conversationId });
+      const execId = found?.teamRuns?.nodes?.[0]?.execId;
+      if (!execId) return;
+      stopFinding();
+      location.hash = `#/run/${encodeURIComponent(execId)}`;
+    });
+  });
+  return {
+    element: h(
+      'section',
+      { class: 'start-section', 'aria-label': 'Start a run' },
+      h('h3', {}, 'Start a run'),
+      form,
+    ),
+    stop: () => stopFinding(),
+  };
+}
+
+function teamView(root, name, params) {
   add(root, h('h2', { tabindex: '-1' }, 'Team ', name), h('p', { class: 'muted' }, 'Loading…'));
   let activity;
+  let runs;
+  let start;
   gql(TEAM, { name }).then(({ data, errors }) => {
     root.lastElementChild.remove();
     if (errors.length) add(root, errorBanner(errors));
@@ -804,10 +1397,13 @@ function teamView(root, name) {
     if (!team) return;
     const stats = team.stats;
     activity = activitySection(team.name);
+    runs = runList(team.name, params);
+    start = startRunForm(team.name);
     add(
       root,
       breadcrumb(['Teams', '#/teams'], [team.name]),
       h('p', { class: 'muted' }, team.description ?? '', ` · owner ${team.owner}`),
+      start.element,
       h(
         'div',
         { class: 'cards' },
@@ -880,11 +1476,15 @@ function teamView(root, name) {
         {},
         team.tools.map((tool) => `${tool.name} (${tool.toolType ?? '?'})`).join(', ') || '—',
       ),
-      h('h3', {}, 'Latest runs'),
-      runTable(team.runs?.nodes ?? [], false),
+      h('h3', {}, 'Runs'),
+      runs.element,
     );
   });
-  return () => activity?.stop();
+  return () => {
+    activity?.stop();
+    runs?.stop();
+    start?.stop();
+  };
 }
 
 function card(title, value, detail) {
@@ -1272,7 +1872,6 @@ function durationTrend(activity) {
 function activitySection(teamName) {
   const body = h('div', { class: 'activity' }, h('p', { class: 'muted' }, 'Loading activity…'));
   let bucket = 'HOUR';
-  let timer;
   const choices = [
     ['HOUR', 'Last 24 hours'],
     ['DAY', 'Last 30 days'],
@@ -1293,14 +1892,7 @@ function activitySection(teamName) {
         activity ? activityCharts(activity) : '',
       );
     });
-  const later = () => {
-    clearTimeout(timer);
-    timer = setTimeout(load, 300);
-  };
-  const stop = teamName
-    ? subscribe(RUN_CHANGED, { teamName }, later, () => {})
-    : subscribe(CHANGES, {}, later, () => {});
-  load();
+  const stop = watchRuns(teamName, load);
   const section = h(
     'section',
     { class: 'activity-section', 'aria-label': 'Activity over time' },
@@ -1308,13 +1900,7 @@ function activitySection(teamName) {
     h('div', { class: 'choices', role: 'group', 'aria-label': 'Period' }, choices),
     body,
   );
-  return {
-    element: section,
-    stop: () => {
-      clearTimeout(timer);
-      stop();
-    },
-  };
+  return { element: section, stop };
 }
 
 // ---- a run's timeline: tasks as bars on its time axis, their tool calls nested ----
@@ -1637,9 +2223,21 @@ function breadcrumb(...steps) {
 // ---- routing: #/waiting, #/changes, #/run/<execId>, #/teams, #/team/<name>, #/agents, #/agent/<name>, #/stats ----
 
 const ROUTES = {
-  ...agentViews({ h, s, add, gql, errorBanner, number, when }),
+  ...agentViews({
+    h,
+    s,
+    add,
+    gql,
+    errorBanner,
+    number,
+    when,
+    limits: LIMITS,
+    utf8Bytes,
+    byteSize,
+  }),
   waiting: waitingView,
   changes: changesView,
+  runs: runsView,
   run: runView,
   teams: teamsView,
   team: teamView,
@@ -1674,15 +2272,50 @@ function decoded(argument) {
   }
 }
 
+/** The address: the view's name and argument (#/name/argument), and its state (after '?'). */
+function address() {
+  const hash = location.hash;
+  const mark = hash.indexOf('?');
+  const path = mark === -1 ? hash : hash.slice(0, mark);
+  const [, name = 'waiting', argument = ''] = path.match(/^#\/([^/]*)\/?(.*)$/) ?? [];
+  return {
+    path,
+    name,
+    argument,
+    params: new URLSearchParams(mark === -1 ? '' : hash.slice(mark + 1)),
+  };
+}
+
+/**
+ * Puts a view's state in the address, so that a reload or a shared link shows the same: the
+ * given values replace the current ones, empty ones are dropped. `push` makes a history
+ * entry (Back returns to the state before, as for a page of a list); otherwise the entry is
+ * replaced (as for each key typed into a filter). The view is not redrawn.
+ * @param {Record<string, string | null | undefined>} values
+ * @param {boolean} [push]
+ */
+function setParams(values, push = false) {
+  const { path, params } = address();
+  for (const [key, value] of Object.entries(values)) {
+    if (value) params.set(key, value);
+    else params.delete(key);
+  }
+  const query = params.toString();
+  const url = `${path || '#/waiting'}${query ? `?${query}` : ''}`;
+  if (url === location.hash) return;
+  if (push) history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+}
+
 function route() {
-  const [, name = 'waiting', argument = ''] = location.hash.match(/^#\/([^/]*)\/?(.*)$/) ?? [];
+  const { name, argument, params } = address();
   const known = name === '' || Object.hasOwn(ROUTES, name);
   const value = decoded(argument);
   leave();
   view.replaceChildren();
   leave =
     (known && value !== undefined
-      ? (ROUTES[name] ?? waitingView)(view, value)
+      ? (ROUTES[name] ?? waitingView)(view, value, params)
       : notFoundView(view, location.hash)) ?? (() => {});
   // A run and a team are under Teams, where their breadcrumbs start; an agent under Agents.
   const section = { run: 'teams', team: 'teams', agent: 'agents' }[name] ?? name;

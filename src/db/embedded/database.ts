@@ -166,7 +166,8 @@ async function loadSnapshot(
   if (!compressed) return undefined;
   let pg: PGlite | undefined;
   try {
-    const tar = await promisify(gunzip)(compressed);
+    // gunzip's Buffer sits on an ordinary ArrayBuffer; @types/node 22 types it as possibly shared.
+    const tar = (await promisify(gunzip)(compressed)) as Buffer<ArrayBuffer>;
     pg = await PGlite.create({ loadDataDir: new Blob([tar]), startParams: START_PARAMS });
     for (const table of tables) await pg.query(`SELECT count(*) FROM ${table}`);
     return pg;

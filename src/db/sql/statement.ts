@@ -677,47 +677,94 @@ export interface JsonArrayParts {
   readonly orderBy: readonly string[];
 }
 
+/** The name of the sequence a JSON list's columns are ordered by (jsonArraySelect). */
+const SEQUENCE = 'SEQ';
+
 /**
- * `SELECT JSON_ARRAY(JSON_ARRAYAGG(q.A ORDER BY …), JSON_ARRAYAGG(q.B ORDER BY …), …) AS <alias>
- * FROM (SELECT … FROM …) q`: one list as one JSON array of columns, each column the list's
- * values of one member in the list's order. Columns rather than an array per row: the
- * database builds a handful of arrays instead of one per row (PGlite's CPU for a dashboard's
- * history tree: 5.9 → 4.8 ms), the JSON repeats no brackets per row, the client parses and
- * copies a few arrays instead of thousands, and a CLOB member goes into its column's CLOB
- * with no per-row JSON value (on Oracle no temporary LOB per row, whatever the members).
- * Every column is ordered the same way, so the values of row i stand at index i of each.
+ * `SELECT JSON_ARRAY(COUNT(*), JSON_ARRAYAGG(q.A ORDER BY q.SEQ …), JSON_ARRAYAGG(q.B ORDER BY
+ * q.SEQ …), … NULL ON NULL) AS <alias> FROM (SELECT s.A, s.B, …, ROW_NUMBER() OVER (ORDER BY
+ * s.<orderBy>) AS SEQ FROM (SELECT … FROM …) s) q`: one list as one JSON array of columns,
+ * each column the list's values of one member in the list's order, after the row count.
+ * Columns rather than an array per row: the database builds a handful of arrays instead of
+ * one per row (PGlite's CPU for a dashboard's history tree: 5.9 → 4.8 ms), the JSON repeats
+ * no brackets per row, the client parses and copies a few arrays instead of thousands, and a
+ * CLOB member goes into its column's CLOB with no per-row JSON value (on Oracle no temporary
+ * LOB per row, whatever the members).
+ *
+ * The values of row i stand at index i of each column only if every aggregate puts the rows
+ * in the same order. Each JSON_ARRAYAGG sorts on its own, and an ORDER BY promises nothing
+ * about rows whose keys tie (a task logged twice under one TASK_ORDER, a NULL key): one
+ * aggregate's sort may spill and merge where another's stays in memory, and a tie would then
+ * put one row's values under another's. So the order is made total once per row, by the
+ * sequence ROW_NUMBER gives in the query below the aggregates (distinct whatever the keys),
+ * and every aggregate orders by that number: tied rows come in an arbitrary order, whole.
+ * NULL ON NULL on the outer array keeps every column at its position (ABSENT ON NULL, the
+ * default, would drop a column that came back NULL), and the count is what positionalDecoder
+ * checks every column's length against.
  */
 function jsonArraySelect(name: string, parts: JsonArrayParts, alias: string): Fragment {
   const selected = new Set(parts.select.map(outputName));
+  if (selected.has(SEQUENCE)) throw new Error(`${name}: ${SEQUENCE} names the list's sequence`);
   // Member and order names become text: only names the select list's own text ends with.
-  const column = (output: string) => {
+  const named = (prefix: 's' | 'q') => (output: string) => {
     if (!selected.has(output)) throw new Error(`${name}: ${output} is not selected`);
-    return text(`q.${output}`);
+    return text(`${prefix}.${output}`);
   };
-  const order = join(parts.orderBy.map(column), ', ');
+  const order = join(parts.orderBy.map(named('s')), ', ');
   const members = parts.members ?? [...selected];
   const columns = members.map(
-    (member) => sql`JSON_ARRAYAGG(${column(member)} ORDER BY ${order} NULL ON NULL RETURNING CLOB)`,
+    (member) =>
+      sql`JSON_ARRAYAGG(${named('q')(member)} ORDER BY q.SEQ NULL ON NULL RETURNING CLOB)`,
   );
-  return sql`SELECT JSON_ARRAY(${join(columns, ', ')} RETURNING CLOB) AS ${text(alias)}
-        FROM (SELECT ${join(parts.select, ', ')} FROM ${parts.from}) q`;
+  return sql`SELECT JSON_ARRAY(COUNT(*), ${join(columns, ', ')} NULL ON NULL RETURNING CLOB) AS ${text(alias)}
+        FROM (SELECT ${join(members.map(named('s')), ', ')}, ROW_NUMBER() OVER (ORDER BY ${order}) AS SEQ
+          FROM (SELECT ${join(parts.select, ', ')} FROM ${parts.from}) s) q`;
 }
 
 /**
- * The decoded rows of one JSON array of columns (jsonArraySelect; the members in `parts`
- * order): row i's values, at index i of each column, are copied into one reused object under
- * the members' camelCase names, the keys `decode` reads, so a row costs the model object
- * `decode` makes and nothing more (every decoder builds a new object from the row's values;
- * none keeps the row). No rows aggregate to NULL columns, left out of the array: no rows.
+ * A JSON list that is not the shape jsonArraySelect builds: a column whose length is not the
+ * row count, a column missing. Its message names the statement and the member, never a value.
+ */
+export class MisalignedList extends Error {
+  override readonly name = 'MisalignedList';
+}
+
+/**
+ * The decoded rows of one JSON array of columns (jsonArraySelect: the row count, then the
+ * members in `parts` order): row i's values, at index i of each column, are copied into one
+ * reused object under the members' camelCase names, the keys `decode` reads, so a row costs
+ * the model object `decode` makes and nothing more (every decoder builds a new object from
+ * the row's values; none keeps the row). A NULL column is one whose every value is null (over
+ * no rows, every column); any other column holds exactly one value per row. Any other shape
+ * throws MisalignedList before a row is decoded: a column one value short would otherwise
+ * give every later row its neighbour's value.
  */
 function positionalDecoder<T>(
+  name: string,
   parts: JsonArrayParts,
   decode: (row: Row) => T,
 ): (json: unknown) => T[] {
   const keys = (parts.members ?? parts.select.map(outputName)).map(camelCase);
   return (json) => {
-    const columns = (jsonOrNull(json) ?? []) as readonly (readonly unknown[] | null)[];
-    const count = columns.length === keys.length ? (columns[0]?.length ?? 0) : 0;
+    const list = jsonOrNull(json);
+    if (!Array.isArray(list) || list.length !== keys.length + 1) {
+      throw new MisalignedList(
+        `${name}: expected the row count and ${keys.length} columns, got ${Array.isArray(list) ? `${list.length} members` : typeof list}`,
+      );
+    }
+    const count = list[0];
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
+      throw new MisalignedList(`${name}: the row count is not a whole number`);
+    }
+    const columns = list.slice(1) as readonly (readonly unknown[] | null)[];
+    for (let i = 0; i < keys.length; i++) {
+      const values = columns[i];
+      if (values !== null && (!Array.isArray(values) || values.length !== count)) {
+        throw new MisalignedList(
+          `${name}: column ${keys[i]} holds ${Array.isArray(values) ? values.length : typeof values} values for ${count} rows`,
+        );
+      }
+    }
     const row: Record<string, unknown> = {};
     for (const key of keys) row[key] = null;
     const decoded = new Array<T>(count);
@@ -730,21 +777,20 @@ function positionalDecoder<T>(
 }
 
 /**
- * A list returned as one row holding one JSON array of positional rows (one JSON array per
- * row, its members in `members` order), built by the database: PGlite then builds and
+ * A list returned as one row holding one JSON array: the row count, then one column per
+ * member in `members` order (jsonArraySelect), built by the database: PGlite then builds and
  * decodes one value instead of every field of thousands of rows, without repeating a key per
  * member, and Oracle sends one CLOB instead of a fetch per 100 rows. The same SQL:2016 text
- * runs on both (JSON_ARRAY with NULL ON NULL, since its default, ABSENT ON NULL, would shift
- * the members after a null): CLOB is Oracle's type (beyond 4,000 bytes), a domain over json
- * in the embedded database (plsql.ts), whose driver may hand the array over parsed. No rows
- * aggregate to NULL, which reads as no rows. Dates arrive as ISO text, which dateOrNull reads.
+ * runs on both: CLOB is Oracle's type (beyond 4,000 bytes), a domain over json in the
+ * embedded database (plsql.ts), whose driver may hand the array over parsed. No rows read as
+ * `[0, null, …]`. Dates arrive as ISO text, which dateOrNull reads.
  */
 export function jsonArrayQuery<T>(
   name: string,
   parts: JsonArrayParts,
   decode: (row: Row) => T,
 ): Query<T> {
-  const decodeArray = positionalDecoder(parts, decode);
+  const decodeArray = positionalDecoder(name, parts, decode);
   return {
     ...query(name, jsonArraySelect(name, parts, 'ROWS_JSON'), decode),
     decodeRows: (rows) => rows.flatMap((row) => decodeArray(row.rowsJson)),
@@ -759,8 +805,7 @@ export interface JsonList<T> {
 
 /**
  * Several lists in one statement and one row: each list a column `<KEY>_JSON` holding its
- * JSON array of positional rows (as jsonArrayQuery; a null list is left out and reads as no
- * rows), the lists reading the common table of `withClause` (`WITH w AS (…)`) where they
+ * JSON array of columns (as jsonArrayQuery; a null list is left out and reads as no rows), the lists reading the common table of `withClause` (`WITH w AS (…)`) where they
  * share rows, e.g. a page of runs and the tasks and tool calls of those runs. One round trip
  * for a tree whose shape the operation knows, and no level's keys fetched and bound back
  * into the next level's IN list. The columns are scalar subqueries of DUAL (Oracle's one-row
@@ -779,7 +824,7 @@ export function jsonListsQuery<L extends { readonly [K in keyof L]: unknown[] }>
       key,
       column: camelCase(alias),
       select: list && sql`(${jsonArraySelect(name, list.parts, alias)}) AS ${text(alias)}`,
-      decodeArray: list ? positionalDecoder(list.parts, list.decode) : () => [],
+      decodeArray: list ? positionalDecoder(name, list.parts, list.decode) : () => [],
     };
   });
   const decode = (row: Row): L => {

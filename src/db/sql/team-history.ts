@@ -300,13 +300,17 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     alias: Fragment,
     conditions: readonly (Fragment | undefined)[],
   ): JsonArrayParts => {
-    // TEAM_EXEC_ID groups the tasks by run, TASK_ORDER orders them and finds a task's calls.
+    // TEAM_EXEC_ID groups the tasks by run, TASK_ORDER orders them and finds a task's calls;
+    // a task logged twice under one TASK_ORDER (seed 003 documents no key) comes in the order
+    // it started, which the inner query selects whether or not it is a member.
     const members = membersOf(taskColumns, wanted, ['teamExecId', 'taskOrder']);
+    const inner = [...new Set([...members, 'START_DATE'])];
     return {
-      select: members.map((column) => taskSelect[column] as Fragment),
+      select: inner.map((column) => taskSelect[column] as Fragment),
+      members,
       from: sql`${tasksView} ${alias}
               ${sql.where(...conditions)}`,
-      orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER'],
+      orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE'],
     };
   };
   /** Tool calls as a positional JSON list: the `wanted` columns and the keys. */

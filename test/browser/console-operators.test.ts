@@ -1,0 +1,347 @@
+import { mkdir } from 'node:fs/promises';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import type { EmbeddedPg } from '../../src/db/embedded/database.js';
+import { MAX_PROMPT_BYTES, promptBytes } from '../../src/db/sql/run-team.js';
+import { REPORT, waitingRun } from '../hitl/support.js';
+import { embeddedPg, metric, runsIn } from '../live/support.js';
+import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+// The console as the operators' home (issue 36): acting where they look, limits shown before
+// they bite. Debian's chromium, offline.
+let t: TestServer;
+let pg: EmbeddedPg;
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  [t, browser] = await Promise.all([
+    startTestServer({ POLL_INTERVAL_MS: '200' }),
+    launchChromium(),
+    mkdir(SCREENSHOTS, { recursive: true }),
+  ]);
+  pg = embeddedPg(t.server);
+  ({ context } = await offlineContext(browser, { width: 1280, height: 900 }));
+  context.setDefaultTimeout(10_000);
+});
+
+afterEach(async () => {
+  await Promise.all(context.pages().map((page) => page.close()));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.stop();
+});
+
+async function open(url: string): Promise<Page> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('close', () => expect(errors).toEqual([]));
+  await page.goto(url);
+  return page;
+}
+
+/** expect.poll with the time a page takes to load on a busy machine (its default is 1 s). */
+const eventually = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 10_000 });
+
+const card = (page: Page, execId: string) => page.locator(`li[data-exec-id="${execId}"]`);
+const top = async (page: Page, execId: string) =>
+  (await card(page, execId).boundingBox())?.y ?? Number.NaN;
+
+describe('answering where the operator looks', () => {
+  test('a new wait does not move the card being typed in; the box counts bytes as the server does; the confirmation stays', async () => {
+    const first = await waitingRun(pg);
+    const page = await open(`${t.url}/console`);
+    const box = card(page, first).getByLabel(/Your answer to/);
+    await box.waitFor();
+    await box.click();
+    await page.keyboard.insertText('approve, the customer’s name is “Zoë”');
+    const before = await top(page, first);
+
+    // A wait that begins now is listed first, above the card: the card stays where it is on
+    // the screen, with the focus and the text typed in it.
+    const second = await waitingRun(pg);
+    await card(page, second).waitFor();
+    expect(
+      await page.evaluate(
+        ([a, b]) =>
+          (document
+            .querySelector(`li[data-exec-id="${a}"]`)
+            ?.compareDocumentPosition(document.querySelector(`li[data-exec-id="${b}"]`) as Node) ??
+            0) & Node.DOCUMENT_POSITION_PRECEDING,
+        [first, second],
+      ),
+    ).toBeTruthy();
+    expect(Math.abs((await top(page, first)) - before)).toBeLessThan(1);
+    expect(await box.evaluate((e) => e === document.activeElement)).toBe(true);
+    expect(await box.inputValue()).toBe('approve, the customer’s name is “Zoë”');
+    await page.screenshot({ path: `${SCREENSHOTS}/console-36-typing-stays.png` });
+
+    // Counted as the server counts: UTF-8 bytes, a quote twice. 1,500 "é" are 3,000 bytes
+    // (1,500 characters); one quote more is over.
+    const counter = card(page, first).locator('.count');
+    expect(await counter.textContent()).toBe(
+      `${promptBytes('approve, the customer’s name is “Zoë”')} of 3,000 bytes`,
+    );
+    const atLimit = 'é'.repeat(1500);
+    expect(promptBytes(atLimit)).toBe(MAX_PROMPT_BYTES);
+    await box.fill(atLimit);
+    expect(await counter.textContent()).toBe('3,000 of 3,000 bytes');
+    await box.fill(`${atLimit}'`);
+    expect(await counter.textContent()).toBe('3,002 of 3,000 bytes: 2 too many');
+    expect(await counter.evaluate((e) => getComputedStyle(e).color)).not.toBe(
+      await card(page, first)
+        .locator('label')
+        .evaluate((e) => getComputedStyle(e).color),
+    );
+    await card(page, first).getByRole('button', { name: 'Send answer' }).click();
+    expect(await box.evaluate((e) => (e as HTMLTextAreaElement).validationMessage)).toContain(
+      'at most 3,000',
+    );
+    await page.screenshot({ path: `${SCREENSHOTS}/console-36-answer-over-limit.png` });
+    // Spaces alone are refused before they are sent, as the server refuses them.
+    await box.fill('   ');
+    await card(page, first).getByRole('button', { name: 'Send answer' }).click();
+    expect(await box.evaluate((e) => (e as HTMLTextAreaElement).validationMessage)).toContain(
+      'only spaces',
+    );
+    expect((await runsIn(pg, 'WAITING_FOR_HUMAN')).map((run) => run.execId)).toContain(first);
+
+    await box.fill("approve: it's fine");
+    await card(page, first).getByRole('button', { name: 'Send answer' }).click();
+    const sent = card(page, first).locator('.sent');
+    await sent.waitFor();
+    expect(await sent.textContent()).toContain('Answer sent');
+    expect(await sent.locator('q').textContent()).toBe("approve: it's fine");
+    // The run resumes and leaves the waiting list; the confirmation is still there.
+    await card(page, first).locator('.waited', { hasText: 'no longer waiting' }).waitFor();
+    expect(await sent.isVisible()).toBe(true);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-36-answer-confirmed.png` });
+    await sent.getByRole('button', { name: 'Dismiss' }).click();
+    await card(page, first).waitFor({ state: 'detached' });
+  });
+
+  test('a waiting run’s own page has the answer box; its confirmation outlives a reload of the run', async () => {
+    const execId = await waitingRun(pg);
+    const page = await open(`${t.url}/console#/run/${execId}`);
+    const section = page.getByRole('region', { name: 'Answer the run' });
+    await section.getByLabel(/Your answer to/).fill('approve');
+    await section.getByRole('button', { name: 'Send answer' }).click();
+    const sent = page.locator('.sent');
+    await sent.waitFor();
+    await page.locator('.changed').getByText('RESUMING').waitFor();
+    await page.getByRole('button', { name: 'Show the latest' }).click();
+    const humanCallTook = page
+      .locator('section.task tr', { hasText: 'HUMAN_REVIEW' })
+      .locator('td')
+      .nth(2);
+    await eventually(() => humanCallTook.textContent()).not.toBe('open');
+    expect(await sent.locator('q').textContent()).toBe('approve');
+    expect(await section.count()).toBe(0);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-36-run-answered.png`, fullPage: true });
+  });
+
+  test('a filter matching no waiting run says so, and lives in the address', async () => {
+    const execId = await waitingRun(pg);
+    const page = await open(`${t.url}/console`);
+    await card(page, execId).waitFor();
+    await page.getByLabel('Filter').fill('no such team');
+    const none = page.locator('p.empty');
+    await none.waitFor();
+    expect(await none.textContent()).toBe(
+      'No waiting run matches “no such team”. Clear the filter',
+    );
+    expect(await page.locator('main p[aria-live]').first().textContent()).toMatch(
+      /^0 of \d+ runs? waiting match “no such team”\.$/,
+    );
+    expect(new URL(page.url()).hash).toBe('#/waiting?q=no+such+team');
+    await page.screenshot({ path: `${SCREENSHOTS}/console-36-waiting-none-match.png` });
+    await page.reload();
+    expect(await page.getByLabel('Filter').inputValue()).toBe('no such team');
+    await none.waitFor();
+    await none.getByRole('button', { name: 'Clear the filter' }).click();
+    await card(page, execId).waitFor();
+    expect(await none.isHidden()).toBe(true);
+    expect(new URL(page.url()).hash).toBe('#/waiting');
+  });
+});
+
+describe('starting a run from a team page', () => {
+  test('the request is sent with runTeam and the console lands on the run it started', async () => {
+    const page = await open(`${t.url}/console#/team/${REPORT}`);
+    const form = page.getByRole('form', { name: `Start a run of ${REPORT}` });
+    const request = `Summarize the Q3 report for ${Date.now()}`;
+    await form.getByLabel(`Request for ${REPORT}`).fill(request);
+    expect(await form.locator('.count').textContent()).toBe(
+      `${Buffer.byteLength(request)} of 3,000 bytes`,
+    );
+    await page.screenshot({ path: `${SCREENSHOTS}/console-36-start-run.png` });
+    await form.getByRole('button', { name: 'Start a run' }).click();
+    await page.waitForURL(/#\/run\/[^/]+$/);
+    const execId = decodeURIComponent(new URL(page.url()).hash.slice('#/run/'.length));
+    await page.getByRole('heading', { name: `Run ${execId}` }).waitFor();
+    const { rows } = await pg.query<{ team_name: string; input: string }>(
+      `SELECT t.team_name, k.input FROM dba_ai_agent_team_history t
+       JOIN dba_ai_agent_task_history k ON k.team_exec_id = t.team_exec_id
+       WHERE t.team_exec_id = $1 ORDER BY k.task_order`,
+      [execId],
+    );
+    expect(rows[0]).toEqual({ team_name: REPORT, input: request });
+    await page.locator('section.task').first().waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS}/console-36-started-run.png`, fullPage: true });
+  });
+});
+
+describe('the agent page shows its limits before they bite', () => {
+  test('spaces alone and inputs over 32,000 bytes are refused unsent; the two durations are named', async () => {
+    const executions = () => metric(t.server, 'agentgraph_agent_executions_total');
+    const page = await open(`${t.url}/console#/agent/REFUND_CHECKER`);
+    const form = page.getByRole('form', { name: 'Execute REFUND_CHECKER' });
+    const limits = form.locator('p.limits');
+    await limits.waitFor();
+    expect(await limits.textContent()).toBe(
+      'Inputs: 2 of 32,000 bytes as JSON · a request is at most 1 MiB',
+    );
+    const before = await executions();
+    await form.getByLabel('order_id').fill('   ');
+    await form.getByLabel('amount').fill('12');
+    await form.getByLabel('reason').fill('late');
+    await form.getByRole('button', { name: 'Execute' }).click();
+    expect(
+      await form.getByLabel('order_id').evaluate((e) => (e as HTMLInputElement).validationMessage),
+    ).toBe('order_id is only spaces: enter a value.');
+
+    // Counted as the server counts: the inputs array as JSON, in bytes of UTF-8.
+    await form.getByLabel('order_id').fill('A-1');
+    const reason = 'ü'.repeat(16_000);
+    await form.getByLabel('reason').fill(reason);
+    const bytes = Buffer.byteLength(
+      JSON.stringify([
+        { name: 'order_id', value: 'A-1' },
+        { name: 'amount', value: 12 },
+        { name: 'reason', value: reason },
+      ]),
+    );
+    expect(await limits.textContent()).toBe(
+      `Inputs: ${bytes.toLocaleString('en-US')} of 32,000 bytes as JSON, ${(bytes - 32_000).toLocaleString('en-US')} too many · a request is at most 1 MiB`,
+    );
+    await form.getByRole('button', { name: 'Execute' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(/^Not executed: the inputs are/)
+      .waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS}/console-36-agent-limits.png` });
+    expect(await executions()).toBe(before);
+
+    await form.getByLabel('reason').fill('arrived broken');
+    await form.getByRole('button', { name: 'Execute' }).click();
+    const call = page.locator('dd[data-duration="call"]');
+    await call.waitFor();
+    expect(await call.textContent()).toMatch(
+      /^\d+ ms — how long agent-graph waited for EXECUTE_AGENT/,
+    );
+    expect(await page.locator('dd[data-duration="trace"]').textContent()).toMatch(
+      /^[\d.]+ m?s — what the trace records for its top component \(Flow REFUND_CHECKER\)/,
+    );
+    expect(await page.locator('dl.durations dt').allTextContents()).toEqual([
+      'Call',
+      'Agent’s own time',
+      'Why they differ',
+    ]);
+    await page.screenshot({
+      path: `${SCREENSHOTS}/console-36-agent-durations.png`,
+      fullPage: true,
+    });
+    expect(await executions()).toBe(before + 1);
+  });
+});
+
+describe('run lists', () => {
+  const total = async (filter: Record<string, unknown>) => {
+    const { data } = await t.post<{ teamRuns: { totalCount: number } }>(
+      'query($filter: TeamRunFilter) { teamRuns(filter: $filter) { totalCount } }',
+      { filter },
+    );
+    return data?.teamRuns.totalCount ?? Number.NaN;
+  };
+
+  test('page by page, filtered by team, state, owner and time, searched by id; all of it in the address', async () => {
+    const execId = await waitingRun(pg);
+    const page = await open(`${t.url}/console#/runs`);
+    const summary = page.locator('section.run-list > p[aria-live]');
+    await eventually(() => summary.textContent()).toMatch(/^Runs 1–25 of [\d,]+; newest first\.$/);
+    const all = Number(
+      (await summary.textContent())?.match(/of ([\d,]+)/)?.[1]?.replaceAll(',', ''),
+    );
+    expect(all).toBeGreaterThanOrEqual((await total({})) - 1);
+    const rows = page.locator('section.run-list tbody tr');
+    expect(await rows.count()).toBe(25);
+    const firstPage = await rows.locator('td:first-child').allTextContents();
+    await page.getByRole('button', { name: 'Older →' }).click();
+    await eventually(() => summary.textContent()).toMatch(/^Runs 26–50 of /);
+    expect(new URL(page.url()).hash).toMatch(/^#\/runs\?after=[\w-]+&page=2$/);
+    const secondPage = await rows.locator('td:first-child').allTextContents();
+    expect(secondPage.filter((id) => firstPage.includes(id))).toEqual([]);
+    // Back is the page before.
+    await page.goBack();
+    await eventually(() => summary.textContent()).toMatch(/^Runs 1–25 of /);
+
+    // Team and state: the rows are those, as many as the server counts.
+    await page.getByLabel('Team').selectOption(REPORT);
+    await page.locator('label.chip', { hasText: 'WAITING_FOR_HUMAN' }).click();
+    const waiting = await total({ teamName: REPORT, states: ['WAITING_FOR_HUMAN'] });
+    await eventually(() => summary.textContent()).toBe(
+      `Runs 1–${Math.min(25, waiting)} of ${waiting}, team ${REPORT} · state WAITING_FOR_HUMAN; newest first.`,
+    );
+    expect(new Set(await rows.locator('td:nth-child(2)').allTextContents())).toEqual(
+      new Set([REPORT]),
+    );
+    expect(new Set(await rows.locator('td:nth-child(4)').allTextContents())).toEqual(
+      new Set(['WAITING_FOR_HUMAN']),
+    );
+    expect(new URL(page.url()).hash).toBe(`#/runs?team=${REPORT}&state=WAITING_FOR_HUMAN`);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-36-runs-filtered.png`, fullPage: true });
+
+    // A search by the run's id finds it; a reload shows the same list.
+    await page.getByLabel('Search').fill(execId);
+    await eventually(() => rows.locator('td:first-child').allTextContents()).toEqual([execId]);
+    await page.getByLabel('Started').selectOption('1h');
+    await eventually(() => summary.textContent()).toContain('started in the last hour');
+    await page.reload();
+    await eventually(() => rows.locator('td:first-child').allTextContents()).toEqual([execId]);
+    expect(await page.getByLabel('Search').inputValue()).toBe(execId);
+    expect(await page.getByLabel('Started').inputValue()).toBe('1h');
+
+    // Nothing matches: said in words, with the way back.
+    await page.getByLabel('Owner').fill('nobody');
+    const none = page.locator('section.run-list p.empty');
+    await none.waitFor();
+    expect(await none.textContent()).toBe(
+      `No run matches team ${REPORT} · state WAITING_FOR_HUMAN · owner NOBODY · started in the last hour · id “${execId}”. Clear the filters`,
+    );
+    expect(await summary.textContent()).toBe('');
+    await page.screenshot({
+      path: `${SCREENSHOTS}/console-36-runs-none-match.png`,
+      fullPage: true,
+    });
+    await none.getByRole('button', { name: 'Clear the filters' }).click();
+    await eventually(() => summary.textContent()).toMatch(/^Runs 1–25 of [\d,]+; newest first\.$/);
+    expect(new URL(page.url()).hash).toBe('#/runs');
+  });
+
+  test('a team page lists its runs with the same paging and filters, in its own address', async () => {
+    const page = await open(`${t.url}/console#/team/${REPORT}?state=FAILED`);
+    const summary = page.locator('section.run-list > p[aria-live]');
+    const failed = await total({ teamName: REPORT, states: ['FAILED'] });
+    await eventually(() => summary.textContent()).toBe(
+      `Runs 1–${Math.min(25, failed)} of ${failed}, state FAILED; newest first.`,
+    );
+    expect(await page.locator('section.run-list').getByLabel('Team').count()).toBe(0);
+    expect(
+      await page.locator('label.chip', { hasText: 'FAILED' }).locator('input').isChecked(),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,209 @@
+/**
+ * The JSON lists (jsonArraySelect, src/db/sql/statement.ts): one JSON_ARRAYAGG per column, so
+ * row i is index i of every column only if every aggregate orders the rows alike. Oracle
+ * sorts each ordered aggregate in its own work area, where one may spill and merge while
+ * another stays in memory: rows whose keys tie can then come out in a different order per
+ * column. PostgreSQL sorts the input once for aggregates sharing an ORDER BY, unless told not
+ * to; with that off and the least work_mem, each aggregate sorts alone and the large text
+ * columns spill, as Oracle's may. The demo logs some runs' first task twice under one
+ * TASK_ORDER (src/db/embedded/demo-data.ts): every task must still come back whole.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { type Catalog, discoverCatalog } from '../../src/db/catalog.js';
+import { type EmbeddedDatabase, openEmbeddedDatabase } from '../../src/db/embedded/database.js';
+import { fetchRows, inList, MisalignedList } from '../../src/db/sql/statement.js';
+import { teamHistorySql } from '../../src/db/sql/team-history.js';
+import type { TaskRun } from '../../src/model/team.js';
+import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
+
+let database: EmbeddedDatabase;
+let catalog: Catalog;
+
+beforeAll(async () => {
+  const config = loadConfig({ EMBEDDED_WORKER: 'false' });
+  if (config.database.kind !== 'embedded') throw new Error('expected the embedded config');
+  database = await openEmbeddedDatabase(config.database);
+  catalog = await discoverCatalog(database.driver, 'dba', 'APP_USER');
+}, 120_000);
+afterAll(() => database?.driver.close());
+
+/** Each aggregate sorts on its own, spilling its large columns: Oracle's case. */
+async function sortPerAggregate<T>(run: () => Promise<T>): Promise<T> {
+  await database.pg.exec(`SET enable_presorted_aggregate = off; SET work_mem = '64kB'`);
+  try {
+    return await run();
+  } finally {
+    await database.pg.exec('RESET enable_presorted_aggregate; RESET work_mem');
+  }
+}
+
+interface StoredTask {
+  team_exec_id: string;
+  task_order: string;
+  state: string;
+  input: string | null;
+  result: string | null;
+  start_date: Date;
+}
+
+/** A task's columns as one text, the same from the list and from the table. */
+const whole = (t: {
+  teamExecId: string;
+  taskOrder: number;
+  state: string;
+  input: string | null;
+  result: string | null;
+  startDate: Date | null;
+}) =>
+  JSON.stringify([
+    t.teamExecId,
+    t.taskOrder,
+    t.state,
+    t.input,
+    t.result,
+    t.startDate?.toISOString() ?? null,
+  ]);
+
+describe('a JSON list whose order ties', () => {
+  test('the demo holds tasks logged twice under one TASK_ORDER', async () => {
+    const { rows } = await database.pg.query<{ ties: number }>(
+      `SELECT count(*)::int AS ties FROM (SELECT team_exec_id, task_order FROM dba_ai_agent_task_history
+         GROUP BY team_exec_id, task_order HAVING count(*) > 1) d`,
+    );
+    expect(rows[0]?.ties).toBeGreaterThan(20);
+  });
+
+  test('comes back with every row whole when each aggregate sorts on its own', async () => {
+    const { rows: stored } = await database.pg.query<StoredTask>(
+      `SELECT team_exec_id, task_order, state, input, result, start_date
+       FROM dba_ai_agent_task_history ORDER BY team_exec_id, task_order`,
+    );
+    const runs = [...new Set(stored.map((task) => task.team_exec_id))].slice(0, 1000);
+    const inRuns = stored.filter((task) => runs.includes(task.team_exec_id));
+    const tasks = await sortPerAggregate(() =>
+      fetchRows(
+        database.driver,
+        teamHistorySql(catalog).tasksByRuns(ANONYMOUS_ADMIN)(inList('exec', runs)),
+      ),
+    );
+    const expected = inRuns
+      .map((task) =>
+        whole({
+          teamExecId: task.team_exec_id,
+          taskOrder: Number(task.task_order),
+          state: task.state,
+          input: task.input,
+          result: task.result,
+          startDate: task.start_date,
+        }),
+      )
+      .sort();
+    expect(tasks.map(whole).sort()).toEqual(expected);
+    // Grouped by run, in TASK_ORDER: the order the loaders hand on.
+    const keys = tasks.map((task: TaskRun) => [task.teamExecId, task.taskOrder] as const);
+    const sorted = [...keys].sort((a, b) => (a[0] === b[0] ? a[1] - b[1] : a[0] < b[0] ? -1 : 1));
+    expect(keys).toEqual(sorted);
+  });
+
+  test('the dashboard tree (teamRuns.historyByTeams) keeps its tasks whole too', async () => {
+    const { rows: teams } = await database.pg.query<{ team_name: string }>(
+      'SELECT DISTINCT team_name FROM dba_ai_agent_team_history ORDER BY team_name',
+    );
+    const names = teams.map((team) => team.team_name);
+    const [tree] = await sortPerAggregate(() =>
+      fetchRows(
+        database.driver,
+        teamHistorySql(catalog).runsByTeams(
+          ANONYMOUS_ADMIN,
+          {},
+          { offset: 0, limit: 100 },
+          undefined,
+          { tasks: { wanted: undefined } },
+        )(inList('team', names)),
+      ),
+    );
+    const { rows: stored } = await database.pg.query<StoredTask>(
+      `SELECT team_exec_id, task_order, state, input, result, start_date FROM dba_ai_agent_task_history`,
+    );
+    const expected = stored.map((task) =>
+      whole({
+        teamExecId: task.team_exec_id,
+        taskOrder: Number(task.task_order),
+        state: task.state,
+        input: task.input,
+        result: task.result,
+        startDate: task.start_date,
+      }),
+    );
+    expect(tree?.tasks.length).toBe(stored.length);
+    expect(tree?.tasks.map(whole).sort()).toEqual(expected.sort());
+  });
+});
+
+describe('the statement text', () => {
+  test('every aggregate orders by one sequence the query below numbers once per row', () => {
+    const query = teamHistorySql(catalog).tasksByRuns(ANONYMOUS_ADMIN)(inList('exec', ['E1']));
+    const text = query.statement.text;
+    const aggregates = [...text.matchAll(/JSON_ARRAYAGG\(q\.\w+ ORDER BY ([^)]*?) NULL ON NULL/g)];
+    expect(aggregates.length).toBeGreaterThan(5);
+    for (const [, order] of aggregates) expect(order).toBe('q.SEQ');
+    expect(text).toContain(
+      'ROW_NUMBER() OVER (ORDER BY s.TEAM_EXEC_ID, s.TASK_ORDER, s.START_DATE) AS SEQ',
+    );
+    expect(text).toMatch(/^SELECT JSON_ARRAY\(COUNT\(\*\), JSON_ARRAYAGG/);
+    expect(text).toMatch(
+      /NULL ON NULL RETURNING CLOB\) NULL ON NULL RETURNING CLOB\) AS ROWS_JSON/,
+    );
+  });
+});
+
+describe('decoding a list', () => {
+  const list = () =>
+    teamHistorySql(catalog).toolCallsByRuns(
+      ANONYMOUS_ADMIN,
+      new Set(['toolName']),
+    )(inList('exec', ['E1']));
+  // Members: TEAM_EXEC_ID, TASK_ORDER, TOOL_NAME (the keys, then what is wanted).
+  const decode = (json: unknown) => list().decodeRows([{ rowsJson: JSON.stringify(json) }]);
+
+  test('reads the row count, then one column per member', () => {
+    expect(
+      decode([2, ['E1', 'E1'], [1, 2], ['LOOKUP', null]]).map((call) => [
+        call.teamExecId,
+        call.taskOrder,
+        call.toolName,
+      ]),
+    ).toEqual([
+      ['E1', 1, 'LOOKUP'],
+      ['E1', 2, null],
+    ]);
+    expect(decode([0, null, null, null])).toEqual([]);
+    // A column that is NULL holds no value for any row.
+    expect(decode([1, ['E1'], [1], null]).map((call) => call.toolName)).toEqual([null]);
+  });
+
+  test('fails loudly on a column one value short, never shifting the rows after it', () => {
+    expect(() => decode([3, ['E1', 'E1', 'E1'], [1, 2, 3], ['A', 'C']])).toThrow(MisalignedList);
+    expect(() => decode([3, ['E1', 'E1', 'E1'], [1, 2, 3], ['A', 'B', 'C', 'D']])).toThrow(
+      /toolName holds 4 values for 3 rows/,
+    );
+  });
+
+  test('fails loudly on a member left out (ABSENT ON NULL) or a list without its count', () => {
+    expect(() => decode([1, ['E1'], [1]])).toThrow(MisalignedList);
+    expect(() => decode([['E1'], [1], ['A']])).toThrow(MisalignedList);
+    expect(() => decode([])).toThrow(MisalignedList);
+    expect(() => list().decodeRows([{ rowsJson: null }])).toThrow(MisalignedList);
+  });
+
+  test('names the statement and the member, never a value', () => {
+    try {
+      decode([2, ['SECRET_RUN', 'SECRET_RUN'], [1, 2], ['SECRET_TOOL']]);
+      expect.unreachable();
+    } catch (error) {
+      expect(String(error)).toMatch(/^MisalignedList: toolCalls\.byRuns: column toolName/);
+      expect(String(error)).not.toContain('SECRET');
+    }
+  });
+});
