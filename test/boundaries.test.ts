@@ -115,7 +115,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'yoga.ts',
   ],
   ['transport/'],
-  ['server.ts', 'listen.ts', 'console/', 'main.ts', 'mint-token.ts', 'print-schema.ts'],
+  ['server.ts', 'listen.ts', 'home.ts', 'console/', 'main.ts', 'mint-token.ts', 'print-schema.ts'],
 ];
 
 /** The layer of a file relative to src/, by its folder or its own name; -1 when it has none. */
