@@ -464,7 +464,8 @@ export class Simulator {
       `SELECT team_exec_id, team_name, team_owner, state, end_date FROM dba_ai_agent_team_history
        WHERE end_date IS NULL ORDER BY team_exec_id`,
     );
-    const steady = (this.steady ??= await this.steadyState(active));
+    this.steady ??= await this.steadyState(active);
+    const steady = this.steady;
     let waiting = active.filter((run) => run.state === 'WAITING_FOR_HUMAN').length;
     const count = Math.min(active.length, 1 + Math.floor(this.random() * 3));
     const picked = new Set<RunRow>();
