@@ -1,3 +1,4 @@
+import { GraphQLLiveDirective } from '@envelop/live-query';
 import {
   type GraphQLArgumentExtensions,
   type GraphQLFieldExtensions,
@@ -21,7 +22,10 @@ import './agent-execution.js';
 import './team-activity.js';
 import { ENTITY_KEYS } from './federation.js';
 
-export const schema = lexicographicSortSchema(builder.toSchema());
+/** `@live` on a query operation: src/live-queries/ keeps its answer true. */
+const directives = [GraphQLLiveDirective];
+
+export const schema = lexicographicSortSchema(builder.toSchema({ directives }));
 
 let subgraph: GraphQLSchema | undefined;
 
@@ -34,6 +38,7 @@ export function subgraphSchema(): GraphQLSchema {
     builder.toSubGraphSchema({
       linkUrl: 'https://specs.apollo.dev/federation/v2.6',
       federationDirectives: ['@key'],
+      directives,
     }),
   );
   return subgraph;
