@@ -114,7 +114,10 @@ export function withAgentDetails(statement: Pick<Statement, 'text' | 'orderedBy'
   return (
     'WITH FUNCTION describe_agent_or_null(p VARCHAR2) RETURN CLOB IS l CLOB; ' +
     'BEGIN DBMS_AI_AGENT.DESCRIBE_AGENT(agent_name => p, agent_details => l); RETURN l; ' +
-    'EXCEPTION WHEN OTHERS THEN RETURN NULL; END; ' +
+    // ORA-01013 (a break: the call timeout, a cancelled operation) is an exception PL/SQL's
+    // WHEN OTHERS catches too; answering NULL for it would let the statement go on describing
+    // the remaining rows while the client waits, so the cancel is raised again.
+    'EXCEPTION WHEN OTHERS THEN IF SQLCODE = -1013 THEN RAISE; END IF; RETURN NULL; END; ' +
     `SELECT q.*, ${describedForSessionUser('describe_agent_or_null(q.AGENT_NAME)')} AS AGENT_DETAILS FROM (${statement.text}) q` +
     outerOrder(statement)
   );
