@@ -1,7 +1,12 @@
 import { ConfigError, isLoopback, loadConfig } from './config.js';
+import { openLoggedDatabase } from './db/open.js';
 import { StartupError } from './errors.js';
-import { createLogger } from './logger.js';
-import { createServer } from './server.js';
+import { type EarlyListener, listenEarly } from './listen.js';
+import { createLogger, withRedaction } from './logger.js';
+
+// Only the modules above load before the port is taken and the first line printed; the
+// server's (GraphQL, yoga, the schema: most of a start's module loading) load after, while
+// the database opens beside them (in its worker thread, on the other core).
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -14,17 +19,29 @@ try {
 
 const logger = createLogger({ level: config.logLevel, base: { service: 'agent-graph' } });
 
+let listener: EarlyListener | undefined;
 try {
-  const server = await createServer(config, logger);
+  listener = await listenEarly(config);
+  logger.info(
+    { url: listener.url, database: config.database.kind, ms: Math.round(performance.now()) },
+    `agent-graph starting on ${listener.url}: loading the server and the ${config.database.kind} database`,
+  );
+  const database = openLoggedDatabase(config.database, withRedaction(logger));
+  // Reported by createServer, which awaits it; this only keeps an early failure from being
+  // reported twice, as an unhandled rejection too.
+  database.catch(() => undefined);
+  const { createServer } = await import('./server.js');
+  const server = await createServer(config, logger, { listener, database });
   const url = await server.start();
   logger.info(
     {
       url: `${url}/graphql`,
+      console: `${url}/console`,
       database: config.database.kind,
       // Since the process started, module loading included.
       readyMs: Math.round(performance.now()),
     },
-    `agent-graph ready at ${url}/graphql`,
+    `agent-graph ready at ${url}/graphql (GraphiQL); the operators' console at ${url}/console`,
   );
   if (!config.auth.jwt) {
     logger.warn(
@@ -54,6 +71,7 @@ try {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 } catch (error) {
+  await listener?.close();
   if (error instanceof StartupError) {
     process.stderr.write(`agent-graph: ${error.message}\n`);
     process.exit(1);

@@ -17,9 +17,10 @@ import { discoverDatabase } from './db/discover.js';
 import { countStatements, type Driver } from './db/driver.js';
 import type { DatabaseLost } from './db/embedded/database.js';
 import { Simulator } from './db/embedded/simulator.js';
-import { type OpenDatabase, openDatabase } from './db/open.js';
-import { type AppError, notFound, StartupError } from './errors.js';
+import { type OpenDatabase, openLoggedDatabase } from './db/open.js';
+import { type AppError, notFound } from './errors.js';
 import { browserGuard, HOST_REFUSED } from './hardening/origin.js';
+import { type EarlyListener, listenError } from './listen.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
 import { withRedaction } from './logger.js';
 import { createMaskError, type HttpReply, maskedReply } from './masking.js';
@@ -70,9 +71,17 @@ export interface AgentGraphServer {
   stop(drainMs?: number): Promise<void>;
 }
 
+export interface ServerOptions {
+  /** The port, taken early by src/main.ts (src/listen.ts); without it start() listens. */
+  readonly listener?: EarlyListener;
+  /** The database, opening since before the modules loaded; without it createServer opens it. */
+  readonly database?: Promise<OpenDatabase>;
+}
+
 export async function createServer(
   config: Config,
   processLogger: Logger,
+  options: ServerOptions = {},
 ): Promise<AgentGraphServer> {
   const logger = withRedaction(processLogger);
   const schema = config.production.federation ? subgraphSchema() : clientSchema;
@@ -80,10 +89,7 @@ export async function createServer(
   const manifest = trustedManifest(config.production, schema, CONSOLE_MANIFEST);
   const metrics = new Metrics({ processMetrics: true });
   const tracing = await startTracing(config.tracing, logger);
-  const database = await openDatabase(config.database, {
-    warn: (message) => logger.warn(message),
-    info: (fields, message) => logger.info(fields, message),
-  });
+  const database = await (options.database ?? openLoggedDatabase(config.database, logger));
   let lost: DatabaseLost | undefined;
   const databaseLost = (database.embedded?.lost ?? new Promise<never>(() => {})).then((why) => {
     lost = why;
@@ -220,9 +226,9 @@ export async function createServer(
 
   const consoleAssets = createConsoleAssets({ maxBodyBytes: config.limits.maxBodyBytes });
   const sockets = new Set<Socket>();
-  const http = createHttpServer((req, res) => {
-    void route(req, res);
-  });
+  const serve = (req: IncomingMessage, res: ServerResponse) => void route(req, res);
+  const early = options.listener;
+  const http = early?.server ?? createHttpServer(serve);
   http.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -304,6 +310,11 @@ export async function createServer(
     databaseLost,
     start: () =>
       new Promise((resolve, reject) => {
+        if (early) {
+          early.serve(serve);
+          simulator?.start();
+          return resolve(early.url);
+        }
         // ws forwards the HTTP server's errors to the WebSocket server, where graphql-ws
         // prints them with a stack trace; a listen error is for this promise alone to report.
         http.removeAllListeners('error');
@@ -339,17 +350,6 @@ export async function createServer(
       return stopping;
     },
   };
-}
-
-/** The usual reasons a first start cannot listen, as one line for the operator. */
-function listenError(error: NodeJS.ErrnoException, config: Config): Error {
-  const where = `${config.host}:${config.port}`;
-  const message = {
-    EADDRINUSE: `${where} is already in use (another agent-graph?): stop what listens there, or set PORT to another port`,
-    EACCES: `no permission to listen on ${where}: set PORT to a port above 1023`,
-    EADDRNOTAVAIL: `HOST=${config.host} is not an address of this machine: set HOST to one (127.0.0.1 or 0.0.0.0)`,
-  }[error.code ?? ''];
-  return message ? new StartupError(message, { cause: error }) : error;
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {

@@ -23,34 +23,61 @@ afterAll(async () => {
   await rm(cacheDir, { recursive: true, force: true });
 });
 
+/**
+ * `npm start`'s command with `env`; resolves once it has exited, stopping it (SIGTERM) when it
+ * logs that it is ready.
+ */
 function start(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['scripts/run.mjs', 'src/main.ts'], {
       env: { PATH: process.env.PATH ?? '', ...env },
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
+    let stopping = false;
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      if (!stopping && /"msg":"agent-graph ready at/.test(stdout)) stopping = child.kill('SIGTERM');
+    });
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
+const logLines = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg: string; ms?: number; url?: string });
+
 describe('first start', () => {
-  test('says it is seeding and how long that took; a port in use is one line and exit 1', async () => {
+  test('a port in use is one line and exit 1, before any loading or seeding', async () => {
     const { code, stdout, stderr } = await start({
       PORT: String(port),
       EMBEDDED_CACHE_DIR: cacheDir,
       SIMULATE: 'false',
     });
-    const logs = stdout
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { msg: string; ms?: number });
-    expect(logs[0]?.msg).toBe(
+    expect(stderr).toBe(
+      `agent-graph: 127.0.0.1:${port} is already in use (another agent-graph?): stop what listens there, or set PORT to another port\n`,
+    );
+    expect(stdout).toBe('');
+    expect(code).toBe(1);
+  }, 60_000);
+
+  test('says first where it listens, then that it is seeding and how long that took', async () => {
+    const { code, stdout } = await start({
+      PORT: '0',
+      EMBEDDED_CACHE_DIR: cacheDir,
+      SIMULATE: 'false',
+    });
+    const logs = logLines(stdout);
+    expect(logs[0]?.msg).toMatch(
+      /^agent-graph starting on http:\/\/127\.0\.0\.1:\d+: loading the server and the embedded database$/,
+    );
+    expect(logs[1]?.msg).toBe(
       'first start: seeding the embedded demo database, once (5-20 s; later starts load a snapshot of it in a few seconds)',
     );
     const seeded = logs.find((entry) => entry.msg.startsWith('embedded database seeded in'));
@@ -58,12 +85,12 @@ describe('first start', () => {
       /^embedded database seeded in \d+\.\d s; snapshot saved for later starts$/,
     );
     expect(seeded?.ms).toBeGreaterThan(0);
-
-    expect(stderr).toBe(
-      `agent-graph: 127.0.0.1:${port} is already in use (another agent-graph?): stop what listens there, or set PORT to another port\n`,
+    const ready = logs.find((entry) => entry.msg.startsWith('agent-graph ready at'));
+    const base = logs[0]?.url;
+    expect(ready?.msg).toBe(
+      `agent-graph ready at ${base}/graphql (GraphiQL); the operators' console at ${base}/console`,
     );
-    expect(stdout).not.toMatch(/EADDRINUSE|\bat .+:\d+:\d+/);
-    expect(code).toBe(1);
+    expect(code).toBe(0);
   }, 120_000);
 });
 

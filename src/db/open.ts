@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { DatabaseConfig } from '../config.js';
 import type { Driver } from './driver.js';
 import type { EmbeddedDatabase, StartupLog } from './embedded/database.js';
@@ -35,4 +36,15 @@ export async function openDatabase(
   }
   const { openOracleDriver } = await import('./oracle/driver.js');
   return { driver: await openOracleDriver(config, options.warn), embedded: undefined };
+}
+
+/** The database, its start-up lines (a slow seeding, a damaged snapshot) logged on `logger`. */
+export function openLoggedDatabase(
+  config: DatabaseConfig,
+  logger: Pick<Logger, 'warn' | 'info'>,
+): Promise<OpenDatabase> {
+  return openDatabase(config, {
+    warn: (message) => logger.warn(message),
+    info: (fields, message) => logger.info(fields, message),
+  });
 }

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { MAX_PROMPT_BYTES, promptBytes } from '../../src/db/sql/run-team.js';
-import { waitingRun } from '../hitl/support.js';
+import { REPORT, waitingRun } from '../hitl/support.js';
 import { embeddedPg, metric, runsIn } from '../live/support.js';
 import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -43,6 +43,9 @@ async function open(url: string): Promise<Page> {
   await page.goto(url);
   return page;
 }
+
+/** expect.poll with the time a page takes to load on a busy machine (its default is 1 s). */
+const eventually = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 10_000 });
 
 const card = (page: Page, execId: string) => page.locator(`li[data-exec-id="${execId}"]`);
 const top = async (page: Page, execId: string) =>
@@ -135,7 +138,7 @@ describe('answering where the operator looks', () => {
       .locator('section.task tr', { hasText: 'HUMAN_REVIEW' })
       .locator('td')
       .nth(2);
-    await expect.poll(() => humanCallTook.textContent()).not.toBe('open');
+    await eventually(() => humanCallTook.textContent()).not.toBe('open');
     expect(await sent.locator('q').textContent()).toBe('approve');
     expect(await section.count()).toBe(0);
     await page.screenshot({ path: `${SCREENSHOTS}/console-36-run-answered.png`, fullPage: true });
@@ -227,5 +230,92 @@ describe('the agent page shows its limits before they bite', () => {
       fullPage: true,
     });
     expect(await executions()).toBe(before + 1);
+  });
+});
+
+describe('run lists', () => {
+  const total = async (filter: Record<string, unknown>) => {
+    const { data } = await t.post<{ teamRuns: { totalCount: number } }>(
+      'query($filter: TeamRunFilter) { teamRuns(filter: $filter) { totalCount } }',
+      { filter },
+    );
+    return data?.teamRuns.totalCount ?? Number.NaN;
+  };
+
+  test('page by page, filtered by team, state, owner and time, searched by id; all of it in the address', async () => {
+    const execId = await waitingRun(pg);
+    const page = await open(`${t.url}/console#/runs`);
+    const summary = page.locator('section.run-list > p[aria-live]');
+    await eventually(() => summary.textContent()).toMatch(/^Runs 1–25 of [\d,]+; newest first\.$/);
+    const all = Number(
+      (await summary.textContent())?.match(/of ([\d,]+)/)?.[1]?.replaceAll(',', ''),
+    );
+    expect(all).toBeGreaterThanOrEqual((await total({})) - 1);
+    const rows = page.locator('section.run-list tbody tr');
+    expect(await rows.count()).toBe(25);
+    const firstPage = await rows.locator('td:first-child').allTextContents();
+    await page.getByRole('button', { name: 'Older →' }).click();
+    await eventually(() => summary.textContent()).toMatch(/^Runs 26–50 of /);
+    expect(new URL(page.url()).hash).toMatch(/^#\/runs\?after=[\w-]+&page=2$/);
+    const secondPage = await rows.locator('td:first-child').allTextContents();
+    expect(secondPage.filter((id) => firstPage.includes(id))).toEqual([]);
+    // Back is the page before.
+    await page.goBack();
+    await eventually(() => summary.textContent()).toMatch(/^Runs 1–25 of /);
+
+    // Team and state: the rows are those, as many as the server counts.
+    await page.getByLabel('Team').selectOption(REPORT);
+    await page.locator('label.chip', { hasText: 'WAITING_FOR_HUMAN' }).click();
+    const waiting = await total({ teamName: REPORT, states: ['WAITING_FOR_HUMAN'] });
+    await eventually(() => summary.textContent()).toBe(
+      `Runs 1–${Math.min(25, waiting)} of ${waiting}, team ${REPORT} · state WAITING_FOR_HUMAN; newest first.`,
+    );
+    expect(new Set(await rows.locator('td:nth-child(2)').allTextContents())).toEqual(
+      new Set([REPORT]),
+    );
+    expect(new Set(await rows.locator('td:nth-child(4)').allTextContents())).toEqual(
+      new Set(['WAITING_FOR_HUMAN']),
+    );
+    expect(new URL(page.url()).hash).toBe(`#/runs?team=${REPORT}&state=WAITING_FOR_HUMAN`);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-36-runs-filtered.png`, fullPage: true });
+
+    // A search by the run's id finds it; a reload shows the same list.
+    await page.getByLabel('Search').fill(execId);
+    await eventually(() => rows.locator('td:first-child').allTextContents()).toEqual([execId]);
+    await page.getByLabel('Started').selectOption('1h');
+    await eventually(() => summary.textContent()).toContain('started in the last hour');
+    await page.reload();
+    await eventually(() => rows.locator('td:first-child').allTextContents()).toEqual([execId]);
+    expect(await page.getByLabel('Search').inputValue()).toBe(execId);
+    expect(await page.getByLabel('Started').inputValue()).toBe('1h');
+
+    // Nothing matches: said in words, with the way back.
+    await page.getByLabel('Owner').fill('nobody');
+    const none = page.locator('section.run-list p.empty');
+    await none.waitFor();
+    expect(await none.textContent()).toBe(
+      `No run matches team ${REPORT} · state WAITING_FOR_HUMAN · owner NOBODY · started in the last hour · id “${execId}”. Clear the filters`,
+    );
+    expect(await summary.textContent()).toBe('');
+    await page.screenshot({
+      path: `${SCREENSHOTS}/console-36-runs-none-match.png`,
+      fullPage: true,
+    });
+    await none.getByRole('button', { name: 'Clear the filters' }).click();
+    await eventually(() => summary.textContent()).toMatch(/^Runs 1–25 of [\d,]+; newest first\.$/);
+    expect(new URL(page.url()).hash).toBe('#/runs');
+  });
+
+  test('a team page lists its runs with the same paging and filters, in its own address', async () => {
+    const page = await open(`${t.url}/console#/team/${REPORT}?state=FAILED`);
+    const summary = page.locator('section.run-list > p[aria-live]');
+    const failed = await total({ teamName: REPORT, states: ['FAILED'] });
+    await eventually(() => summary.textContent()).toBe(
+      `Runs 1–${Math.min(25, failed)} of ${failed}, state FAILED; newest first.`,
+    );
+    expect(await page.locator('section.run-list').getByLabel('Team').count()).toBe(0);
+    expect(
+      await page.locator('label.chip', { hasText: 'FAILED' }).locator('input').isChecked(),
+    ).toBe(true);
   });
 });

@@ -670,6 +670,7 @@ function changesView(root) {
     feed,
     h('h3', {}, 'Latest runs'),
     recent,
+    h('p', {}, h('a', { href: '#/runs' }, 'Every run, with paging, filters and search')),
   );
   const stop = subscribe(
     CHANGES,
@@ -710,7 +711,7 @@ function changesView(root) {
   return stop;
 }
 
-function runTable(runs, withTeam) {
+function runTable(runs, withTeam, withOwner = false) {
   if (!runs.length) return h('p', { class: 'empty' }, 'No runs.');
   return h(
     'div',
@@ -726,6 +727,7 @@ function runTable(runs, withTeam) {
           {},
           h('th', { scope: 'col' }, 'Run'),
           withTeam && h('th', { scope: 'col' }, 'Team'),
+          withOwner && h('th', { scope: 'col' }, 'Owner'),
           h('th', { scope: 'col' }, 'State'),
           h('th', { scope: 'col' }, 'Started'),
           h('th', { scope: 'col' }, 'Duration'),
@@ -740,6 +742,7 @@ function runTable(runs, withTeam) {
             {},
             h('td', {}, runLink(run.execId)),
             withTeam && h('td', {}, teamLink(run.teamName)),
+            withOwner && h('td', {}, run.owner),
             h('td', {}, stateBadge(run.state)),
             h('td', {}, when(run.startDate)),
             h('td', {}, millis(run.durationMs)),
@@ -748,6 +751,310 @@ function runTable(runs, withTeam) {
       ),
     ),
   );
+}
+
+// ---- run lists: paged, filtered (team, state, owner, time) and searched, their state in the address ----
+
+const RUN_FIELDS = 'execId teamName owner state startDate endDate durationMs';
+const RUNS = `query ConsoleRuns($first: Int, $last: Int, $after: String, $before: String, $filter: TeamRunFilter) {
+  teamRuns(first: $first, last: $last, after: $after, before: $before, filter: $filter) {
+    totalCount
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+    nodes { ${RUN_FIELDS} }
+  }
+}`;
+/** A search: the run with that id, and the runs of that conversation, both filtered. */
+const RUN_SEARCH = `query ConsoleRunSearch($execId: ID!, $filter: TeamRunFilter) {
+  teamRun(execId: $execId) { ${RUN_FIELDS} }
+  teamRuns(first: 100, filter: $filter) { totalCount nodes { ${RUN_FIELDS} } }
+}`;
+const TEAM_NAMES = `query ConsoleTeamNames {
+  teams(first: 100) { nodes { name } }
+}`;
+
+const RUN_STATES = ['WAITING_FOR_HUMAN', 'RUNNING', 'RESUMING', 'FAILED', 'SUCCEEDED'];
+/** The time filter's choices: how far back a run may have started. */
+const PERIODS = {
+  '1h': ['in the last hour', 3_600_000],
+  '24h': ['in the last 24 hours', 86_400_000],
+  '7d': ['in the last 7 days', 7 * 86_400_000],
+  '30d': ['in the last 30 days', 30 * 86_400_000],
+};
+const RUNS_PAGE = 25;
+
+/**
+ * The one place a watching page fetches its data again: `load` now, then once after each
+ * burst of state changes of the team's runs (every team's when null), coalesced. A page that
+ * moves to a live query changes only this call.
+ * @param {string | null} teamName
+ * @param {() => unknown} load
+ * @returns {() => void} stops watching
+ */
+function watchRuns(teamName, load) {
+  let timer;
+  const later = () => {
+    clearTimeout(timer);
+    timer = setTimeout(load, 300);
+  };
+  const stop = teamName
+    ? subscribe(RUN_CHANGED, { teamName }, later, () => {})
+    : subscribe(CHANGES, {}, later, () => {});
+  load();
+  return () => {
+    clearTimeout(timer);
+    stop();
+  };
+}
+
+/**
+ * A list of runs, paged 25 at a time, with filters (team unless `team` is fixed, states,
+ * owner, start time) and a search by run or conversation id; all of it in the address
+ * (team, state, owner, since, q, after, before), so a reload or a link shows the same page.
+ * The first page follows the runs as they change.
+ * @param {string | null} team
+ * @param {URLSearchParams} params
+ */
+function runList(team, params) {
+  const filters = h('form', { class: 'run-filters', role: 'search', 'aria-label': 'Filter runs' });
+  const summary = h('p', { class: 'muted', 'aria-live': 'polite' }, 'Loading…');
+  const body = h('div');
+  const pager = h('nav', { class: 'pager', 'aria-label': 'Pages of runs' });
+  const field = (id, label, control) =>
+    h('div', { class: 'field' }, h('label', { for: id }, label), control);
+
+  const teamSelect = h(
+    'select',
+    { id: 'runs-team', name: 'team' },
+    h('option', { value: '' }, 'every team'),
+  );
+  const selectedTeam = params.get('team') ?? '';
+  if (selectedTeam) add(teamSelect, h('option', { value: selectedTeam }, selectedTeam));
+  teamSelect.value = selectedTeam;
+  const chosenStates = new Set(
+    (params.get('state') ?? '').split(',').filter((s) => RUN_STATES.includes(s)),
+  );
+  const stateBoxes = RUN_STATES.map((state) => {
+    const box = h('input', {
+      type: 'checkbox',
+      name: 'state',
+      value: state,
+      checked: chosenStates.has(state),
+    });
+    return h('label', { class: `chip state-chip ${state}` }, box, ` ${state}`);
+  });
+  const owner = h('input', {
+    id: 'runs-owner',
+    name: 'owner',
+    autocomplete: 'off',
+    placeholder: 'any owner',
+    spellcheck: 'false',
+  });
+  owner.value = params.get('owner') ?? '';
+  const since = h(
+    'select',
+    { id: 'runs-since', name: 'since' },
+    h('option', { value: '' }, 'at any time'),
+    Object.entries(PERIODS).map(([value, [label]]) => h('option', { value }, label)),
+  );
+  since.value = Object.hasOwn(PERIODS, params.get('since') ?? '')
+    ? (params.get('since') ?? '')
+    : '';
+  const search = h('input', {
+    id: 'runs-q',
+    name: 'q',
+    type: 'search',
+    autocomplete: 'off',
+    placeholder: 'run id or conversation id',
+    spellcheck: 'false',
+  });
+  search.value = params.get('q') ?? '';
+  const clear = h('button', { type: 'button' }, 'Clear the filters');
+  add(
+    filters,
+    team === null && field('runs-team', 'Team', teamSelect),
+    h('fieldset', { class: 'states' }, h('legend', {}, 'State'), stateBoxes),
+    field('runs-owner', 'Owner', owner),
+    field('runs-since', 'Started', since),
+    field('runs-q', 'Search', search),
+    clear,
+  );
+
+  /** @type {{ after: string | null, before: string | null }} */
+  let page = { after: params.get('after'), before: params.get('before') };
+  const state = () => ({
+    team: team === null ? teamSelect.value : '',
+    state: RUN_STATES.filter((s) =>
+      stateBoxes.some(
+        (label) =>
+          label.querySelector('input')?.checked && label.querySelector('input')?.value === s,
+      ),
+    ).join(','),
+    owner: owner.value.trim().toUpperCase(),
+    since: since.value,
+    q: search.value.trim(),
+  });
+  const described = (chosen) =>
+    [
+      chosen.team && `team ${chosen.team}`,
+      chosen.state && `state ${chosen.state.replaceAll(',', ' or ')}`,
+      chosen.owner && `owner ${chosen.owner}`,
+      chosen.since && `started ${PERIODS[chosen.since][0]}`,
+      chosen.q && `id “${chosen.q}”`,
+    ].filter(Boolean);
+  const filterOf = (chosen) => ({
+    teamName: team ?? (chosen.team || undefined),
+    states: chosen.state ? chosen.state.split(',') : undefined,
+    owner: chosen.owner || undefined,
+    startedAfter: chosen.since
+      ? new Date(Date.now() - PERIODS[chosen.since][1]).toISOString()
+      : undefined,
+  });
+  const matches = (run, chosen) => {
+    const filter = filterOf(chosen);
+    return (
+      (!filter.teamName || run.teamName === filter.teamName) &&
+      (!filter.states || filter.states.includes(run.state)) &&
+      (!filter.owner || run.owner === filter.owner) &&
+      (!filter.startedAfter || (run.startDate && run.startDate >= filter.startedAfter))
+    );
+  };
+
+  let latest = 0;
+  const load = async () => {
+    const chosen = state();
+    const asked = ++latest;
+    const filter = filterOf(chosen);
+    let runs = [];
+    let total = 0;
+    let info = { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null };
+    let errors = [];
+    if (chosen.q) {
+      const result = await gql(RUN_SEARCH, {
+        execId: chosen.q,
+        filter: { ...filter, conversationId: chosen.q },
+      });
+      errors = result.errors;
+      const byId = result.data?.teamRun;
+      const byConversation = result.data?.teamRuns?.nodes ?? [];
+      runs = [
+        ...(byId && matches(byId, chosen) ? [byId] : []),
+        ...byConversation.filter((run) => run.execId !== byId?.execId),
+      ];
+      total = runs.length;
+    } else {
+      const result = await gql(RUNS, {
+        filter,
+        ...(page.before
+          ? { last: RUNS_PAGE, before: page.before }
+          : { first: RUNS_PAGE, after: page.after }),
+      });
+      errors = result.errors;
+      const connection = result.data?.teamRuns;
+      runs = connection?.nodes ?? [];
+      total = connection?.totalCount ?? 0;
+      if (connection) info = connection.pageInfo;
+    }
+    if (asked !== latest) return;
+    const words = described(chosen);
+    const clearButton = h('button', { type: 'button' }, 'Clear the filters');
+    clearButton.addEventListener('click', reset);
+    body.replaceChildren(
+      errors.length ? errorBanner(errors) : '',
+      runs.length
+        ? runTable(runs, team === null, true)
+        : errors.length
+          ? ''
+          : h(
+              'p',
+              { class: 'empty' },
+              words.length
+                ? ['No run matches ', words.join(' · '), '. ', clearButton]
+                : 'No runs yet.',
+            ),
+    );
+    // Where this page lies: its first position counts the pages before it.
+    const first = chosen.q ? 1 : info.hasPreviousPage ? (pageNumber - 1) * RUNS_PAGE + 1 : 1;
+    summary.textContent = runs.length
+      ? `Runs ${number(first)}–${number(first + runs.length - 1)} of ${number(total)}${words.length ? `, ${words.join(' · ')}` : ''}; newest first.`
+      : '';
+    const newer = h('button', { type: 'button', disabled: !info.hasPreviousPage }, '← Newer');
+    const older = h('button', { type: 'button', disabled: !info.hasNextPage }, 'Older →');
+    newer.addEventListener('click', () => turn({ after: null, before: info.startCursor }, -1));
+    older.addEventListener('click', () => turn({ after: info.endCursor, before: null }, 1));
+    pager.replaceChildren();
+    if (info.hasPreviousPage || info.hasNextPage)
+      add(pager, newer, h('span', { class: 'muted' }, `page ${number(pageNumber)}`), older);
+  };
+  // The page's number is kept in the address too, only to be shown.
+  let pageNumber = Math.max(1, Number(params.get('page')) || 1);
+  const turn = (to, step) => {
+    page = to;
+    pageNumber = Math.max(1, pageNumber + step);
+    setParams(
+      { after: to.after, before: to.before, page: pageNumber > 1 ? String(pageNumber) : null },
+      true,
+    );
+    load();
+  };
+  const apply = () => {
+    page = { after: null, before: null };
+    pageNumber = 1;
+    setParams({ ...state(), after: null, before: null, page: null });
+    load();
+  };
+  function reset() {
+    teamSelect.value = '';
+    for (const label of stateBoxes) {
+      const box = label.querySelector('input');
+      if (box) box.checked = false;
+    }
+    owner.value = '';
+    since.value = '';
+    search.value = '';
+    apply();
+  }
+  clear.addEventListener('click', reset);
+  let typing;
+  filters.addEventListener('input', (event) => {
+    clearTimeout(typing);
+    const typed = event.target === owner || event.target === search;
+    typing = setTimeout(apply, typed ? 400 : 0);
+  });
+  filters.addEventListener('submit', (event) => {
+    event.preventDefault();
+    clearTimeout(typing);
+    apply();
+  });
+  if (team === null) {
+    gql(TEAM_NAMES).then(({ data }) => {
+      for (const { name } of data?.teams?.nodes ?? []) {
+        if (name !== selectedTeam) add(teamSelect, h('option', { value: name }, name));
+      }
+    });
+  }
+  // Only the first page follows the runs: a later one holds its place by its cursor.
+  const stop = watchRuns(team, () => (page.after || page.before ? undefined : load()));
+  if (page.after || page.before) load();
+  return {
+    element: h(
+      'section',
+      { class: 'run-list', 'aria-label': 'Runs' },
+      filters,
+      summary,
+      body,
+      pager,
+    ),
+    stop: () => {
+      clearTimeout(typing);
+      stop();
+    },
+  };
+}
+
+function runsView(root, _argument, params) {
+  const list = runList(null, params);
+  add(root, h('h2', { tabindex: '-1' }, 'Runs'), list.element);
+  return list.stop;
 }
 
 const RUN = `query ConsoleRun($execId: ID!) {
@@ -999,13 +1306,13 @@ const TEAM = `query ConsoleTeam($name: String!) {
     tools { name toolType agentName taskName }
     cardDrift { kind toolName expected actual }
     agentCard { name description version url protocolVersion skills { id name description } }
-    runs(first: 20) { nodes { execId teamName state startDate durationMs } }
   }
 }`;
 
-function teamView(root, name) {
+function teamView(root, name, params) {
   add(root, h('h2', { tabindex: '-1' }, 'Team ', name), h('p', { class: 'muted' }, 'Loading…'));
   let activity;
+  let runs;
   gql(TEAM, { name }).then(({ data, errors }) => {
     root.lastElementChild.remove();
     if (errors.length) add(root, errorBanner(errors));
@@ -1013,6 +1320,7 @@ function teamView(root, name) {
     if (!team) return;
     const stats = team.stats;
     activity = activitySection(team.name);
+    runs = runList(team.name, params);
     add(
       root,
       breadcrumb(['Teams', '#/teams'], [team.name]),
@@ -1089,11 +1397,14 @@ function teamView(root, name) {
         {},
         team.tools.map((tool) => `${tool.name} (${tool.toolType ?? '?'})`).join(', ') || '—',
       ),
-      h('h3', {}, 'Latest runs'),
-      runTable(team.runs?.nodes ?? [], false),
+      h('h3', {}, 'Runs'),
+      runs.element,
     );
   });
-  return () => activity?.stop();
+  return () => {
+    activity?.stop();
+    runs?.stop();
+  };
 }
 
 function card(title, value, detail) {
@@ -1481,7 +1792,6 @@ function durationTrend(activity) {
 function activitySection(teamName) {
   const body = h('div', { class: 'activity' }, h('p', { class: 'muted' }, 'Loading activity…'));
   let bucket = 'HOUR';
-  let timer;
   const choices = [
     ['HOUR', 'Last 24 hours'],
     ['DAY', 'Last 30 days'],
@@ -1502,14 +1812,7 @@ function activitySection(teamName) {
         activity ? activityCharts(activity) : '',
       );
     });
-  const later = () => {
-    clearTimeout(timer);
-    timer = setTimeout(load, 300);
-  };
-  const stop = teamName
-    ? subscribe(RUN_CHANGED, { teamName }, later, () => {})
-    : subscribe(CHANGES, {}, later, () => {});
-  load();
+  const stop = watchRuns(teamName, load);
   const section = h(
     'section',
     { class: 'activity-section', 'aria-label': 'Activity over time' },
@@ -1517,13 +1820,7 @@ function activitySection(teamName) {
     h('div', { class: 'choices', role: 'group', 'aria-label': 'Period' }, choices),
     body,
   );
-  return {
-    element: section,
-    stop: () => {
-      clearTimeout(timer);
-      stop();
-    },
-  };
+  return { element: section, stop };
 }
 
 // ---- a run's timeline: tasks as bars on its time axis, their tool calls nested ----
@@ -1860,6 +2157,7 @@ const ROUTES = {
   }),
   waiting: waitingView,
   changes: changesView,
+  runs: runsView,
   run: runView,
   teams: teamsView,
   team: teamView,
