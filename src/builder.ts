@@ -7,6 +7,7 @@ import RelayPlugin, { decodeGlobalID } from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
+import { authScopes } from './model/viewer.js';
 import { bounded, CURSOR, KEY } from './schema/bounds.js';
 import { CONNECTION, CONNECTION_ARGS, NODE, PAGE_INFO } from './schema/descriptions.js';
 
@@ -40,10 +41,7 @@ export const builder = new SchemaBuilder<{
     FederationPlugin,
   ],
   scopeAuth: {
-    authScopes: (context) => ({
-      admin: context.viewer.admin,
-      statsReader: context.viewer.admin || context.statsPublic,
-    }),
+    authScopes: (context) => authScopes(context.viewer, context.statsPublic),
     unauthorizedError: (_parent, _context, info) =>
       new AppError(
         'FORBIDDEN',

@@ -158,6 +158,11 @@ export interface ProductionConfig {
   readonly trustedDocumentsOnly: boolean;
   /** RESPONSE_CACHE_TTL_MS: how long a query result may be served again; 0 turns the cache off. */
   readonly responseCacheTtlMs: number;
+  /**
+   * RESPONSE_CACHE_MAX_BYTES: how many bytes of JSON answers the in-memory response cache
+   * keeps (least recently used go first); Redis has its own maxmemory.
+   */
+  readonly responseCacheMaxBytes: number;
   /** FEDERATION: serve the schema as an Apollo Federation 2 subgraph (schema.subgraph.graphql). */
   readonly federation: boolean;
 }
@@ -506,6 +511,12 @@ function readProduction(env: EnvReader): ProductionConfig {
     trustedDocuments,
     trustedDocumentsOnly,
     responseCacheTtlMs: env.integer('RESPONSE_CACHE_TTL_MS', 0, 0, 86_400_000),
+    responseCacheMaxBytes: env.integer(
+      'RESPONSE_CACHE_MAX_BYTES',
+      64 * 1024 * 1024,
+      64 * 1024,
+      16 * 1024 * 1024 * 1024,
+    ),
     federation: env.boolean('FEDERATION', false),
   };
 }

@@ -62,8 +62,21 @@ export class Metrics {
 
   readonly responseCache = new Counter({
     name: 'agentgraph_response_cache_total',
-    help: 'Query executions by response cache result (RESPONSE_CACHE_TTL_MS): hit (served without the database) or miss.',
+    help: 'Query executions by response cache result (RESPONSE_CACHE_TTL_MS): hit (served without the database), miss, or unavailable (the look-up failed: Redis down or stalled; the query ran uncached).',
     labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly responseCacheErrors = new Counter({
+    name: 'agentgraph_response_cache_errors_total',
+    help: 'Response cache operations that failed (Redis down, stalled or refusing), by operation: get (the query ran uncached), set (the answer was not kept), invalidate (evicting changed entities failed; their answers expire within their TTL).',
+    labelNames: ['operation'] as const,
+    registers: [this.registry],
+  });
+
+  readonly responseCacheBytes = new Gauge({
+    name: 'agentgraph_response_cache_bytes',
+    help: 'Bytes of JSON the in-memory response cache holds (at most RESPONSE_CACHE_MAX_BYTES); 0 with Redis.',
     registers: [this.registry],
   });
 

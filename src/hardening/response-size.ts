@@ -46,11 +46,15 @@ function measured(result: ExecutionResult, maxBytes: number): ExecutionResult {
  * The result, whose text yoga's HTTP and SSE writers take from its `stringify` (they call
  * `result.stringify ?? JSON.stringify`, as graphql-jit's results are written): the text just
  * measured, so a response is serialised once (a dashboard's 90 kB twice cost 2 ms). Given any
- * other object (yoga's copy without its internal error extensions), it serialises that one.
+ * other object (yoga's copy without its internal error extensions), or this one with its
+ * `data` replaced since (the response cache's later hook swaps in a copy without the fields it
+ * added, src/production/response-cache.ts), it serialises what it is given.
  * Not enumerable: JSON and equality see the result as it was.
  */
 function writtenAs(result: ExecutionResult, text: string): ExecutionResult {
-  const stringify = (value: unknown) => (value === result ? text : JSON.stringify(value));
+  const { data } = result;
+  const stringify = (value: unknown) =>
+    value === result && result.data === data ? text : JSON.stringify(value);
   Object.defineProperty(result, 'stringify', {
     value: stringify,
     enumerable: false,

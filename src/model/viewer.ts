@@ -43,6 +43,27 @@ export function visibilityScope(viewer: Viewer): string {
   return owner === null ? 'admin' : `owner:${owner}`;
 }
 
+/**
+ * The scopes the schema's fields are authorized by (src/builder.ts): administrators, and who
+ * may read the runtime statistics, which have no owner (everyone when STATS_PUBLIC is set).
+ */
+export function authScopes(
+  viewer: Pick<Viewer, 'admin'>,
+  statsPublic: boolean,
+): { readonly admin: boolean; readonly statsReader: boolean } {
+  return { admin: viewer.admin, statsReader: viewer.admin || statsPublic };
+}
+
+/**
+ * What decides a whole answer: the rows (visibilityScope) and the fields the viewer's scopes
+ * open, which settings decide as well. Instances that share a cache with different settings
+ * (STATS_PUBLIC on one and not the other, during a rolling change) get different scopes.
+ */
+export function answerScope(viewer: Viewer, statsPublic: boolean): string {
+  const { admin, statsReader } = authScopes(viewer, statsPublic);
+  return JSON.stringify([visibilityScope(viewer), admin, statsReader]);
+}
+
 /** Who a per-identity limit counts against: the token subject, else its owner or role. */
 export function viewerKey(viewer: Viewer): string {
   return JSON.stringify([viewer.subject, viewer.owner, viewer.admin]);

@@ -46,11 +46,7 @@ export function createProduction(options: ProductionOptions): Production {
   const cache = production.responseCacheTtlMs > 0 ? createResponseCache(options) : undefined;
   return {
     // Trusted documents first: the cache keys on the document they resolve to.
-    plugins: [
-      trustedDocuments(production, manifest),
-      ...(cache ? [cache.plugin] : []),
-      useSocketParams(),
-    ],
+    plugins: [trustedDocuments(production, manifest), ...(cache?.plugins ?? []), useSocketParams()],
     paramNames: [DOCUMENT_ID_PARAM],
     graphiqlQuery: production.trustedDocumentsOnly ? TRUSTED_ONLY_QUERY : undefined,
     close: async () => {

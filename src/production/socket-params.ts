@@ -44,8 +44,8 @@ export async function resolveSocketParams(
       context,
     );
     const params = resolving.get(context);
-    // No hook of ours answers by itself in onParams (see response-cache.ts); one that did
-    // would need graphql-ws to send a result it did not execute.
+    // No hook of ours answers by itself in onParams (the response cache looks up in
+    // execute); one that did would need graphql-ws to send a result it did not execute.
     if (result !== RESOLVED || !params) {
       throw new Error('a yoga onParams hook answered a graphql-ws operation by itself');
     }

@@ -169,6 +169,32 @@ describe('answering where the operator looks', () => {
   });
 });
 
+describe('starting a run from a team page', () => {
+  test('the request is sent with runTeam and the console lands on the run it started', async () => {
+    const page = await open(`${t.url}/console#/team/${REPORT}`);
+    const form = page.getByRole('form', { name: `Start a run of ${REPORT}` });
+    const request = `Summarize the Q3 report for ${Date.now()}`;
+    await form.getByLabel(`Request for ${REPORT}`).fill(request);
+    expect(await form.locator('.count').textContent()).toBe(
+      `${Buffer.byteLength(request)} of 3,000 bytes`,
+    );
+    await page.screenshot({ path: `${SCREENSHOTS}/console-36-start-run.png` });
+    await form.getByRole('button', { name: 'Start a run' }).click();
+    await page.waitForURL(/#\/run\/[^/]+$/);
+    const execId = decodeURIComponent(new URL(page.url()).hash.slice('#/run/'.length));
+    await page.getByRole('heading', { name: `Run ${execId}` }).waitFor();
+    const { rows } = await pg.query<{ team_name: string; input: string }>(
+      `SELECT t.team_name, k.input FROM dba_ai_agent_team_history t
+       JOIN dba_ai_agent_task_history k ON k.team_exec_id = t.team_exec_id
+       WHERE t.team_exec_id = $1 ORDER BY k.task_order`,
+      [execId],
+    );
+    expect(rows[0]).toEqual({ team_name: REPORT, input: request });
+    await page.locator('section.task').first().waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS}/console-36-started-run.png`, fullPage: true });
+  });
+});
+
 describe('the agent page shows its limits before they bite', () => {
   test('spaces alone and inputs over 32,000 bytes are refused unsent; the two durations are named', async () => {
     const executions = () => metric(t.server, 'agentgraph_agent_executions_total');

@@ -1309,10 +1309,87 @@ const TEAM = `query ConsoleTeam($name: String!) {
   }
 }`;
 
+const RUN_TEAM = `mutation ConsoleRunTeam($teamName: String!, $prompt: String!, $idempotencyKey: String) {
+  runTeam(teamName: $teamName, prompt: $prompt, idempotencyKey: $idempotencyKey) { conversationId }
+}`;
+const RUN_OF_CONVERSATION = `query ConsoleRunOfConversation($conversationId: String!) {
+  teamRuns(first: 1, filter: { conversationId: $conversationId }) { nodes { execId } }
+}`;
+
+/** A random idempotency key (crypto.randomUUID needs a secure context; this does not). */
+const idempotencyKey = () =>
+  Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('');
+
+/**
+ * Starts a run of the team with a request (runTeam), then opens the run's page as soon as
+ * the history shows it (found by its conversation id, looked for again at each change of the
+ * team's runs). A retry after a failure reuses the key, so it cannot start a second run.
+ */
+function startRunForm(teamName) {
+  const box = promptBox(`start-${teamName}`, `Request for ${teamName}`, 'The request');
+  const send = h('button', { type: 'submit' }, 'Start a run');
+  const outcome = h('p', { class: 'outcome', role: 'status' });
+  const form = h(
+    'form',
+    { class: 'answer start-run', 'aria-label': `Start a run of ${teamName}` },
+    box.label,
+    box.textarea,
+    h('div', { class: 'actions' }, send, box.counter, outcome),
+  );
+  let key;
+  let stopFinding = () => {};
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    key ??= idempotencyKey();
+    send.disabled = true;
+    outcome.className = 'outcome';
+    outcome.textContent = 'Starting…';
+    const { data, errors } = await gql(RUN_TEAM, {
+      teamName,
+      prompt: box.textarea.value,
+      idempotencyKey: key,
+    }).catch((error) => ({ data: null, errors: [{ message: String(error?.message ?? error) }] }));
+    if (errors.length) {
+      outcome.className = 'outcome error';
+      outcome.textContent = errors.map(explain).join(' ');
+      send.disabled = false;
+      return;
+    }
+    key = undefined;
+    const { conversationId } = data.runTeam;
+    outcome.className = 'outcome ok';
+    outcome.replaceChildren(
+      `Run requested at ${new Date().toLocaleTimeString()}; its page opens as soon as the database shows it (conversation `,
+      h('a', { href: `#/runs?q=${encodeURIComponent(conversationId)}` }, conversationId),
+      ').',
+    );
+    stopFinding();
+    stopFinding = watchRuns(teamName, async () => {
+      const { data: found } = await gql(RUN_OF_CONVERSATION, { conversationId });
+      const execId = found?.teamRuns?.nodes?.[0]?.execId;
+      if (!execId) return;
+      stopFinding();
+      location.hash = `#/run/${encodeURIComponent(execId)}`;
+    });
+  });
+  return {
+    element: h(
+      'section',
+      { class: 'start-section', 'aria-label': 'Start a run' },
+      h('h3', {}, 'Start a run'),
+      form,
+    ),
+    stop: () => stopFinding(),
+  };
+}
+
 function teamView(root, name, params) {
   add(root, h('h2', { tabindex: '-1' }, 'Team ', name), h('p', { class: 'muted' }, 'Loading…'));
   let activity;
   let runs;
+  let start;
   gql(TEAM, { name }).then(({ data, errors }) => {
     root.lastElementChild.remove();
     if (errors.length) add(root, errorBanner(errors));
@@ -1321,10 +1398,12 @@ function teamView(root, name, params) {
     const stats = team.stats;
     activity = activitySection(team.name);
     runs = runList(team.name, params);
+    start = startRunForm(team.name);
     add(
       root,
       breadcrumb(['Teams', '#/teams'], [team.name]),
       h('p', { class: 'muted' }, team.description ?? '', ` · owner ${team.owner}`),
+      start.element,
       h(
         'div',
         { class: 'cards' },
@@ -1404,6 +1483,7 @@ function teamView(root, name, params) {
   return () => {
     activity?.stop();
     runs?.stop();
+    start?.stop();
   };
 }
 
