@@ -141,6 +141,31 @@ export function isCompileError(error: unknown): boolean {
 /** The line of a compile error worth logging: its PLS- line, else its first. */
 const compileReason = (error: unknown) => reportedLine(String((error as Error).message));
 
+const BIND_TYPES = {
+  CLOB: oracledb.DB_TYPE_CLOB,
+  NCLOB: oracledb.DB_TYPE_NCLOB,
+  JSON: oracledb.DB_TYPE_JSON,
+} as const;
+
+/**
+ * A block's binds, those it names in `inputTypes` bound as that type (a CLOB from the string,
+ * a JSON value parsed from its text), so that PL/SQL picks the overload discovery chose.
+ */
+function typedInputs(block: Block, binds: Binds): Record<string, unknown> {
+  if (!block.inputTypes) return { ...binds };
+  const typed: Record<string, unknown> = { ...binds };
+  for (const [name, type] of Object.entries(block.inputTypes)) {
+    const value = binds[name];
+    if (value === undefined) continue;
+    typed[name] = {
+      dir: oracledb.BIND_IN,
+      type: BIND_TYPES[type],
+      val: type === 'JSON' && typeof value === 'string' ? JSON.parse(value) : value,
+    };
+  }
+  return typed;
+}
+
 /**
  * The columns of each view as the statements will resolve its unqualified name: an object of
  * that name in the session's own schema first (how the contract suite's fixture stands in for
@@ -239,8 +264,8 @@ export class OracleDriver implements Driver {
       }
       const result = await connection.execute<Record<string, unknown>>(
         text,
-        { ...binds, ...out } as oracledb.BindParameters,
-        EXECUTE_OPTIONS,
+        { ...typedInputs(block, binds), ...out } as oracledb.BindParameters,
+        block.commits ? { ...EXECUTE_OPTIONS, autoCommit: true } : EXECUTE_OPTIONS,
       );
       if (interrupted) throw interrupted;
       const values = (result.outBinds ?? {}) as Record<string, unknown>;
