@@ -138,6 +138,19 @@ export function isCompileError(error: unknown): boolean {
   return /^(ORA-\d+: )?PLS-\d+:/m.test(String((error as Error | undefined)?.message ?? ''));
 }
 
+/**
+ * PLS- codes of a block that cannot reach what it calls: an identifier not declared (the
+ * package missing, or not granted: PLS-00201), a component the package lacks (PLS-00302),
+ * insufficient privilege (PLS-00904). A grant or a release is missing; any other compile
+ * error (a syntax error, PLS-00103; wrong arguments, PLS-00306) is a fault of the block's text.
+ */
+const UNREACHABLE = /\bPLS-(00201|00302|00904):/;
+
+/** A compile error that says a grant or an object is missing, not that the text is wrong. */
+export function isMissingObject(error: unknown): boolean {
+  return isCompileError(error) && UNREACHABLE.test(String((error as Error | undefined)?.message));
+}
+
 /** The line of a compile error worth logging: its PLS- line, else its first. */
 const compileReason = (error: unknown) => reportedLine(String((error as Error).message));
 
@@ -273,10 +286,11 @@ export class OracleDriver implements Driver {
     } catch (error) {
       if (interrupted) throw interrupted;
       if (error instanceof CallInterrupted) throw error;
-      // ORA-27486: the scheduler refuses the job; a compile error: a package the block calls
-      // is missing or not executable (PLS-00201).
+      // ORA-27486: the scheduler refuses the job; a compile error naming what the block cannot
+      // reach: a package it calls is missing or not executable (PLS-00201). Another compile
+      // error (a syntax error) is not a grant to ask for: it stays what it is.
       const code = errorCode(error);
-      if (code === 'ORA-27486' || code === 'ORA-01031' || isCompileError(error)) {
+      if (code === 'ORA-27486' || code === 'ORA-01031' || isMissingObject(error)) {
         throw new AppError(
           'FORBIDDEN',
           `${block.name} cannot run as the agent-graph database user: it needs ${block.privileges}`,
