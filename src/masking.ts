@@ -67,7 +67,7 @@ export function createMaskError(logger: Logger, metrics: Metrics): MaskError {
     const withCode = (code: ErrorCode, message = error.message, requestId?: string) =>
       copyError(error, {
         message,
-        extensions: { ...error.extensions, code, ...(requestId ? { requestId } : {}) },
+        extensions: { ...clientExtensions(error), code, ...(requestId ? { requestId } : {}) },
         originalError: undefined,
       });
     let mapped: GraphQLError;
@@ -93,6 +93,18 @@ export function createMaskError(logger: Logger, metrics: Metrics): MaskError {
     masked.add(mapped);
     return mapped;
   };
+}
+
+/**
+ * An error's extensions as a client may see them: without `originalError`, where yoga puts
+ * the cause of a request it could not parse (`{ name, message }`), and JSON.parse's message
+ * quotes the body it refused.
+ */
+function clientExtensions(error: GraphQLError): GraphQLError['extensions'] {
+  if (!('originalError' in error.extensions)) return error.extensions;
+  const extensions = { ...error.extensions };
+  delete extensions.originalError;
+  return extensions;
 }
 
 /** A response's parts, for a fetch `Response` or node's `writeHead`/`end`. */

@@ -4,6 +4,7 @@ import { TRACE_MEASURES } from '../src/model/agent-trace.js';
 import { embeddedPg, metric, until, wsClient } from './live/support.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { hs256Tokens } from './support/tokens.js';
+import { WAIT_MS } from './support/wait.js';
 
 const EXECUTE = `mutation($name: String!, $inputs: [AgentInput!]!, $trace: Boolean) {
   executeAgent(name: $name, inputs: $inputs, trace: $trace) {
@@ -403,12 +404,12 @@ describe('executeAgent: who may run it, and its limits', () => {
         body: JSON.stringify({ query: EXECUTE, variables: SUMMARIZE }),
         signal: client.signal,
       }).catch((error: unknown) => error);
-      await until(async () => (await calls()) === 1, 5_000, 'EXECUTE_AGENT to be called');
+      await until(async () => (await calls()) === 1, WAIT_MS, 'EXECUTE_AGENT to be called');
       client.abort();
       expect(await sent).toBeInstanceOf(Error);
       await until(
         async () => (await cancelled()) === 1,
-        5_000,
+        WAIT_MS,
         'the HTTP execution to be cancelled',
       );
 
@@ -417,11 +418,11 @@ describe('executeAgent: who may run it, and its limits', () => {
         { query: EXECUTE, variables: SUMMARIZE },
         { next: () => {}, error: () => {}, complete: () => {} },
       );
-      await until(async () => (await calls()) === 2, 5_000, 'EXECUTE_AGENT over WebSocket');
+      await until(async () => (await calls()) === 2, WAIT_MS, 'EXECUTE_AGENT over WebSocket');
       await socket.dispose();
       await until(
         async () => (await cancelled()) === 2,
-        5_000,
+        WAIT_MS,
         'the WebSocket execution to be cancelled',
       );
       expect(await count()).toBe(before);

@@ -93,7 +93,7 @@ describe('DateTime', () => {
     );
     expect(literal.message).toContain('Argument "filter.startedAfter"');
     expect(literal.message).toContain(
-      'DateTime must be an ISO-8601 date-time string, got "yesterday"',
+      'DateTime must be an ISO-8601 date-time string with an offset (e.g. 2026-08-20T12:34:56.000Z), got "yesterday"',
     );
     const variable = await onlyError(
       'query($after: DateTime) { teamRuns(filter: { startedAfter: $after }) { totalCount } }',
@@ -233,5 +233,122 @@ describe('values no database can hold', () => {
     );
     expect(errors).toBeUndefined();
     expect(data).toMatchObject({ teamRuns: { totalCount: expect.any(Number) } });
+  });
+});
+
+describe('DateTime takes only what its description promises', () => {
+  const RUNS =
+    'query ($filter: TeamRunFilter) { teamRuns(first: 1, filter: $filter) { totalCount } }';
+
+  test.each([
+    'Dec 1 2026',
+    '1',
+    '2026-02-30T00:00:00Z',
+    '2026-08-20T24:00:00Z',
+    '2026-08-20T12:34:56',
+    '2026-08-20',
+    '2026-08-20T12:34:56+25:00',
+  ])('%j is BAD_USER_INPUT, and no statement runs', async (date) => {
+    let message = '';
+    const statements = await t.countStatements(async () => {
+      message = (await onlyError(RUNS, { filter: { startedAfter: date } })).message;
+    });
+    expect(message).toContain(
+      `DateTime must be an ISO-8601 date-time string with an offset (e.g. 2026-08-20T12:34:56.000Z), got ${JSON.stringify(date)}`,
+    );
+    expect(statements).toBe(0);
+  });
+
+  test.each([
+    ['2026-08-20T12:34:56.000Z', '2026-08-20T12:34:56.000Z'],
+    ['2026-08-20T12:34Z', '2026-08-20T12:34:00.000Z'],
+    ['2026-08-20t12:34:56.123456789+02:00', '2026-08-20T10:34:56.123Z'],
+    ['2028-02-29T00:00:00-05:30', '2028-02-29T05:30:00.000Z'],
+  ])('%j is the instant %s', async (date, instant) => {
+    const { data, errors } = await t.post<{ teamRunActivity: { from: string } }>(
+      'query ($from: DateTime) { teamRunActivity(bucket: DAY, from: $from, to: "2028-03-01T00:00:00Z") { from } }',
+      { from: date },
+    );
+    expect(errors).toBeUndefined();
+    expect(data?.teamRunActivity.from).toBe(instant);
+  });
+});
+
+const RUNS_BY_TEAM =
+  'query ($filter: TeamRunFilter) { teamRuns(first: 5, filter: $filter) { totalCount } }';
+
+describe('values no string may hold, and variables nested too deep', () => {
+  const SURROGATE = 'Strings may not contain a lone UTF-16 surrogate (U+D800 to U+DFFF)';
+
+  test.each([
+    [
+      'an executeAgent input',
+      'mutation ($inputs: [AgentInput!]!) { executeAgent(name: "REPORT_SUMMARIZER", inputs: $inputs) { output } }',
+      { inputs: [{ name: 'topic', value: 'half \ud800 a pair' }] },
+    ],
+    ['a filter', RUNS_BY_TEAM, { filter: { teamName: 'ORDER\udc00TEAM' } }],
+    [
+      'a key of a JSON input',
+      'mutation ($inputs: [AgentInput!]!) { executeAgent(name: "REPORT_SUMMARIZER", inputs: $inputs) { output } }',
+      { inputs: [{ name: 'topic', value: { ['\ud800']: 1 } }] },
+    ],
+  ])(
+    'a lone surrogate in %s is BAD_USER_INPUT, as NUL is, and no statement runs',
+    async (_where, query, variables) => {
+      let message = '';
+      const statements = await t.countStatements(async () => {
+        message = (await onlyError(query, variables)).message;
+      });
+      expect(message).toBe(SURROGATE);
+      expect(statements).toBe(0);
+    },
+  );
+
+  test('a pair of surrogates (one character) is taken', async () => {
+    const { errors } = await t.post(RUNS_BY_TEAM, { filter: { teamName: 'TEAM 😀' } });
+    expect(errors).toBeUndefined();
+  });
+
+  test('variables nested 20,000 levels deep are BAD_USER_INPUT before any work on them, and nothing is logged as internal', async () => {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const response = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"query":"{ agents(first: 1) { totalCount } }","variables":{"deep":${deep}}}`,
+    });
+    const body = (await response.json()) as { errors?: { message: string; extensions: unknown }[] };
+    expect(body.errors).toEqual([
+      {
+        message: 'Variables may nest lists and objects at most 32 levels deep',
+        extensions: { code: 'BAD_USER_INPUT' },
+      },
+    ]);
+    expect(t.logs.filter((line) => line.msg === 'internal error')).toEqual([]);
+    // 32 levels are taken.
+    const { errors } = await t.post('{ agents(first: 1) { totalCount } }', {
+      deep: JSON.parse(`${'['.repeat(31)}${']'.repeat(31)}`),
+    });
+    expect(errors).toBeUndefined();
+  });
+
+  test('an alias starting with __ (the response cache’s __responseCacheTypeName) is refused', async () => {
+    for (const alias of ['__responseCacheTypeName', '__responseCacheId', '__typename']) {
+      const error = await onlyError(`{ agents(first: 1) { nodes { ${alias}: name } } }`);
+      expect(error.message).toContain(`Alias "${alias}" is reserved`);
+    }
+  });
+
+  test('a malformed JSON body is BAD_USER_INPUT whose error does not echo the body', async () => {
+    const response = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query": "{ agents { totalCount } }", "secret": "hunter2-in-the-body" oops',
+    });
+    const text = await response.text();
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('oops');
+    const body = JSON.parse(text) as { errors: { extensions: Record<string, unknown> }[] };
+    expect(body.errors[0]?.extensions.code).toBe('BAD_USER_INPUT');
+    expect(body.errors[0]?.extensions).not.toHaveProperty('originalError');
   });
 });

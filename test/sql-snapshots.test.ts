@@ -10,6 +10,7 @@ import type { Binds, Driver, Statement } from '../src/db/driver.js';
 import { goodCycles, subscribeWs, until, wsUrl } from './live/support.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { hs256Tokens } from './support/tokens.js';
+import { WAIT_MS } from './support/wait.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
 const AUDIENCE = 'agent-graph-sql-snapshots';
@@ -145,13 +146,13 @@ test('one live poll cycle sends the SQL in test/sql/live-poll.sql', async () => 
     // cycle and the end of the next, exactly one cycle runs and nothing else changes.
     await subscription.take(1);
     const cycles = await goodCycles(t.server);
-    await until(async () => (await goodCycles(t.server)) > cycles, 5_000, 'a poll cycle');
+    await until(async () => (await goodCycles(t.server)) > cycles, WAIT_MS, 'a poll cycle');
     // Cycles do not overlap, but the one under way may have sent its statement just before
     // the recording started: then the window runs to the end of the following cycle.
     const statements = await during(async () => {
       do {
         const next = await goodCycles(t.server);
-        await until(async () => (await goodCycles(t.server)) > next, 5_000, 'a poll cycle');
+        await until(async () => (await goodCycles(t.server)) > next, WAIT_MS, 'a poll cycle');
       } while (sent.length === 0);
     });
     await expect(

@@ -1,5 +1,5 @@
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from '../config.js';
@@ -11,10 +11,11 @@ import { argumentBounds } from './argument-bounds.js';
 import { csrfPrevention, unlistedOrigins } from './cross-origin.js';
 import { documentLimits } from './document-limits.js';
 import { endSubscriptionsAtExpiry } from './expiry.js';
-import { rejectNulInStrings } from './input-values.js';
+import { checkInputValues } from './input-values.js';
 import { rateLimit } from './rate-limit.js';
 import { requestBodyLimit } from './request-body.js';
 import { requestTimeout } from './request-timeout.js';
+import { reservedAliases } from './reserved-aliases.js';
 import { responseSizeLimit } from './response-size.js';
 import { onSingleResults } from './result-hooks.js';
 import { subscriptionCaps } from './subscriptions.js';
@@ -38,8 +39,10 @@ export function hardeningPlugins(options: HardeningOptions): (Plugin | Plugin<Co
     unlistedOrigins(http.corsOrigins, options.maskError),
     requestBodyLimit(limits.maxBodyBytes),
     ...(http.introspection ? [] : hideSchema()),
+    reservedAliases(),
+    // Before the cost verdict, whose cache keys on the variables: they are bounded first.
+    checkInputValues(),
     ...documentLimits(limits),
-    rejectNulInStrings(),
     argumentBounds(),
     actionCap(limits.maxActionsPerOperation),
     requestTimeout(limits.requestTimeoutMs, logger),
@@ -51,6 +54,27 @@ export function hardeningPlugins(options: HardeningOptions): (Plugin | Plugin<Co
 }
 
 /**
+ * Federation's `_service { sdl }` prints the whole schema, as introspection would: refused
+ * alike. A gateway composes this subgraph from schema.subgraph.graphql then (README,
+ * "Federation subgraph").
+ */
+const noServiceSdl: ValidationRule = (context) => ({
+  Field(node) {
+    if (
+      node.name.value === '_service' &&
+      context.getParentType() === context.getSchema().getQueryType()
+    ) {
+      context.reportError(
+        new GraphQLError(
+          'GraphQL introspection has been disabled, and _service (the subgraph SDL) with it',
+          { nodes: [node] },
+        ),
+      );
+    }
+  },
+});
+
+/**
  * Without introspection a client could still map the schema from graphql-js's "Did you
  * mean …?" hints: validation adds them for unknown fields, arguments, types and enum
  * literals, variable coercion for enum values. (GraphQL Armor's block-field-suggestions
@@ -58,11 +82,12 @@ export function hardeningPlugins(options: HardeningOptions): (Plugin | Plugin<Co
  */
 function hideSchema(): [Plugin, Plugin<Context>] {
   const withoutHints: Plugin<Context> = {
-    onValidate:
-      () =>
-      ({ valid, result, setResult }) => {
+    onValidate: ({ addValidationRule }) => {
+      addValidationRule(noServiceSdl);
+      return ({ valid, result, setResult }) => {
         if (!valid) setResult(result.map((error) => withoutSuggestion(error)));
-      },
+      };
+    },
     // Variable errors come back as a single result, before any event stream exists.
     ...onSingleResults((result) =>
       result.errors

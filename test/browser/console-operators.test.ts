@@ -7,6 +7,7 @@ import { REPORT, waitingRun } from '../hitl/support.js';
 import { embeddedPg, metric, runsIn } from '../live/support.js';
 import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { WAIT_MS } from '../support/wait.js';
 
 // The console as the operators' home (issue 36): acting where they look, limits shown before
 // they bite. Debian's chromium, offline.
@@ -23,7 +24,7 @@ beforeAll(async () => {
   ]);
   pg = embeddedPg(t.server);
   ({ context } = await offlineContext(browser, { width: 1280, height: 900 }));
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(WAIT_MS);
 });
 
 afterEach(async () => {
@@ -44,8 +45,8 @@ async function open(url: string): Promise<Page> {
   return page;
 }
 
-/** expect.poll with the time a page takes to load on a busy machine (its default is 1 s). */
-const eventually = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 10_000 });
+/** expect.poll bounded by WAIT_MS, the time a page may take on a busy machine (not 1 s). */
+const eventually = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: WAIT_MS });
 
 const card = (page: Page, execId: string) => page.locator(`li[data-exec-id="${execId}"]`);
 const top = async (page: Page, execId: string) =>
@@ -343,5 +344,117 @@ describe('run lists', () => {
     expect(
       await page.locator('label.chip', { hasText: 'FAILED' }).locator('input').isChecked(),
     ).toBe(true);
+  });
+});
+
+/** The texts of the page's charts that reach past their picture's edge (and are cut there). */
+const cutTexts = (page: Page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('svg')].flatMap((svg) => {
+      const box = svg.viewBox.baseVal;
+      if (!box?.width) return [];
+      return [...svg.querySelectorAll('text')]
+        .filter((text) => {
+          const b = text.getBBox();
+          return (
+            b.width > 0 &&
+            (b.x < box.x - 0.5 ||
+              b.y < box.y - 0.5 ||
+              b.x + b.width > box.x + box.width + 0.5 ||
+              b.y + b.height > box.y + box.height + 0.5)
+          );
+        })
+        .map((text) => text.textContent);
+    }),
+  );
+
+describe('pictures that fit and tell', () => {
+  test('statistics: no label cut, figures that differ read differently, the chosen period pressed, the duration chart on a time axis', async () => {
+    const page = await open(`${t.url}/console#/stats`);
+    const timeChart = page.getByRole('img', { name: /^Execution time:/ });
+    await timeChart.waitFor();
+    await page.locator('svg.activity-trend').waitFor();
+    expect(await cutTexts(page)).toEqual([]);
+
+    const { data } = await t.post<{ execStatSummary: Record<string, number> }>(
+      '{ execStatSummary { totalTimeAvgMs totalTimeP50Ms totalTimeP95Ms totalTimeP99Ms totalTimeMaxMs } }',
+    );
+    const values = Object.values(data?.execStatSummary ?? {});
+    const texts = (await timeChart.locator('text').allTextContents()).filter((_, i) => i % 2 === 1);
+    expect(texts).toHaveLength(5);
+    values.forEach((a, i) => {
+      values.forEach((b, j) => {
+        if (a !== b) expect(texts[i], `${a} and ${b} ms`).not.toBe(texts[j]);
+      });
+    });
+
+    const day = page.getByRole('button', { name: 'Last 24 hours' });
+    const month = page.getByRole('button', { name: 'Last 30 days' });
+    const background = (button: typeof day) =>
+      button.evaluate((e) => getComputedStyle(e).backgroundColor);
+    expect(await day.getAttribute('aria-pressed')).toBe('true');
+    expect(await background(day)).not.toBe(await background(month));
+    // The duration chart has the bars' time axis: the same labels, under the same buckets.
+    const axis = (chart: string) =>
+      page
+        .locator(`svg.${chart} text.axis-label`)
+        .evaluateAll((labels) =>
+          labels
+            .filter((label) => label.getAttribute('text-anchor') === 'middle')
+            .map((label) => `${label.textContent}@${Math.round(Number(label.getAttribute('x')))}`),
+        );
+    expect((await axis('activity-trend')).length).toBeGreaterThanOrEqual(6);
+    expect(await axis('activity-trend')).toEqual(await axis('activity-bars'));
+    await page.screenshot({ path: `${SCREENSHOTS}/console-36-stats.png`, fullPage: true });
+
+    const pressed = await background(day);
+    await month.click();
+    await page.locator('svg.activity-bars[aria-label^="Runs started per day"]').waitFor();
+    expect(await background(month)).toBe(pressed);
+    expect(await cutTexts(page)).toEqual([]);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-36-stats-30-days.png`, fullPage: true });
+  });
+
+  test('a run’s timeline: labels whole at the edge, zoomed by dragging across it and back', async () => {
+    const execId = await waitingRun(pg);
+    const page = await open(`${t.url}/console#/run/${execId}`);
+    const timeline = page.locator('svg.timeline');
+    await timeline.waitFor();
+    // The waiting task is open up to now, the right edge: its label is whole all the same.
+    await timeline.locator('text.state-label', { hasText: 'WAITING_FOR_HUMAN (open)' }).waitFor();
+    expect(await cutTexts(page)).toEqual([]);
+    const ticks = timeline.locator('text.tick');
+    expect(await ticks.first().textContent()).toBe('start');
+    await page.locator('figure.timeline-figure').screenshot({
+      path: `${SCREENSHOTS}/console-36-timeline.png`,
+    });
+
+    const box = await timeline.boundingBox();
+    if (!box) throw new Error('no timeline on screen');
+    const y = box.y + box.height - 4;
+    await page.mouse.move(box.x + box.width * 0.55, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.7, y, { steps: 4 });
+    await page.mouse.up();
+    const state = page.locator('.zoom-state');
+    await eventually(() => state.textContent()).toMatch(/^Showing \+\S.* to \+\S.* of /);
+    expect(await ticks.first().textContent()).toMatch(/^\+/);
+    expect(await cutTexts(page)).toEqual([]);
+    await page.locator('figure.timeline-figure').screenshot({
+      path: `${SCREENSHOTS}/console-36-timeline-zoomed.png`,
+    });
+    await page.getByRole('button', { name: 'Zoom out' }).click();
+    await page.getByRole('button', { name: 'Show the whole run' }).click();
+    expect(await state.textContent()).toMatch(/^The whole run: /);
+    expect(await ticks.first().textContent()).toBe('start');
+    // A click on a bar still opens it.
+    await timeline.locator('g.bar-button').first().click();
+    await page.locator('.timeline-details h4').waitFor();
+  });
+
+  test('a team page: no chart label cut', async () => {
+    const page = await open(`${t.url}/console#/team/${REPORT}`);
+    await page.locator('svg.activity-trend').waitFor();
+    expect(await cutTexts(page)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { WAIT_MS } from '../support/wait.js';
 import {
   embeddedPg,
   goodCycles,
@@ -71,7 +72,7 @@ test('a database outage mid-stream loses no event, invents none, and keeps subsc
 
   await pg.exec('ALTER VIEW user_ai_agent_team_history RENAME TO user_ai_agent_team_history_gone');
   const errorsBefore = await errorCycles();
-  await until(async () => (await errorCycles()) >= errorsBefore + 2, 5_000, 'failed cycles');
+  await until(async () => (await errorCycles()) >= errorsBefore + 2, WAIT_MS, 'failed cycles');
 
   // During the outage: a round trip through the human loop (seen only as its net change), a
   // run that ends, and a run that starts and ends unseen. Then the outage outlasts the
@@ -89,7 +90,7 @@ test('a database outage mid-stream loses no event, invents none, and keeps subsc
   });
 
   await pg.exec('ALTER VIEW user_ai_agent_team_history_gone RENAME TO user_ai_agent_team_history');
-  await changes.take(4, 10_000);
+  await changes.take(4);
   const cycles = await goodCycles(t.server);
   await until(async () => (await goodCycles(t.server)) >= cycles + 3);
 

@@ -5,6 +5,7 @@ import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { PrivateRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { WAIT_MS } from '../support/wait.js';
 import {
   embeddedPg,
   metric,
@@ -79,7 +80,7 @@ const received = (ids: readonly string[]) =>
  */
 async function acrossOutage(out: () => Promise<void> | void, back: () => Promise<void> | void) {
   const ids = await newRuns(10);
-  await until(() => received(ids).length === 10, 5_000, 'the 10 new runs');
+  await until(() => received(ids).length === 10, WAIT_MS, 'the 10 new runs');
   const standbyBefore = await standbyCycles();
   await out();
   const errorsBefore = await errorCycles();
@@ -88,12 +89,12 @@ async function acrossOutage(out: () => Promise<void> | void, back: () => Promise
   }
   // Each failed claim takes the command time-out (1 s): three are ten intervals without
   // Redis, past the snapshot's time-to-live there and the lock's.
-  await until(async () => (await errorCycles()) >= errorsBefore + 3, 10_000, 'failed claims');
+  await until(async () => (await errorCycles()) >= errorsBefore + 3, WAIT_MS, 'failed claims');
   await back();
   const expected = ids.map(
     (execId, i) => `${execId} RUNNING→${i % 2 === 0 ? 'SUCCEEDED' : 'WAITING_FOR_HUMAN'}`,
   );
-  await until(() => received(ids).length >= 20, 10_000, 'the transitions made during the outage');
+  await until(() => received(ids).length >= 20, WAIT_MS, 'the transitions made during the outage');
   await pollCycles(t.server, 3);
   expect(received(ids).slice(10).sort()).toEqual(expected.sort());
   // The poller never found its own lock held by itself under an older token.

@@ -7,6 +7,7 @@ import {
 } from '../../src/db/embedded/database.js';
 import { DEMO_PRESENT } from '../../src/db/embedded/demo-data.js';
 import { Simulator, setRunState, startRun } from '../../src/db/embedded/simulator.js';
+import { WAIT_MS } from '../support/wait.js';
 import { until } from './support.js';
 
 let one: EmbeddedDatabase;
@@ -154,7 +155,7 @@ describe('Simulator', () => {
       );
     const before = await count();
     simulator.start();
-    await until(async () => (await count()) > before, 5_000, 'the simulator to move a run');
+    await until(async () => (await count()) > before, WAIT_MS, 'the simulator to move a run');
     await simulator.stop();
     const after = await count();
     expect(after).toBeGreaterThan(before);

@@ -7,6 +7,7 @@ import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { CONNECTION_INIT_WAIT_TIMEOUT_MS } from '../../src/transport/websocket.js';
 import { type RawMessage, RawSocket } from '../security/raw-ws.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { WAIT_MS } from '../support/wait.js';
 import {
   activeSubscriptions,
   embeddedPg,
@@ -83,7 +84,7 @@ async function timedCycles(): Promise<number> {
 
 async function closeAll(...recorders: Recorder<unknown>[]): Promise<void> {
   for (const recorder of recorders) recorder.close();
-  await until(async () => (await activeSubscriptions(t.server)) === 0, 5_000, 'no subscriptions');
+  await until(async () => (await activeSubscriptions(t.server)) === 0, WAIT_MS, 'no subscriptions');
 }
 
 describe('teamRunChanged', () => {
@@ -369,7 +370,11 @@ describe('cost and clean-up', () => {
         { change: { run: { id: execId }, now: 'RUNNING' } },
       ]);
       // Each fan-out is timed once it is over, just after its last sends.
-      await until(async () => (await fanOuts()) >= fanOutsBefore + 2, 5_000, 'two timed fan-outs');
+      await until(
+        async () => (await fanOuts()) >= fanOutsBefore + 2,
+        WAIT_MS,
+        'two timed fan-outs',
+      );
     } finally {
       await closeAll(...many, aliased);
     }
@@ -392,12 +397,12 @@ describe('cost and clean-up', () => {
     await own.dispose();
     sse.close();
     await until(async () => (await activeSubscriptions(t.server)) === 0);
-    await until(() => !t.server.live.active, 2_000, 'the live session to stop');
+    await until(() => !t.server.live.active, WAIT_MS, 'the live session to stop');
     expect(t.server.live.polling).toBe(false);
 
     // No timer left means no cycle to come.
     const cycles = await goodCycles(t.server);
-    await until(() => timers() <= baseline, 2_000, 'timers to be cleared');
+    await until(() => timers() <= baseline, WAIT_MS, 'timers to be cleared');
     expect(await goodCycles(t.server)).toBe(cycles);
   });
 });
@@ -434,9 +439,9 @@ describe('events written to many sockets in one loop', () => {
       const both = (count: number) => () =>
         ['first', 'second'].every((id) => changesOf(raw, id, execId).length >= count);
       // Each change waits for the previous one's event: one poll would see both as one.
-      await raw.next(both(1), 10_000);
+      await raw.next(both(1));
       await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
-      await raw.next(both(2), 10_000);
+      await raw.next(both(2));
       const expected = [
         [null, 'RUNNING'],
         ['RUNNING', 'WAITING_FOR_HUMAN'],
@@ -450,15 +455,15 @@ describe('events written to many sockets in one loop', () => {
       const before = await activeSubscriptions(t.server);
       const execId = await newRun(REPORT);
       const stays = (count: number) => () => changesOf(raw, 'stays', execId).length === count;
-      await raw.next(stays(1), 10_000);
+      await raw.next(stays(1));
       expect(changesOf(raw, 'leaves', execId)).toHaveLength(1);
       raw.send({ type: 'complete', id: 'leaves' });
       // Until the server has read the complete message, events may still go out to it.
       await until(async () => (await activeSubscriptions(t.server)) === before - 1);
       await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
-      await raw.next(stays(2), 10_000);
+      await raw.next(stays(2));
       await setRunState(pg, execId, 'RUNNING');
-      await raw.next(stays(3), 10_000);
+      await raw.next(stays(3));
       // Messages on one socket arrive in the order they were sent, and the two share each
       // event: a late message to the completed one would have come before the neighbour's.
       expect(changesOf(raw, 'leaves', execId)).toEqual([[null, 'RUNNING']]);

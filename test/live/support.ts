@@ -2,6 +2,7 @@ import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import type { AgentGraphServer } from '../../src/server.js';
+import { WAIT_MS } from '../support/wait.js';
 
 export interface GqlEvent<T> {
   readonly data?: T | null;
@@ -57,12 +58,12 @@ export class Recorder<T> {
   }
 
   /** Resolves once `count` events have arrived. */
-  async take(count: number, timeoutMs = 5_000): Promise<T[]> {
+  async take(count: number, timeoutMs = WAIT_MS): Promise<T[]> {
     await this.until(() => this.events.length >= count, timeoutMs, `${count} events`);
     return this.data.slice(0, count);
   }
 
-  async until(predicate: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+  async until(predicate: () => boolean, timeoutMs = WAIT_MS, what = 'condition'): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate()) {
       const left = deadline - Date.now();
@@ -156,7 +157,7 @@ export async function subscribeSse<T>(
 
 export async function until(
   predicate: () => boolean | Promise<boolean>,
-  timeoutMs = 5_000,
+  timeoutMs = WAIT_MS,
   what = 'condition',
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -199,7 +200,7 @@ export async function pollCycles(server: AgentGraphServer, count: number): Promi
   const start = await goodCycles(server);
   await until(
     async () => (await goodCycles(server)) >= start + count,
-    10_000,
+    WAIT_MS,
     `${count} poll cycles`,
   );
 }
@@ -211,11 +212,11 @@ export async function pollCycles(server: AgentGraphServer, count: number): Promi
 export async function settled(server: AgentGraphServer, subscriptions: number): Promise<void> {
   await until(
     async () => (await activeSubscriptions(server)) === subscriptions,
-    5_000,
+    WAIT_MS,
     `${subscriptions} subscriptions`,
   );
   const cycles = await goodCycles(server);
-  await until(async () => (await goodCycles(server)) > cycles, 5_000, 'a poll cycle');
+  await until(async () => (await goodCycles(server)) > cycles, WAIT_MS, 'a poll cycle');
 }
 
 export function embeddedPg(server: AgentGraphServer): EmbeddedPg {

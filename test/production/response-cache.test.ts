@@ -7,6 +7,7 @@ import { embeddedPg, goodCycles, metric, pollCycles, until, wsClient } from '../
 import { redisUrl } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { hs256Tokens } from '../support/tokens.js';
+import { WAIT_MS } from '../support/wait.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
 const CACHED = { RESPONSE_CACHE_TTL_MS: '60000' };
@@ -51,7 +52,11 @@ describe('owner isolation holds as without the cache', () => {
     ]);
     // The first cycle, whether or not it ended before this line runs: waiting for one more
     // would wait out the 60 s interval.
-    await until(async () => (await goodCycles(cached.server)) >= 1, 10_000, 'the first poll cycle');
+    await until(
+      async () => (await goodCycles(cached.server)) >= 1,
+      WAIT_MS,
+      'the first poll cycle',
+    );
   });
   afterAll(() => Promise.all([cached?.stop(), plain?.stop()]));
 
@@ -236,7 +241,7 @@ describe('shared through Redis, invalidated through the poller channel', () => {
     const entity = `${prefix}response-cache:TeamRun:${encodeGlobalID('TeamRun', run.execId)}`;
     expect(await redis.exists(entity)).toBe(1);
     await redis.publish(`${prefix}live:cycles`, JSON.stringify(message));
-    await until(async () => (await redis.exists(entity)) === 0, 5_000, 'the run evicted');
+    await until(async () => (await redis.exists(entity)) === 0, WAIT_MS, 'the run evicted');
 
     expect((await ask(b, RUN, { execId: run.execId })).statements).toBeGreaterThan(0);
     expect((await ask(a, RUN, { execId: run.execId })).statements).toBe(0);

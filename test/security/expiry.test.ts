@@ -12,6 +12,7 @@ import {
 } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { hs256Tokens } from '../support/tokens.js';
+import { WAIT_MS } from '../support/wait.js';
 import { type RawMessage, RawSocket } from './raw-ws.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
@@ -41,7 +42,7 @@ describe('a token that expires during a session', () => {
     const raw = await RawSocket.connect(wsUrl(t.url), { authorization: `Bearer ${token}` });
     raw.subscribe('waiting', WAITING);
     await raw.next((m) => m.type === 'next' && m.id === 'waiting');
-    const closed = await raw.close(10_000);
+    const closed = await raw.close();
     expect(closed.code).toBe(4401);
     expect(closed.reason).toMatch(/expired/i);
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
@@ -69,7 +70,7 @@ describe('a token that expires during a session', () => {
     await raw.next(changed('RUNNING'));
     await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
     await raw.next(changed('WAITING_FOR_HUMAN'));
-    const closed = await raw.close(10_000);
+    const closed = await raw.close();
     expect(closed.code).toBe(4401);
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
     await until(async () => (await activeSubscriptions(t.server)) === before);
@@ -92,7 +93,7 @@ describe('a token that expires during a session', () => {
       { authorization: `Bearer ${token}` },
     );
     await waiting.take(1);
-    await waiting.until(() => waiting.completed, 10_000, 'the stream to end');
+    await waiting.until(() => waiting.completed, WAIT_MS, 'the stream to end');
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
     const last = waiting.events.at(-1);
     expect(last?.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');

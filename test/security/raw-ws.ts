@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import { Wakeup } from '../live/support.js';
+import { WAIT_MS } from '../support/wait.js';
 
 export interface RawMessage {
   readonly type: string;
@@ -61,13 +62,16 @@ export class RawSocket {
   }
 
   /** The first message (from now on, or already received) matching `predicate`. */
-  async next(predicate: (message: RawMessage) => boolean, timeoutMs = 5_000): Promise<RawMessage> {
+  async next(
+    predicate: (message: RawMessage) => boolean,
+    timeoutMs = WAIT_MS,
+  ): Promise<RawMessage> {
     await this.until(() => this.messages.some(predicate), timeoutMs, 'a message');
     return this.messages.find(predicate) as RawMessage;
   }
 
   /** Resolves with the close frame once the socket closes. */
-  async close(timeoutMs = 5_000): Promise<{ code: number; reason: string }> {
+  async close(timeoutMs = WAIT_MS): Promise<{ code: number; reason: string }> {
     await this.until(() => this.closed !== undefined, timeoutMs, 'the socket to close');
     return this.closed as { code: number; reason: string };
   }

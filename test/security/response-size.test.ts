@@ -111,7 +111,7 @@ describe('response size (MAX_RESPONSE_BYTES)', () => {
         prompt: 'p'.repeat(promptChars),
       });
       await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
-      await raw.next(() => events().length > seen, 10_000);
+      await raw.next(() => events().length > seen);
       return execId;
     };
     await settled(small.server, 1);

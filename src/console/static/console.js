@@ -222,6 +222,52 @@ function duration(ms) {
 }
 const millis = (ms) =>
   ms === null || ms === undefined ? '—' : ms < 1000 ? `${Math.round(ms)} ms` : duration(ms);
+/**
+ * A duration with `digits` more precision than millis(): decimals of a second below a
+ * minute (8.53 s), seconds (and their decimals) above.
+ */
+function preciseMillis(ms, digits) {
+  if (ms === null || ms === undefined) return '—';
+  if (digits === 0) return millis(ms);
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(digits)} s`;
+  const seconds = ((ms % 60_000) / 1000)
+    .toFixed(digits - 1)
+    .padStart(digits > 1 ? digits + 2 : 2, '0');
+  const minutes = Math.floor(ms / 60_000);
+  return minutes < 60
+    ? `${minutes}m ${seconds}s`
+    : `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m ${seconds}s`;
+}
+/**
+ * Durations shown side by side, each as precise as it takes for different values to read
+ * differently: 8.5 s, 8.9 s, 9.0 s rather than 8s three times.
+ * @param {readonly (number | null | undefined)[]} values
+ * @returns {string[]}
+ */
+function millisApart(values) {
+  let texts = values.map((value) => millis(value));
+  for (let digits = 1; digits <= 3; digits++) {
+    const apart = values.every((a, i) =>
+      values.every((b, j) => a === b || a === null || b === null || texts[i] !== texts[j]),
+    );
+    if (apart) return texts;
+    texts = values.map((value) => preciseMillis(value, digits));
+  }
+  return texts;
+}
+
+const textMeasure = document.createElement('canvas').getContext('2d');
+/**
+ * The width of a text in an SVG at `size` px, in the page's font (console.css): labels are
+ * placed where they fit rather than cut at the edge.
+ */
+function textWidth(text, size = 12) {
+  if (!textMeasure) return text.length * size * 0.62;
+  textMeasure.font = `${size}px ${getComputedStyle(document.documentElement).fontFamily}`;
+  return textMeasure.measureText(text).width;
+}
+
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
 const number = (n) => (n === null || n === undefined ? '—' : Number(n).toLocaleString());
 const percent = (n) => (n === null || n === undefined ? '—' : `${(n * 100).toFixed(1)}%`);
@@ -1289,7 +1335,9 @@ function teamsView(root) {
             h(
               'p',
               {},
-              `p50 ${millis(team.stats.durationP50Ms)} · p95 ${millis(team.stats.durationP95Ms)}`,
+              (([p50, p95]) => `p50 ${p50} · p95 ${p95}`)(
+                millisApart([team.stats.durationP50Ms, team.stats.durationP95Ms]),
+              ),
             ),
           ),
         ),
@@ -1411,7 +1459,7 @@ function teamView(root, name, params) {
         card('Success rate', percent(stats.successRate)),
         card(
           'Duration p50 / p95',
-          `${millis(stats.durationP50Ms)} / ${millis(stats.durationP95Ms)}`,
+          millisApart([stats.durationP50Ms, stats.durationP95Ms]).join(' / '),
         ),
         card(
           'Waiting for humans',
@@ -1501,9 +1549,8 @@ function card(title, value, detail) {
 function barChart(title, items, className = '') {
   const max = Math.max(1, ...items.map((item) => item.value ?? 0));
   const row = 26;
-  // About 7.5 px a character at 12 px: room for the longest label and value, no measuring.
-  const labelWidth = Math.max(...items.map((item) => item.label.length)) * 7.5 + 12;
-  const valueWidth = Math.max(...items.map((item) => item.text.length)) * 7.5 + 12;
+  const labelWidth = Math.max(...items.map((item) => textWidth(item.label))) + 12;
+  const valueWidth = Math.max(...items.map((item) => textWidth(item.text))) + 12;
   const width = 400;
   const svg = s('svg', {
     viewBox: `0 0 ${width} ${items.length * row + 4}`,
@@ -1583,7 +1630,11 @@ function statsView(root) {
               ['p95', summary.totalTimeP95Ms],
               ['p99', summary.totalTimeP99Ms],
               ['max', summary.totalTimeMaxMs],
-            ].map(([label, value]) => ({ label, value, text: millis(value) })),
+            ].map(([label, value], index, all) => ({
+              label,
+              value,
+              text: millisApart(all.map(([, v]) => v))[index],
+            })),
           ),
         ),
         h(
@@ -1698,11 +1749,36 @@ function describeBucket(activity, bucket) {
  * durations of the runs that ended per bucket (a solid and a dashed line). Hovering or
  * focusing a bucket shows its figures in the readout; every bar also carries them as a title.
  */
+/** Both activity charts' horizontal layout, so that their buckets line up. */
+const ACTIVITY_WIDTH = 720;
+const ACTIVITY_LEFT = 64;
+const ACTIVITY_RIGHT = 12;
+
+/**
+ * The time axis under an activity chart: a label every few buckets, centred under its bucket
+ * and kept inside the chart (measured, not cut at an edge).
+ */
+function timeAxis(svg, activity, y) {
+  const buckets = activity.buckets;
+  const step = (ACTIVITY_WIDTH - ACTIVITY_LEFT - ACTIVITY_RIGHT) / buckets.length;
+  const labelEvery = Math.ceil(buckets.length / 8);
+  buckets.forEach((bucket, index) => {
+    if (index % labelEvery !== 0) return;
+    const text = bucketLabel(activity, bucket.start);
+    const half = textWidth(text) / 2;
+    const x = Math.min(
+      ACTIVITY_WIDTH - half - 1,
+      Math.max(half + 1, ACTIVITY_LEFT + (index + 0.5) * step),
+    );
+    svg.append(s('text', { x, y, 'text-anchor': 'middle', class: 'axis-label' }, text));
+  });
+}
+
 function activityCharts(activity) {
   const buckets = activity.buckets;
-  const width = 720;
-  const left = 36;
-  const plot = width - left - 8;
+  const width = ACTIVITY_WIDTH;
+  const left = ACTIVITY_LEFT;
+  const plot = width - left - ACTIVITY_RIGHT;
   const step = plot / buckets.length;
   const height = 150;
   const max = Math.max(1, ...buckets.map((b) => b.startedCount));
@@ -1725,11 +1801,10 @@ function activityCharts(activity) {
   for (const tick of new Set([0, Math.ceil(max / 2), max])) {
     const y = height - (tick / max) * (height - 10);
     bars.append(
-      s('line', { x1: left, x2: width - 8, y1: y, y2: y, class: 'grid' }),
-      s('text', { x: left - 4, y: y + 4, 'text-anchor': 'end' }, String(tick)),
+      s('line', { x1: left, x2: width - ACTIVITY_RIGHT, y1: y, y2: y, class: 'grid' }),
+      s('text', { x: left - 6, y: Math.max(12, y + 4), 'text-anchor': 'end' }, String(tick)),
     );
   }
-  const labelEvery = Math.ceil(buckets.length / 8);
   buckets.forEach((bucket, index) => {
     const x = left + index * step;
     const group = s('g', {
@@ -1766,10 +1841,8 @@ function activityCharts(activity) {
     group.addEventListener('mouseenter', show);
     group.addEventListener('focus', show);
     bars.append(group);
-    if (index % labelEvery === 0) {
-      bars.append(s('text', { x, y: height + 16 }, bucketLabel(activity, bucket.start)));
-    }
   });
+  timeAxis(bars, activity, height + 17);
   if (total === 0) {
     bars.append(
       s(
@@ -1808,50 +1881,58 @@ function activityCharts(activity) {
   );
 }
 
-/** The p50 (solid) and p95 (dashed) durations per bucket; gaps where no run ended. */
+/**
+ * The p50 (solid) and p95 (dashed) durations per bucket, gaps where no run ended, on the
+ * same time axis as the bars above; the y axis's figures as precise as it takes to differ.
+ */
 function durationTrend(activity) {
   const buckets = activity.buckets;
-  const width = 720;
-  const left = 56;
-  const height = 90;
-  const step = (width - left - 40) / buckets.length;
+  const width = ACTIVITY_WIDTH;
+  const left = ACTIVITY_LEFT;
+  const top = 10;
+  const height = 110;
+  const step = (width - left - ACTIVITY_RIGHT) / buckets.length;
   const max = Math.max(1, ...buckets.map((b) => b.durationP95Ms ?? 0));
   const ended = buckets.filter((b) => b.durationP50Ms !== null);
+  const y = (value) => top + (1 - value / max) * (height - top);
+  const ticks = [0, max / 2, max];
+  const tickTexts = millisApart(ticks);
   const svg = s('svg', {
-    viewBox: `0 0 ${width} ${height + 10}`,
+    viewBox: `0 0 ${width} ${height + 24}`,
     class: 'activity-trend',
     role: 'img',
     'aria-label': ended.length
-      ? `Duration p50 and p95 of ended runs: longest p95 ${millis(max)}`
+      ? `Duration p50 and p95 of ended runs: longest p95 ${tickTexts[2]}`
       : 'No run ended in this period',
   });
-  for (const tick of [0, max]) {
-    const y = height - (tick / max) * (height - 10);
+  ticks.forEach((tick, index) => {
     svg.append(
-      s('line', { x1: left, x2: width - 40, y1: y, y2: y, class: 'grid' }),
-      s('text', { x: left - 4, y: y + 4, 'text-anchor': 'end' }, millis(tick)),
+      s('line', { x1: left, x2: width - ACTIVITY_RIGHT, y1: y(tick), y2: y(tick), class: 'grid' }),
+      s(
+        'text',
+        { x: left - 6, y: y(tick) + 4, 'text-anchor': 'end', class: 'axis-label' },
+        tickTexts[index] ?? '',
+      ),
     );
-  }
-  for (const [field, name, className] of [
-    ['durationP50Ms', 'p50', 'p50'],
-    ['durationP95Ms', 'p95', 'p95'],
+  });
+  for (const [field, className] of [
+    ['durationP50Ms', 'p50'],
+    ['durationP95Ms', 'p95'],
   ]) {
     const points = buckets
       .map((b, i) => [left + (i + 0.5) * step, b[field]])
       .filter(([, value]) => value !== null)
-      .map(([x, value]) => [x, height - (value / max) * (height - 10)]);
+      .map(([x, value]) => [x, y(value)]);
     if (points.length === 0) continue;
     svg.append(
       s('polyline', {
         points: points.map((p) => p.join(',')).join(' '),
         class: `trend ${className}`,
       }),
-      ...points.map(([x, y]) => s('circle', { cx: x, cy: y, r: 2.5, class: `dot ${className}` })),
+      ...points.map(([x, py]) => s('circle', { cx: x, cy: py, r: 2.5, class: `dot ${className}` })),
     );
-    // p95 lies at or above p50: its label above the line's end, p50's below, apart when equal.
-    const [lx, ly] = points.at(-1);
-    svg.append(s('text', { x: lx + 6, y: name === 'p95' ? ly - 3 : ly + 11 }, name));
   }
+  timeAxis(svg, activity, height + 17);
   if (ended.length === 0) {
     svg.append(
       s(
@@ -1861,7 +1942,20 @@ function durationTrend(activity) {
       ),
     );
   }
-  return svg;
+  const key = (className, text) => {
+    const swatch = s('svg', { viewBox: '0 0 24 10', width: 24, height: 10, 'aria-hidden': 'true' });
+    swatch.append(s('line', { x1: 0, x2: 24, y1: 5, y2: 5, class: `trend ${className}` }));
+    return h('li', {}, swatch, ' ', text);
+  };
+  return [
+    svg,
+    h(
+      'ul',
+      { class: 'trend-key', 'aria-label': 'Lines' },
+      key('p50', 'p50 (median)'),
+      key('p95', 'p95'),
+    ),
+  ];
 }
 
 /**
@@ -1967,16 +2061,6 @@ function runTimeline(run) {
   if (starts.length === 0) return h('p', { class: 'muted' }, 'No dates recorded: no timeline.');
   const t0 = Math.min(...starts);
   const t1 = Math.max(t0 + 1, ...ends);
-  const width = 960;
-  const label = 220;
-  const plot = width - label - 70;
-  const x = (t) => label + ((t - t0) / (t1 - t0)) * plot;
-  const row = 20;
-  const details = h(
-    'div',
-    { class: 'timeline-details', 'aria-live': 'polite' },
-    h('p', { class: 'muted' }, 'Click a bar to see its input and output.'),
-  );
   const rows = [];
   for (const task of run.tasks) {
     rows.push({ kind: 'task', task, calls: [] });
@@ -1987,26 +2071,44 @@ function runTimeline(run) {
     for (const lane of lanes) rows.push({ kind: 'lane', task, calls: lane.calls });
     if (rest.length > 0) rows.push({ kind: 'rest', task, calls: rest });
   }
+  const width = 960;
+  const rowLabel = (entry) =>
+    entry.kind === 'task'
+      ? `#${entry.task.taskOrder} ${entry.task.taskName ?? '—'}`
+      : entry.kind === 'rest'
+        ? `+${entry.calls.length} more calls`
+        : entry.calls.length === 1
+          ? (entry.calls[0].toolName ?? 'tool call')
+          : `${entry.calls.length} tool calls`;
+  // The label column as wide as its longest label (within reason); the plot takes the rest.
+  const label = Math.min(
+    320,
+    Math.ceil(
+      Math.max(
+        ...rows.map((entry) => textWidth(rowLabel(entry), 12) + (entry.kind === 'task' ? 0 : 14)),
+      ),
+    ) + 12,
+  );
+  const right = 8;
+  const plot = width - label - right;
+  const row = 20;
   const height = 28 + rows.length * row;
+  const details = h(
+    'div',
+    { class: 'timeline-details', 'aria-live': 'polite' },
+    h(
+      'p',
+      { class: 'muted' },
+      'Click a bar to see its input and output; drag across the timeline to zoom in.',
+    ),
+  );
   const svg = s('svg', {
     viewBox: `0 0 ${width} ${height}`,
     class: 'timeline',
     role: 'group',
     'aria-label': `Timeline of the run: ${run.tasks.length} tasks, ${calls.length} tool calls over ${duration(t1 - t0)}`,
   });
-  const { defs, fill } = statePatterns();
-  svg.append(defs);
-  for (let i = 0; i <= 4; i++) {
-    const t = t0 + ((t1 - t0) * i) / 4;
-    svg.append(
-      s('line', { x1: x(t), x2: x(t), y1: 16, y2: height, class: 'grid' }),
-      s(
-        'text',
-        { x: x(t), y: 12, 'text-anchor': i === 0 ? 'start' : i === 4 ? 'end' : 'middle' },
-        i === 0 ? 'start' : `+${millis(t - t0)}`,
-      ),
-    );
-  }
+  const showing = h('p', { class: 'muted zoom-state', 'aria-live': 'polite' });
   const show = (title, facts, texts) => {
     details.replaceChildren();
     add(
@@ -2037,163 +2139,299 @@ function runTimeline(run) {
     if (!call.endDate) return 'RUNNING';
     return call.taskFailed && !call.output ? 'FAILED' : 'SUCCEEDED';
   };
-  rows.forEach((entry, index) => {
-    const y = 22 + index * row;
-    if (entry.kind === 'task') {
-      const { task } = entry;
-      const start = instant(task.startDate) ?? t0;
-      const end = instant(task.endDate) ?? now;
-      const words = `Task #${task.taskOrder} ${task.taskName ?? ''}: ${task.state}, ${task.endDate ? millis(end - start) : `open for ${millis(end - start)}`}`;
+  const clipId = `timeline-clip-${++patternIds}`;
+
+  /** The part of the run on screen: all of it until the operator zooms. */
+  let from = t0;
+  let to = t1;
+  const draw = () => {
+    const x = (t) => label + ((t - from) / (to - from)) * plot;
+    /** A bar's ends on screen, cut to the plot; null when it lies outside the window. */
+    const span = (start, end) => {
+      if (end < from || start > to) return null;
+      const a = Math.max(label, x(start));
+      return { x: a, width: Math.max(2, Math.min(label + plot, x(end)) - a) };
+    };
+    /**
+     * A state label beside its bar: after it where it fits, else before it, else inside its
+     * right end; never cut at the edge.
+     */
+    const stateLabel = (text, box, y) => {
+      const w = textWidth(text, 11);
+      const after = box.x + box.width + 4;
+      if (after + w <= width - 2) return s('text', { x: after, y, class: 'state-label' }, text);
+      if (box.x - 4 - w >= label) {
+        return s('text', { x: box.x - 4, y, 'text-anchor': 'end', class: 'state-label' }, text);
+      }
+      // Inside the bar's right end, on a backdrop that keeps it readable over the pattern.
+      const end = Math.min(box.x + box.width, width - 2) - 4;
+      return s(
+        'g',
+        { class: 'inside' },
+        s('rect', {
+          x: end - w - 3,
+          y: y - 11,
+          width: w + 6,
+          height: 14,
+          rx: 3,
+          class: 'label-backdrop',
+        }),
+        s('text', { x: end, y, 'text-anchor': 'end', class: 'state-label' }, text),
+      );
+    };
+    const { defs, fill } = statePatterns();
+    defs.append(s('clipPath', { id: clipId }, s('rect', { x: label, y: 0, width: plot, height })));
+    svg.replaceChildren(defs);
+    const offsets = [0, 1, 2, 3, 4].map((i) => from + ((to - from) * i) / 4 - t0);
+    // The ticks and the whole run's length, as precise as it takes for them to differ.
+    const tickTexts = millisApart([...offsets, t1 - t0]);
+    offsets.forEach((offset, i) => {
+      const at = x(t0 + offset);
+      const text = offset === 0 ? 'start' : `+${tickTexts[i]}`;
+      const w = textWidth(text);
       svg.append(
+        s('line', { x1: at, x2: at, y1: 16, y2: height, class: 'grid' }),
         s(
           'text',
-          { x: 0, y: y + 13, class: 'task-label' },
-          `#${task.taskOrder} ${task.taskName ?? '—'}`,
-        ),
-      );
-      svg.append(
-        bar(
           {
-            x: x(start),
-            y: y + 2,
-            width: Math.max(2, x(end) - x(start)),
-            height: row - 4,
-            fill: fill(task.state),
-            class: `span task ${task.state}${task.endDate ? '' : ' open'}`,
+            x: Math.min(width - w / 2 - 1, Math.max(label + w / 2, at)),
+            y: 12,
+            'text-anchor': 'middle',
+            class: 'tick',
           },
-          words,
-          () =>
-            show(
-              `Task #${task.taskOrder} ${task.taskName ?? ''}`,
-              [
-                ['Agent', task.agentName],
-                ['State', task.state],
-                ['Started', when(task.startDate)],
-                ['Duration', task.endDate ? millis(end - start) : 'open'],
-              ],
-              [
-                ['Input', task.input],
-                ['Result', task.result],
-                ['Failure', task.failure?.message],
-              ],
-            ),
-        ),
-        s(
-          'text',
-          { x: Math.min(x(end) + 4, width - 66), y: y + 13, class: 'state-label' },
-          task.endDate ? task.state : `${task.state} (open)`,
+          text,
         ),
       );
-      return;
-    }
-    if (entry.kind === 'lane') {
-      const first = entry.calls[0];
-      svg.append(
+    });
+    const bars = s('g', { 'clip-path': `url(#${clipId})` });
+    const labels = [];
+    rows.forEach((entry, index) => {
+      const y = 22 + index * row;
+      labels.push(
         s(
           'text',
-          { x: 14, y: y + 13, class: 'lane-label' },
-          entry.calls.length === 1
-            ? (first.toolName ?? 'tool call')
-            : `${entry.calls.length} tool calls`,
+          {
+            x: entry.kind === 'task' ? 0 : 14,
+            y: y + 13,
+            class: entry.kind === 'task' ? 'task-label' : 'lane-label',
+          },
+          rowLabel(entry),
         ),
       );
-      for (const call of entry.calls) {
-        const start = instant(call.startDate) ?? t0;
-        const end = instant(call.endDate) ?? now;
-        const state = stateOf({ ...call, taskFailed: entry.task.state === 'FAILED' });
-        const human = humanTools.has(call.toolName);
-        const words = `${call.toolName ?? 'tool call'}${human ? ' (waits for a person)' : ''}: ${call.endDate ? millis(end - start) : 'open'}`;
-        svg.append(
+      if (entry.kind === 'task') {
+        const { task } = entry;
+        const start = instant(task.startDate) ?? t0;
+        const end = instant(task.endDate) ?? now;
+        const words = `Task #${task.taskOrder} ${task.taskName ?? ''}: ${task.state}, ${task.endDate ? millis(end - start) : `open for ${millis(end - start)}`}`;
+        const box = span(start, end);
+        if (!box) return;
+        bars.append(
           bar(
             {
-              x: x(start),
-              y: y + 4,
-              width: Math.max(2, x(end) - x(start)),
-              height: row - 8,
-              fill: fill(state),
-              class: `span call ${state}${human ? ' human' : ''}${call.endDate ? '' : ' open'}`,
-              'data-invocation-id': call.invocationId,
+              x: box.x,
+              y: y + 2,
+              width: box.width,
+              height: row - 4,
+              fill: fill(task.state),
+              class: `span task ${task.state}${task.endDate ? '' : ' open'}`,
             },
             words,
             () =>
               show(
-                `${call.toolName ?? 'Tool call'}${human ? ' — a wait for a person' : ''}`,
+                `Task #${task.taskOrder} ${task.taskName ?? ''}`,
                 [
-                  ['Agent', call.agentName ?? '—'],
-                  ['Started', when(call.startDate)],
-                  ['Duration', call.endDate ? millis(end - start) : 'open'],
+                  ['Agent', task.agentName],
+                  ['State', task.state],
+                  ['Started', when(task.startDate)],
+                  ['Duration', task.endDate ? millis(end - start) : 'open'],
                 ],
                 [
-                  ['Input', call.input],
-                  ['Output', call.output],
-                  ['Tool messages', call.toolOutput],
+                  ['Input', task.input],
+                  ['Result', task.result],
+                  ['Failure', task.failure?.message],
                 ],
               ),
           ),
         );
-        if (human && !call.endDate) {
-          svg.append(
-            s(
-              'text',
-              { x: Math.min(x(end) + 4, width - 66), y: y + 13, class: 'state-label' },
-              'waiting for a person',
+        labels.push(stateLabel(task.endDate ? task.state : `${task.state} (open)`, box, y + 13));
+        return;
+      }
+      if (entry.kind === 'lane') {
+        for (const call of entry.calls) {
+          const start = instant(call.startDate) ?? t0;
+          const end = instant(call.endDate) ?? now;
+          const box = span(start, end);
+          if (!box) continue;
+          const state = stateOf({ ...call, taskFailed: entry.task.state === 'FAILED' });
+          const human = humanTools.has(call.toolName);
+          const words = `${call.toolName ?? 'tool call'}${human ? ' (waits for a person)' : ''}: ${call.endDate ? millis(end - start) : 'open'}`;
+          bars.append(
+            bar(
+              {
+                x: box.x,
+                y: y + 4,
+                width: box.width,
+                height: row - 8,
+                fill: fill(state),
+                class: `span call ${state}${human ? ' human' : ''}${call.endDate ? '' : ' open'}`,
+                'data-invocation-id': call.invocationId,
+              },
+              words,
+              () =>
+                show(
+                  `${call.toolName ?? 'Tool call'}${human ? ' — a wait for a person' : ''}`,
+                  [
+                    ['Agent', call.agentName ?? '—'],
+                    ['Started', when(call.startDate)],
+                    ['Duration', call.endDate ? millis(end - start) : 'open'],
+                  ],
+                  [
+                    ['Input', call.input],
+                    ['Output', call.output],
+                    ['Tool messages', call.toolOutput],
+                  ],
+                ),
             ),
           );
+          if (human && !call.endDate) labels.push(stateLabel('waiting for a person', box, y + 13));
         }
+        return;
       }
-      return;
-    }
-    // The calls beyond what is drawn one by one: a count per time bin, darker where denser.
-    const bins = new Array(TIMELINE_BINS).fill(0);
-    for (const call of entry.calls) {
-      const t = instant(call.startDate) ?? t0;
-      bins[Math.min(TIMELINE_BINS - 1, Math.floor(((t - t0) / (t1 - t0)) * TIMELINE_BINS))]++;
-    }
-    const most = Math.max(...bins);
-    const words = `+${entry.calls.length} more calls, aggregated by time (most in one bin: ${most})`;
-    svg.append(
-      s('text', { x: 14, y: y + 13, class: 'lane-label' }, `+${entry.calls.length} more calls`),
-    );
-    const group = bar(
-      { x: label, y: y + 4, width: plot, height: row - 8, class: 'rest-hit' },
-      words,
-      () =>
-        show(
-          `${entry.calls.length} more tool calls of task #${entry.task.taskOrder}`,
-          [['Shown', 'by start, the first 50 below']],
-          [
+      // The calls beyond what is drawn one by one: a count per time bin of the window shown,
+      // darker where denser.
+      const bins = new Array(TIMELINE_BINS).fill(0);
+      for (const call of entry.calls) {
+        const at = instant(call.startDate) ?? t0;
+        if (at < from || at > to) continue;
+        bins[
+          Math.min(TIMELINE_BINS - 1, Math.floor(((at - from) / (to - from)) * TIMELINE_BINS))
+        ]++;
+      }
+      const most = Math.max(1, ...bins);
+      const words = `+${entry.calls.length} more calls, aggregated by time (most in one bin: ${most})`;
+      const group = bar(
+        { x: label, y: y + 4, width: plot, height: row - 8, class: 'rest-hit' },
+        words,
+        () =>
+          show(
+            `${entry.calls.length} more tool calls of task #${entry.task.taskOrder}`,
+            [['Shown', 'by start, the first 50 below']],
             [
-              'Calls',
-              entry.calls
-                .slice(0, 50)
-                .map(
-                  (call) =>
-                    `${when(call.startDate)}  ${call.toolName ?? '—'}  ${call.endDate ? millis(call.durationMs) : 'open'}`,
-                )
-                .join('\n'),
+              [
+                'Calls',
+                entry.calls
+                  .slice(0, 50)
+                  .map(
+                    (call) =>
+                      `${when(call.startDate)}  ${call.toolName ?? '—'}  ${call.endDate ? millis(call.durationMs) : 'open'}`,
+                  )
+                  .join('\n'),
+              ],
             ],
-          ],
-        ),
-    );
-    bins.forEach((count, bin) => {
-      if (!count) return;
-      group.append(
-        s('rect', {
-          x: label + (bin / TIMELINE_BINS) * plot,
-          y: y + 4,
-          width: plot / TIMELINE_BINS,
-          height: row - 8,
-          class: 'density',
-          'fill-opacity': (0.25 + (0.75 * count) / most).toFixed(2),
-        }),
+          ),
       );
+      bins.forEach((count, bin) => {
+        if (!count) return;
+        group.append(
+          s('rect', {
+            x: label + (bin / TIMELINE_BINS) * plot,
+            y: y + 4,
+            width: plot / TIMELINE_BINS,
+            height: row - 8,
+            class: 'density',
+            'fill-opacity': (0.25 + (0.75 * count) / most).toFixed(2),
+          }),
+        );
+      });
+      bars.append(group);
     });
-    svg.append(group);
+    svg.append(bars, ...labels);
+    const zoomed = from > t0 || to < t1;
+    showing.textContent = zoomed
+      ? `Showing +${tickTexts[0]} to +${tickTexts[4]} of ${tickTexts[5]}.`
+      : `The whole run: ${tickTexts[5]}.`;
+    for (const button of [zoomOut, all]) button.disabled = !zoomed;
+    left.disabled = from <= t0;
+    rightward.disabled = to >= t1;
+  };
+  /** Shows [a, b] of the run, kept within it and at least 1/1000 of it (or 1 ms) wide. */
+  const zoom = (a, b) => {
+    const least = Math.max(1, (t1 - t0) / 1000);
+    let start = a;
+    let end = Math.max(b, a + least);
+    const spanWidth = Math.min(end - start, t1 - t0);
+    if (start < t0) [start, end] = [t0, t0 + spanWidth];
+    if (end > t1) [start, end] = [t1 - spanWidth, t1];
+    from = start;
+    to = end;
+    draw();
+  };
+  const control = (text, name, action) => {
+    const button = h('button', { type: 'button', 'aria-label': name, title: name }, text);
+    button.addEventListener('click', action);
+    return button;
+  };
+  const middle = () => (from + to) / 2;
+  const zoomIn = control('+', 'Zoom in', () =>
+    zoom(middle() - (to - from) / 4, middle() + (to - from) / 4),
+  );
+  const zoomOut = control('−', 'Zoom out', () =>
+    zoom(middle() - (to - from), middle() + (to - from)),
+  );
+  const left = control('←', 'Earlier', () => zoom(from - (to - from) / 2, to - (to - from) / 2));
+  const rightward = control('→', 'Later', () => zoom(from + (to - from) / 2, to + (to - from) / 2));
+  const all = control('Show all', 'Show the whole run', () => zoom(t0, t1));
+
+  // Dragging across the plot zooms to the stretch dragged over.
+  const at = (event) => {
+    const box = svg.getBoundingClientRect();
+    const vx = ((event.clientX - box.left) / box.width) * width;
+    return from + ((Math.min(label + plot, Math.max(label, vx)) - label) / plot) * (to - from);
+  };
+  // No pointer capture: a click must still reach the bar under it.
+  svg.addEventListener('pointerdown', (event) => {
+    if (event.button !== 0) return;
+    const dragFrom = at(event);
+    let selection = null;
+    const move = (moved) => {
+      const x = (t) => label + ((t - from) / (to - from)) * plot;
+      const [a, b] = [dragFrom, at(moved)].sort((p, q) => p - q);
+      selection?.remove();
+      selection = s('rect', {
+        x: x(a),
+        y: 16,
+        width: x(b) - x(a),
+        height: height - 16,
+        class: 'zoom-selection',
+      });
+      svg.append(selection);
+    };
+    const up = (released) => {
+      window.removeEventListener('pointermove', move);
+      window.removeEventListener('pointerup', up);
+      selection?.remove();
+      const [a, b] = [dragFrom, at(released)].sort((p, q) => p - q);
+      // A click (no drag) is left to the bar under it.
+      if (((b - a) / (to - from)) * plot >= 4) zoom(a, b);
+    };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up);
   });
+  draw();
   return h(
     'figure',
     { class: 'timeline-figure' },
     h('figcaption', {}, 'Timeline'),
+    h(
+      'div',
+      { class: 'zoom', role: 'group', 'aria-label': 'Zoom the timeline' },
+      zoomIn,
+      zoomOut,
+      left,
+      rightward,
+      all,
+      showing,
+    ),
     h('div', { class: 'scroll' }, svg),
     details,
   );
