@@ -21,7 +21,7 @@ function check(condition: unknown, what: string): asserts condition {
   if (!condition) throw new Error(`smoke: ${what}`);
 }
 
-/** node dist/main.js in `app`, on a port of its own choosing; resolves with its URL once it logs ready. */
+/** node dist/main.js in `app`, on a port of its own choosing; resolves with its URL once it logs that it is ready. */
 function startBuilt(app: string, cacheDir: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['dist/main.js'], {
     cwd: app,
@@ -32,8 +32,12 @@ function startBuilt(app: string, cacheDir: string): Promise<{ url: string; child
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`smoke: dist/main.js exited (${code})`)));
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      const entry = line.startsWith('{') ? (JSON.parse(line) as { url?: string }) : {};
-      if (entry.url) resolve({ url: entry.url.replace(/\/graphql$/, ''), child });
+      const entry = line.startsWith('{')
+        ? (JSON.parse(line) as { url?: string; readyMs?: number })
+        : {};
+      if (entry.readyMs !== undefined && entry.url) {
+        resolve({ url: entry.url.replace(/\/graphql$/, ''), child });
+      }
     });
   });
 }

@@ -1,5 +1,21 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+import { type GraphQLSchema, introspectionFromSchema } from 'graphql';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
+
+/**
+ * GraphiQL from the installed package, so that it works without internet access (yoga's
+ * default page loads it from a CDN), but not as yoga's render-graphiql page, which inlines
+ * the whole bundle (9 MB) into every response: the page is a small HTML document that names
+ * its scripts, styles and editor workers by the hash of their content, served once with
+ * `immutable`, compressed (brotli, or gzip), so a second visit downloads only the page. The
+ * compression runs once per process, off the event loop, from the first visit on.
+ */
+
+/** Where the page's files are served; their names end in their content's hash. */
+export const GRAPHIQL_ASSETS = '/graphiql/';
 
 /**
  * Before GraphiQL's own script: a mutation that arrives in the address (`?query=`, what a
@@ -34,55 +50,287 @@ const URL_MUTATION_GUARD = String.raw`(() => {
   };
 })();`;
 
-const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+/**
+ * The statements an operation ran (extensions.statements, development mode only; see
+ * src/statement-log.ts), listed in a panel beside the result, as PostGraphile's Ruru shows
+ * its SQL. Read from the responses through the page's fetch, GraphiQL having no hook for it.
+ */
+const STATEMENTS_PANEL = `(() => {
+  const send = window.fetch.bind(window);
+  const panel = document.getElementById('ag-statements');
+  const show = (statements) => {
+    panel.replaceChildren();
+    if (!Array.isArray(statements)) { panel.hidden = true; return; }
+    const total = statements.reduce((sum, s) => sum + (s.ms ?? 0), 0);
+    const summary = document.createElement('summary');
+    summary.textContent = statements.length + ' statement' + (statements.length === 1 ? '' : 's') + ', ' + total.toFixed(1) + ' ms (development mode: binds not shown)';
+    const list = document.createElement('ol');
+    for (const s of statements) {
+      const item = document.createElement('li');
+      const head = document.createElement('p');
+      head.textContent = s.name + ' · ' + s.ms.toFixed(1) + ' ms · ' + (s.rows === null ? 'no rows' : s.rows + ' row' + (s.rows === 1 ? '' : 's')) + (s.error ? ' · failed' : '');
+      const text = document.createElement('pre');
+      text.textContent = s.text;
+      item.append(head, text);
+      list.append(item);
+    }
+    panel.append(summary, list);
+    panel.hidden = false;
+  };
+  window.fetch = async (input, init) => {
+    const response = await send(input, init);
+    if ((response.headers.get('content-type') ?? '').includes('json')) {
+      response.clone().json().then((body) => show(body?.extensions?.statements), () => {});
+    }
+    return response;
+  };
+})();`;
+
+/** The editor's workers and the render call, from the page's options (see buildPage). */
+const START = `(() => {
+  const page = JSON.parse(document.getElementById('ag-graphiql').textContent);
+  self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (moduleId, label) => page.workers[label] };
+  const schema = page.schema ? fetch(page.schema).then((response) => response.json()) : Promise.resolve(undefined);
+  const loaded = new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve));
+  Promise.all([schema, loaded]).then(([introspection]) => {
+    const options = introspection ? { ...page.options, schema: introspection } : page.options;
+    YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), options);
+  });
+})();`;
+
+/** The bar above GraphiQL, and the statements panel. */
+const STYLES = `
+.graphiql-container { height: calc(100vh - 32px); }
+.ag-bar { display: flex; gap: 16px; align-items: center; height: 32px; box-sizing: border-box;
+  padding: 0 16px; font: 14px/1 system-ui, sans-serif; background: #0b1a2a; color: #e8eef5; }
+.ag-bar strong { font-weight: 600; }
+.ag-bar a { color: #9fd0ff; }
+#ag-statements { position: fixed; right: 12px; bottom: 12px; max-width: min(46vw, 760px);
+  max-height: 45vh; overflow: auto; z-index: 10; background: #fff; color: #111;
+  border: 1px solid #9aa7b4; border-radius: 6px; box-shadow: 0 2px 10px #0003;
+  font: 13px/1.4 system-ui, sans-serif; padding: 6px 10px; }
+#ag-statements summary { cursor: pointer; font-weight: 600; }
+#ag-statements ol { margin: 6px 0; padding-left: 22px; }
+#ag-statements p { margin: 6px 0 2px; }
+#ag-statements pre { margin: 0; white-space: pre-wrap; font: 12px/1.35 ui-monospace, monospace;
+  background: #f3f5f7; padding: 4px 6px; border-radius: 4px; }
+`;
+
+interface Asset {
+  readonly body: Buffer;
+  readonly type: string;
+  readonly encoded: Map<'br' | 'gzip', Promise<Buffer>>;
+}
+
+interface Page {
+  readonly html: string;
+  readonly csp: string;
+  readonly assets: Map<string, Asset>;
+}
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const compressBrotli = promisify(brotliCompress);
+const compressGzip = promisify(gzip);
+
+/** A content-addressed file of the page: `<name>-<hash>.<ext>`. */
+function addAsset(assets: Map<string, Asset>, name: string, type: string, body: Buffer): string {
+  const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
+  const dot = name.lastIndexOf('.');
+  const path = `${GRAPHIQL_ASSETS}${name.slice(0, dot)}-${hash}${name.slice(dot)}`;
+  assets.set(path, { body, type, encoded: new Map() });
+  return path;
+}
+
+/** The body in `encoding`, compressed once (brotli at quality 5: 2.1 MB for the 9 MB). */
+function encode(asset: Asset, encoding: 'br' | 'gzip'): Promise<Buffer> {
+  let encoded = asset.encoded.get(encoding);
+  if (!encoded) {
+    encoded =
+      encoding === 'br'
+        ? compressBrotli(asset.body, {
+            params: {
+              [constants.BROTLI_PARAM_QUALITY]: 5,
+              [constants.BROTLI_PARAM_SIZE_HINT]: asset.body.length,
+            },
+          })
+        : compressGzip(asset.body, { level: 6 });
+    asset.encoded.set(encoding, encoded);
+  }
+  return encoded;
+}
+
+function acceptedEncoding(header: string | string[] | undefined): 'br' | 'gzip' | undefined {
+  const accepted = String(header ?? '')
+    .split(',')
+    .map((item) => item.trim().split(';'))
+    .filter(([, q]) => q?.trim() !== 'q=0')
+    .map(([name]) => name?.trim());
+  if (accepted.includes('br')) return 'br';
+  if (accepted.includes('gzip')) return 'gzip';
+  return undefined;
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+async function buildPage(
+  options: GraphiQLOptions,
+  consolePath: string,
+  schema: GraphQLSchema | undefined,
+): Promise<Page> {
+  const bundle = await import('@graphql-yoga/render-graphiql/graphiql');
+  const assets = new Map<string, Asset>();
+  const js = (name: string, text: string) =>
+    addAsset(assets, name, 'text/javascript; charset=utf-8', Buffer.from(text));
+  const [, iconType = 'image/x-icon', iconData = ''] =
+    /^data:([^;,]+);base64,(.*)$/s.exec(bundle.favicon) ?? [];
+  const icon = addAsset(
+    assets,
+    `favicon.${iconType.includes('png') ? 'png' : 'ico'}`,
+    iconType,
+    Buffer.from(iconData, 'base64'),
+  );
+  const css = addAsset(assets, 'graphiql.css', 'text/css; charset=utf-8', Buffer.from(bundle.css));
+  const ownCss = addAsset(
+    assets,
+    'agent-graph.css',
+    'text/css; charset=utf-8',
+    Buffer.from(STYLES),
+  );
+  const workers = {
+    editorWorkerService: js('editor.worker.js', bundle.editorWorkerService),
+    json: js('json.worker.js', bundle.jsonWorker),
+    graphql: js('graphql.worker.js', bundle.graphqlWorker),
+  };
+  const own = js('agent-graph.js', `${URL_MUTATION_GUARD}\n${STATEMENTS_PANEL}\n${START}\n`);
+  const graphiql = js('graphiql.js', bundle.js);
+  // The schema as GraphiQL's introspection query returns it (180 KB of JSON), but as a file
+  // named by its content: a second visit finds it in the browser's cache instead of asking.
+  const introspection =
+    schema &&
+    addAsset(
+      assets,
+      'schema.json',
+      'application/json',
+      Buffer.from(
+        JSON.stringify(
+          introspectionFromSchema(schema, {
+            descriptions: true,
+            specifiedByUrl: true,
+            directiveIsRepeatable: true,
+            schemaDescription: true,
+            inputValueDeprecation: true,
+          }),
+        ),
+      ),
+    );
+  // Inert data, not a script: `<` escaped so that no text in it can end the element.
+  const data = JSON.stringify({ workers, options, schema: introspection }).replace(/</g, '\\u003c');
+  const title = escapeHtml(options.title ?? 'GraphiQL');
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<link rel="icon" href="${icon}">
+<link rel="stylesheet" href="${css}">
+<link rel="stylesheet" href="${ownCss}">
+</head>
+<body id="body" class="no-focus-outline">
+<nav class="ag-bar" aria-label="agent-graph"><strong>${title}</strong><a href="/">Home</a><a href="${consolePath}">Operators' console</a></nav>
+<noscript>GraphiQL needs JavaScript.</noscript>
+<div id="root"></div>
+<details id="ag-statements" hidden></details>
+<script type="application/json" id="ag-graphiql">${data}</script>
+<script src="${own}"></script>
+<script src="${graphiql}"></script>
+</body>
+</html>
+`;
+  // Monaco adds <style> elements and style attributes at run time.
+  const csp = [
+    "default-src 'none'",
+    "script-src 'self'",
+    "worker-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "font-src 'self' data:",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  return { html, csp, assets };
+}
+
+export interface GraphiqlPage {
+  /** Yoga's renderGraphiQL: the page, built on the first visit, once per server. */
+  render(options: GraphiQLOptions): Promise<string>;
+  /** The page's headers: its CSP, no framing, no sniffing, no referrer. */
+  readonly plugin: Plugin;
+  /** Answers a GET/HEAD of one of the page's files; false when the path is not one. */
+  serveAsset(req: IncomingMessage, res: ServerResponse): boolean;
+}
 
 /**
- * GraphiQL with its scripts, styles and editor workers inlined (9 MB), so that it works on
- * servers without internet access (yoga's default page loads them from a CDN), and the
- * header discipline of every page we serve (src/console/serve.ts): a CSP made for this
- * bundle, no framing, no sniffing, no referrer. Rendered on the first visit, once per
- * server: the options never change.
+ * `consolePath`: where the operators' console is, linked from the page's bar; `schema`: the
+ * schema served, unless introspection is off (then GraphiQL asks for it, and is refused).
  */
-export function graphiqlPage(): {
-  render: (options: GraphiQLOptions) => Promise<string>;
-  plugin: Plugin;
-} {
-  let page: Promise<{ html: string; csp: string }> | undefined;
-  const rendered = (options: GraphiQLOptions) => {
-    page ??= import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => {
-      const html = renderGraphiQL(options).replace(
-        '<script>',
-        `<script>${URL_MUTATION_GUARD}</script><script>`,
-      );
-      // The inline scripts are allowed by their hashes; the editor's workers come from blob:
-      // URLs the page makes, Monaco adds <style> elements and style attributes at run time.
-      const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? '');
-      const csp = [
-        "default-src 'none'",
-        `script-src ${scripts.map(sha256).join(' ')}`,
-        'worker-src blob:',
-        "style-src 'unsafe-inline'",
-        "font-src 'self' data:",
-        "img-src 'self' data:",
-        "connect-src 'self'",
-        "base-uri 'none'",
-        "form-action 'none'",
-        "frame-ancestors 'none'",
-      ].join('; ');
-      return { html, csp };
-    });
-    return page;
-  };
+export function graphiqlPage(consolePath: string, schema: GraphQLSchema | undefined): GraphiqlPage {
+  let page: Promise<Page> | undefined;
+  let built: Page | undefined;
+  const headers = (csp: string) => ({
+    'content-security-policy': csp,
+    'x-frame-options': 'DENY',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  });
   return {
-    render: async (options) => (await rendered(options)).html,
+    async render(options) {
+      page ??= buildPage(options, consolePath, schema).then((done) => (built = done));
+      return (await page).html;
+    },
     plugin: {
-      async onResponse({ response }) {
+      async onResponse({ request, response }) {
         if (!response.headers.get('content-type')?.startsWith('text/html') || !page) return;
-        response.headers.set('content-security-policy', (await page).csp);
-        response.headers.set('x-frame-options', 'DENY');
-        response.headers.set('x-content-type-options', 'nosniff');
-        response.headers.set('referrer-policy', 'no-referrer');
+        const { csp, assets } = await page;
+        for (const [name, value] of Object.entries(headers(csp))) response.headers.set(name, value);
+        // The page changes only with the server; its files are named by their content.
+        response.headers.set('cache-control', 'no-cache');
+        // The visitor's files are about to be asked for: compress them meanwhile.
+        const encoding = acceptedEncoding(request.headers.get('accept-encoding') ?? undefined);
+        if (encoding) for (const asset of assets.values()) void encode(asset, encoding);
       },
+    },
+    serveAsset(req, res) {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      if (!path.startsWith(GRAPHIQL_ASSETS)) return false;
+      const asset =
+        req.method === 'GET' || req.method === 'HEAD' ? built?.assets.get(path) : undefined;
+      const base = { ...headers(built?.csp ?? "default-src 'none'"), vary: 'accept-encoding' };
+      if (!asset) {
+        res.writeHead(404, { ...base, 'content-type': 'text/plain', 'cache-control': 'no-store' });
+        res.end('not found');
+        return true;
+      }
+      const encoding = acceptedEncoding(req.headers['accept-encoding']);
+      const send = (body: Buffer) => {
+        res.writeHead(200, {
+          ...base,
+          'content-type': asset.type,
+          'cache-control': IMMUTABLE,
+          'content-length': String(body.length),
+          ...(encoding ? { 'content-encoding': encoding } : {}),
+        });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      };
+      if (!encoding) send(asset.body);
+      else
+        encode(asset, encoding).then(send, () => {
+          res.writeHead(500, { ...base, 'cache-control': 'no-store' });
+          res.end();
+        });
+      return true;
     },
   };
 }

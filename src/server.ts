@@ -10,7 +10,7 @@ import { startA2A } from './a2a/start.js';
 import { authFailureRecorder } from './auth/failures.js';
 import { createAuthenticator } from './auth/jwt.js';
 import type { Config } from './config.js';
-import { CONSOLE_MANIFEST, createConsoleAssets } from './console/serve.js';
+import { CONSOLE_MANIFEST, CONSOLE_PATH, createConsoleAssets } from './console/serve.js';
 import type { OperationUsage } from './context.js';
 import { dateColumnTypes, missingViews } from './db/catalog.js';
 import { discoverDatabase } from './db/discover.js';
@@ -19,7 +19,9 @@ import type { DatabaseLost } from './db/embedded/database.js';
 import { Simulator } from './db/embedded/simulator.js';
 import { type OpenDatabase, openLoggedDatabase } from './db/open.js';
 import { type AppError, notFound } from './errors.js';
+import { graphiqlPage } from './graphiql.js';
 import { browserGuard, HOST_REFUSED } from './hardening/origin.js';
+import { homePage } from './home.js';
 import { type EarlyListener, listenError } from './listen.js';
 import { createLiveHub, type LiveHub } from './live/hub.js';
 import { withRedaction } from './logger.js';
@@ -202,7 +204,10 @@ export async function createServer(
     metrics,
     logger,
   });
+  const graphiql = graphiqlPage(CONSOLE_PATH, config.http.introspection ? schema : undefined);
+  const home = homePage({ graphql: '/graphql', console: CONSOLE_PATH });
   const yoga = createAgentGraphYoga({
+    graphiql,
     schema,
     repositoriesFor,
     authenticate,
@@ -266,10 +271,16 @@ export async function createServer(
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!guard.hostAllowed(req.headers.host)) return refuse(req, res, HOST_REFUSED, 403);
     const path = (req.url ?? '/').split('?')[0];
-    if (req.method === 'GET' && path === '/') {
-      // A first visitor lands on GraphiQL rather than on an empty 404.
-      res.writeHead(302, { location: '/graphql', 'content-type': 'text/plain; charset=utf-8' });
-      return void res.end('GraphQL and GraphiQL: /graphql\n');
+    if ((req.method === 'GET' || req.method === 'HEAD') && path === '/') {
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': home.csp,
+        'x-frame-options': 'DENY',
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+        'cache-control': 'no-cache',
+      });
+      return void res.end(req.method === 'HEAD' ? undefined : home.html);
     }
     if (req.method === 'GET' && path === '/health') {
       // A process whose database is gone for good cannot serve: unhealthy, unlike a database
@@ -290,6 +301,7 @@ export async function createServer(
       return send(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
     }
     if (consoleAssets.serve(req, res)) return;
+    if (graphiql.serveAsset(req, res)) return;
     // One exact path for GraphQL: variants such as /graphql/ or //graphql are not it.
     if (path !== yoga.graphqlEndpoint) return refuse(req, res, NOT_FOUND, 404);
     return yoga(req, res);

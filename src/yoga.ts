@@ -16,7 +16,7 @@ import { useCompiledQueries } from './compiled-queries.js';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from './config.js';
 import { type Context, operationState, type RepositoriesFor } from './context.js';
 import { AppError } from './errors.js';
-import { graphiqlPage } from './graphiql.js';
+import type { GraphiqlPage } from './graphiql.js';
 import { corsOptions, hardeningPlugins } from './hardening/index.js';
 import type { LiveHub } from './live/hub.js';
 import { copyError, type MaskError, maskedReply, useErrorRequestIds } from './masking.js';
@@ -123,6 +123,8 @@ export interface YogaOptions {
   readonly http: HttpConfig;
   /** Trusted documents and the response cache (src/production/). */
   readonly production: Production;
+  /** GraphiQL's page and files (src/server.ts serves the files). */
+  readonly graphiql: GraphiqlPage;
   /** Absent unless OTEL_EXPORTER_OTLP_ENDPOINT is set, and then its plugin comes last. */
   readonly tracing?: Tracing | undefined;
 }
@@ -132,7 +134,7 @@ export type AgentGraphYoga = YogaServerInstance<Record<string, unknown>, Context
 export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
   const { viewers } = options;
   const requestLog = createRequestLog(options.logger, options.metrics);
-  const graphiql = graphiqlPage();
+  const { graphiql } = options;
   return createYoga<Record<string, unknown>, Context>({
     schema: options.schema,
     graphqlEndpoint: '/graphql',

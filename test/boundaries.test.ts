@@ -114,7 +114,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'yoga.ts',
   ],
   ['transport/'],
-  ['server.ts', 'console/', 'main.ts', 'mint-token.ts', 'print-schema.ts'],
+  ['server.ts', 'listen.ts', 'home.ts', 'console/', 'main.ts', 'mint-token.ts', 'print-schema.ts'],
 ];
 
 /** The layer of a file relative to src/, by its folder or its own name; -1 when it has none. */

@@ -101,12 +101,13 @@ describe('/', () => {
   });
   afterAll(() => t.stop());
 
-  test('sends people to GraphiQL', async () => {
-    const response = await fetch(`${t.url}/`, { redirect: 'manual' });
-    expect(response.status).toBe(302);
-    expect(response.headers.get('location')).toBe('/graphql');
-    const page = await fetch(`${t.url}/`, { headers: { accept: 'text/html' } });
-    expect(page.url).toBe(`${t.url}/graphql`);
-    expect(await page.text()).toContain('<title>agent-graph</title>');
+  test('is a page of its own, linking GraphiQL and the console', async () => {
+    const response = await fetch(`${t.url}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    const html = await response.text();
+    expect(html).toContain('<a href="/graphql">');
+    expect(html).toContain('<a href="/console">');
   });
 });
