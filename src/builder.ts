@@ -10,6 +10,7 @@ import { AppError } from './errors.js';
 import { authScopes } from './model/viewer.js';
 import { bounded, CURSOR, KEY } from './schema/bounds.js';
 import { CONNECTION, CONNECTION_ARGS, NODE, PAGE_INFO } from './schema/descriptions.js';
+import { needs } from './schema/needs.js';
 
 /** As many ids as the largest page (MAX_PAGE_SIZE in schema/pagination.ts). */
 export const MAX_NODES_IDS = 100;
@@ -54,11 +55,18 @@ export const builder = new SchemaBuilder<{
     clientMutationId: 'omit',
     // A connection's field multiplies its selection by the page size, so edges and nodes
     // must not multiply it again.
+    // Their rows pass through to a plan (src/schema/plan.ts): the edges, nodes and node of a
+    // connection of history rows read what the rows' fields read.
     nodesOnConnection: {
       description: CONNECTION.nodes,
       complexity: { field: 1, multiplier: 1 },
+      ...needs.items(),
     },
-    edgesFieldOptions: { description: CONNECTION.edges, complexity: { field: 1, multiplier: 1 } },
+    edgesFieldOptions: {
+      description: CONNECTION.edges,
+      complexity: { field: 1, multiplier: 1 },
+      ...needs.items(),
+    },
     // Descriptions of what the plugin generates (connection arguments and types, PageInfo,
     // Node), so that GraphiQL's explorer documents them like the hand-written types.
     firstArgOptions: { description: CONNECTION_ARGS.first },
@@ -67,9 +75,9 @@ export const builder = new SchemaBuilder<{
     beforeArgOptions: bounded(CURSOR, CONNECTION_ARGS.before),
     defaultConnectionTypeOptions: { description: CONNECTION.type },
     defaultEdgeTypeOptions: { description: CONNECTION.edge },
-    pageInfoFieldOptions: { description: CONNECTION.pageInfo },
-    nodeFieldOptions: { description: CONNECTION.node },
-    cursorFieldOptions: { description: CONNECTION.cursor },
+    pageInfoFieldOptions: { description: CONNECTION.pageInfo, ...needs.nothing() },
+    nodeFieldOptions: { description: CONNECTION.node, ...needs.items() },
+    cursorFieldOptions: { description: CONNECTION.cursor, ...needs.nothing() },
     pageInfoTypeOptions: { description: PAGE_INFO.type },
     hasNextPageFieldOptions: { description: PAGE_INFO.hasNextPage },
     hasPreviousPageFieldOptions: { description: PAGE_INFO.hasPreviousPage },

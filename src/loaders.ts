@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Agent } from './model/agent.js';
-import type { Reading, RunsOfTeamReading } from './model/reading.js';
+import type { ListPlan } from './model/plan.js';
 import type {
   LlmPrompt,
   TaskFailure,
@@ -32,15 +32,12 @@ export class Loaders {
   #toolsOfTeam?: DataLoader<string, TeamTool[]>;
   #statsOfTeam?: DataLoader<string, TeamStats>;
   #runById?: DataLoader<string, TeamRun | null>;
-  #waitingOfTeam?: DataLoader<string, TeamRun[]>;
   #tasksOfRun?: DataLoader<string, TaskRun[]>;
   #toolCallsOfRun?: DataLoader<string, ToolCall[]>;
   #toolCallById?: DataLoader<string, ToolCall | null>;
   #failuresOfRun?: DataLoader<string, TaskFailure[]>;
-  #runPages?: Map<string, DataLoader<string, Page<TeamRun>>>;
+  #planned?: Map<string, DataLoader<string, unknown>>;
   #promptPages?: Map<string, DataLoader<string, Page<LlmPrompt>>>;
-  #tasksReading?: Map<string, DataLoader<string, TaskRun[]>>;
-  #callsReading?: Map<string, DataLoader<string, ToolCall[]>>;
 
   constructor(private readonly repositories: Repositories) {}
 
@@ -51,7 +48,7 @@ export class Loaders {
 
   /** Without DESCRIBE_AGENT, for selections that ask only for the agents view's columns. */
   get agentByNameWithoutDetails(): DataLoader<string, Agent | null> {
-    this.#agentByNameWithoutDetails ??= primable((names) =>
+    this.#agentByNameWithoutDetails ??= new DataLoader((names) =>
       this.repositories.agents.byNames(names, false),
     );
     return this.#agentByNameWithoutDetails;
@@ -77,13 +74,6 @@ export class Loaders {
     return this.#runById;
   }
 
-  get waitingOfTeam(): DataLoader<string, TeamRun[]> {
-    this.#waitingOfTeam ??= new DataLoader((names) =>
-      this.repositories.history.waitingForHuman(names),
-    );
-    return this.#waitingOfTeam;
-  }
-
   get tasksOfRun(): DataLoader<string, TaskRun[]> {
     this.#tasksOfRun ??= new DataLoader((ids) => this.repositories.history.tasksOf(ids));
     return this.#tasksOfRun;
@@ -104,25 +94,6 @@ export class Loaders {
     return this.#failuresOfRun;
   }
 
-  /**
-   * The same lists reading only what an operation's selection reads (see readingOf): one
-   * loader per set of properties, and every level of an operation asks for the same set, so
-   * a level stays one statement.
-   */
-  tasksOfRunReading({ wanted, key }: Reading<TaskRun>): DataLoader<string, TaskRun[]> {
-    this.#tasksReading ??= new Map();
-    return loaderFor(this.#tasksReading, key, (ids) =>
-      this.repositories.history.tasksOf(ids, wanted),
-    );
-  }
-
-  toolCallsOfRunReading({ wanted, key }: Reading<ToolCall>): DataLoader<string, ToolCall[]> {
-    this.#callsReading ??= new Map();
-    return loaderFor(this.#callsReading, key, (ids) =>
-      this.repositories.history.toolCallsOf(ids, wanted),
-    );
-  }
-
   /** One loader per window: every task asking for the same page batches together. */
   promptsOfConversation(offset: number, limit: number): DataLoader<string, Page<LlmPrompt>> {
     this.#promptPages ??= new Map();
@@ -132,86 +103,56 @@ export class Loaders {
   }
 
   /**
-   * One loader per distinct (filter, window, what is read): all teams asking for the same
-   * page batch together. When the reading nests the runs' tasks or tool calls, the one
-   * statement returns them too, and each run's list primes the loader its field asks
-   * (tasksOfRunReading / toolCallsOfRunReading with the same reading, and the tasks' agents
-   * agentByNameWithoutDetails), so those fields resolve without a statement of their own.
+   * The roots of a plan (src/schema/plan.ts) batched per plan: every key asking the same root
+   * with the same plan (each team of a page, each id of `nodes`) is one statement, which reads
+   * the plan's lists with the rows (src/db/sql/history-plan.ts).
    */
+  private planned<V>(
+    key: string,
+    load: (keys: readonly string[]) => Promise<V[]>,
+  ): DataLoader<string, V> {
+    this.#planned ??= new Map();
+    return loaderFor(this.#planned as Map<string, DataLoader<string, V>>, key, load);
+  }
+
+  /** Team.runs: one loader per (filter, window, plan); all teams asking it batch together. */
   runsOfTeam(
     filter: TeamRunFilter,
     offset: number,
     limit: number,
-    { runs, tasks, toolCalls, agents }: RunsOfTeamReading,
+    plan: ListPlan,
   ): DataLoader<string, Page<TeamRun>> {
-    this.#runPages ??= new Map();
-    const key = JSON.stringify([
-      filter,
-      offset,
-      limit,
-      runs.key,
-      tasks?.key,
-      toolCalls?.key,
-      agents,
-    ]);
-    return loaderFor(this.#runPages, key, async (names) => {
-      const read = await this.repositories.history.pagesByTeams(
-        names,
-        filter,
-        offset,
-        limit,
-        runs.wanted,
-        {
-          ...(tasks ? { tasks } : {}),
-          ...(toolCalls ? { toolCalls } : {}),
-          ...(agents ? { agents } : {}),
-        },
-      );
-      if (tasks) prime(this.tasksOfRunReading(tasks), read.tasksOfRun);
-      if (toolCalls) prime(this.toolCallsOfRunReading(toolCalls), read.toolCallsOfRun);
-      if (agents) prime(this.agentByNameWithoutDetails, read.agentsByName);
-      return read.pages;
-    });
+    return this.planned(JSON.stringify(['runsOfTeam', filter, offset, limit, plan.key]), (names) =>
+      this.repositories.history.plannedRunPages(names, filter, offset, limit, plan),
+    );
   }
-}
 
-/**
- * What a primable loader holds (its DataLoader cache) and was primed with, by key, readable
- * at once: a field whose list came in its parent's statement (runsOfTeam) resolves
- * synchronously through loadNow, and graphql-jit (src/compiled-queries.ts) then spends no
- * promise on it. A dashboard's tasks, tool calls and agents are 1,300 such fields: about 1 of
- * its 15 ms of CPU (the serving thread's and V8's garbage-collection threads').
- */
-const primedValues = new WeakMap<
-  DataLoader<string, unknown>,
-  { readonly cache: Map<string, unknown>; readonly values: Map<string, unknown> }
->();
+  /** A run by TEAM_EXEC_ID with its plan (teamRun, node, nodes). */
+  plannedRunById(plan: ListPlan): DataLoader<string, TeamRun | null> {
+    return this.planned(`runById|${plan.key}`, (ids) =>
+      this.repositories.history.plannedRunsByIds(ids, plan),
+    );
+  }
 
-/** A DataLoader whose primed values loadNow reads. */
-function primable<V>(load: DataLoader.BatchLoadFn<string, V>): DataLoader<string, V> {
-  const cache = new Map<string, Promise<V>>();
-  const loader = new DataLoader(load, { cacheMap: cache });
-  primedValues.set(loader as DataLoader<string, unknown>, { cache, values: new Map() });
-  return loader;
-}
+  /** The tasks of a run with their plan (TaskRun nodes). */
+  plannedTasksOfRun(plan: ListPlan): DataLoader<string, TaskRun[]> {
+    return this.planned(`tasksOfRun|${plan.key}`, (ids) =>
+      this.repositories.history.plannedTasksOfRuns(ids, plan),
+    );
+  }
 
-/**
- * The value `loader` was primed with for `key` as it is, else the loader's promise. A key the
- * loader already held keeps that value (as DataLoader's own prime does), so load and loadNow
- * read the same.
- */
-export function loadNow<V>(loader: DataLoader<string, V>, key: string): V | Promise<V> {
-  const values = primedValues.get(loader as DataLoader<string, unknown>)?.values;
-  return values?.has(key) ? (values.get(key) as V) : loader.load(key);
-}
+  /** A tool call by INVOCATION_ID with its plan (ToolCall nodes). */
+  plannedToolCallById(plan: ListPlan): DataLoader<string, ToolCall | null> {
+    return this.planned(`toolCallById|${plan.key}`, (ids) =>
+      this.repositories.history.plannedCallsByIds(ids, plan),
+    );
+  }
 
-/** Each run's list, read along with the runs, into the loader its field asks. */
-function prime<V>(loader: DataLoader<string, V>, byKey: ReadonlyMap<string, V> | null): void {
-  const state = primedValues.get(loader as DataLoader<string, unknown>);
-  for (const [key, value] of byKey ?? []) {
-    if (state?.cache.has(key)) continue;
-    loader.prime(key, value);
-    state?.values.set(key, value);
+  /** Team.waitingForHuman with its plan. */
+  plannedWaitingOfTeam(plan: ListPlan): DataLoader<string, TeamRun[]> {
+    return this.planned(`waitingOfTeam|${plan.key}`, (names) =>
+      this.repositories.history.plannedWaiting(names, plan),
+    );
   }
 }
 
@@ -223,7 +164,7 @@ function loaderFor<V>(
 ): DataLoader<string, V> {
   let loader = loaders.get(key);
   if (!loader) {
-    loader = primable(load);
+    loader = new DataLoader(load);
     loaders.set(key, loader);
   }
   return loader;

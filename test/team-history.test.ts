@@ -74,10 +74,9 @@ describe('round trips', () => {
     expect(large).toBe(3);
   });
 
-  test('two shapes of the same rows in one operation share one statement, reading the union of their fields', async () => {
-    // Each list level reads only the columns its type's fields need, decided per operation:
-    // `a` and `b` ask the same runs, tasks and calls for different fields, and get them from
-    // the same statements.
+  test('two shapes of the same rows in one operation: one statement per history root, neither widening the other', async () => {
+    // Each path reads only the columns its own selection needs (src/schema/plan.ts): `a` and
+    // `b` ask the same runs, tasks and calls for different fields, each root in one statement.
     const shape = (fields: string) =>
       `teams(first: 5) { nodes { name runs(first: 2) { nodes { ${fields} } } } }`;
     const aFields = 'execId tasks { taskName } toolCalls { toolName }';
@@ -90,8 +89,8 @@ describe('round trips', () => {
       expect(result.errors).toBeUndefined();
       got.data = result.data;
     });
-    // two root pages, then the runs with their tasks, tool calls and agents, once
-    expect(count).toBe(3);
+    // two root pages, then each root's runs with their tasks, tool calls and agents
+    expect(count).toBe(4);
     const alone = async (fields: string) =>
       (await t.gql<{ teams: Shape['a'] }>(`{ ${shape(fields)} }`)).data?.teams;
     expect(got.data?.a).toEqual(await alone(aFields));

@@ -4,6 +4,7 @@ import type { Driver, Row } from '../db/driver.js';
 import { agentSql } from '../db/sql/agents.js';
 import { execStatSql } from '../db/sql/exec-stats.js';
 import { executeAgentArguments } from '../db/sql/execute-agent.js';
+import { historyPlanSql, type PlanRoot } from '../db/sql/history-plan.js';
 import {
   createJobPrivilege,
   runTeamCompiles,
@@ -41,6 +42,13 @@ import { teamSql } from '../db/sql/teams.js';
 import { type ActivityFilter, activityWindow } from '../model/activity.js';
 import type { Agent } from '../model/agent.js';
 import type { ExecStatFilter, ExecStatOrderField } from '../model/exec-stat.js';
+import {
+  type ChildPlan,
+  type ListPlan,
+  RELATIONS,
+  type Relation,
+  type RowType,
+} from '../model/plan.js';
 import type {
   TaskRun,
   TeamRunFilter,
@@ -68,6 +76,7 @@ export const ENUMERATED_MODULES = [
   // Its ALL_ARGUMENTS look-up is a query (start-up's, below); its call executes an agent, so
   // oracle:check reports what the look-up found instead (CAPABILITY_PROBES), never calling it.
   'execute-agent.ts',
+  'history-plan.ts',
   // Not a query: its block creates a scheduler job, so only its NOT_WAITING path runs here
   // (runTeamProbe, oracle:check); test/hitl/run-team-sql.test.ts checks its binds.
   'run-team.ts',
@@ -248,6 +257,111 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
   ];
 }
 
+/** A plan reading every column of `type`, with these children (src/model/plan.ts). */
+function everything(type: RowType, children: [string, ChildPlan][] = []): ListPlan {
+  return { type, columns: new Set(['*']), children: new Map(children), key: '' };
+}
+
+const related = (relation: Relation, plan: ListPlan) =>
+  ({ kind: 'relation', relation, plan }) as const;
+
+/**
+ * The plans a history root is registered with: the keys alone, and every column of every
+ * relation the schema can plan below it, each relation once per type it leaves from.
+ */
+function plansFrom(type: 'TeamRun' | 'TaskRun' | 'ToolCall'): ListPlan[] {
+  const team = related(RELATIONS.runTeam, everything('Team'));
+  const runUp = related(RELATIONS.taskTeamRun, everything('TeamRun', [['team', team]]));
+  const taskUp = related(RELATIONS.callTaskRun, everything('TaskRun', [['teamRun', runUp]]));
+  const calls = everything('ToolCall', [['taskRun', taskUp]]);
+  const tasks = everything('TaskRun', [
+    ['agent', related(RELATIONS.taskAgent, everything('Agent'))],
+    ['toolCalls', related(RELATIONS.taskToolCalls, calls)],
+    ['teamRun', runUp],
+  ]);
+  const runs = everything('TeamRun', [
+    ['team', team],
+    ['tasks', related(RELATIONS.runTasks, tasks)],
+    ['toolCalls', related(RELATIONS.runToolCalls, calls)],
+    [
+      'waitingFor',
+      {
+        kind: 'group',
+        members: new Map([
+          ['tasks', { relation: RELATIONS.runTasks, plan: everything('TaskRun') }],
+          ['toolCalls', { relation: RELATIONS.runToolCalls, plan: everything('ToolCall') }],
+        ]),
+      },
+    ],
+    [
+      'run',
+      {
+        kind: 'self',
+        plan: everything('TeamRun', [
+          ['tasks', related(RELATIONS.runTasks, everything('TaskRun'))],
+        ]),
+      },
+    ],
+  ]);
+  const keys: ListPlan = { type, columns: new Set(), children: new Map(), key: '' };
+  return [keys, { TeamRun: runs, TaskRun: tasks, ToolCall: calls }[type]];
+}
+
+/**
+ * Every planned statement of the history roots (src/db/sql/history-plan.ts): each root's
+ * variants (filters, orders, windows) with the keys alone, and each root once with every
+ * relation the schema can plan below it (the lists' text does not depend on the root's).
+ */
+function plannedStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
+  const sql = historyPlanSql(catalog);
+  const [keysOf, allOf] = [0, 1].map(
+    (which) => (root: PlanRoot<unknown>) =>
+      sql.planned(viewer, root, plansFrom(root.type)[which] as ListPlan) as Query<unknown>,
+  ) as [(root: PlanRoot<unknown>) => Query<unknown>, (root: PlanRoot<unknown>) => Query<unknown>];
+  const both = (root: PlanRoot<unknown>) => [keysOf(root), allOf(root)];
+  const runFilters = combinations<TeamRunFilter>({
+    teamName: [null, VALUE.teamName],
+    states: [null, ['SUCCEEDED', 'FAILED']],
+    startedAfter: [null, new Date('2026-09-01T00:00:00Z')],
+    startedBefore: [null, new Date('2026-10-01T00:00:00Z')],
+    owner: [null, VALUE.owner],
+  });
+  const orders = combinations<{ field: TeamRunOrderField; direction: 'ASC' | 'DESC' }>({
+    field: ['START_DATE', 'END_DATE', 'TEAM_NAME', 'STATE'],
+    direction: ['ASC', 'DESC'],
+  });
+  const callFilters = combinations<ToolCallFilter>({
+    toolName: [null, VALUE.toolName],
+    agentName: [null, VALUE.agentName],
+    teamExecId: [null, VALUE.teamExecId],
+  });
+  const firstPage = { backward: false, limit: 5 };
+  const newest = { field: 'START_DATE', direction: 'DESC' } as const;
+  const [teams] = lists.teams as [Fragment];
+  const [runIds] = lists.runs as [Fragment];
+  const [callIds] = lists.calls as [Fragment];
+  return [
+    ...both(sql.runsPage(viewer, {}, newest, firstPage)),
+    ...runFilters.map((filter) => keysOf(sql.runsPage(viewer, filter, newest, firstPage))),
+    ...orders.flatMap((order) => [
+      keysOf(sql.runsPage(viewer, { conversationId: VALUE.conversationId }, order, firstPage)),
+      ...keysetWindows(runOrderKeys(order)).map((page) =>
+        keysOf(sql.runsPage(viewer, {}, order, page)),
+      ),
+    ]),
+    ...both(sql.runsOfTeams({}, window, viewer, teams)),
+    ...runFilters.map((filter) => keysOf(sql.runsOfTeams(filter, window, viewer, teams))),
+    ...both(sql.callsPage(viewer, {}, firstPage)),
+    ...callFilters.map((filter) => keysOf(sql.callsPage(viewer, filter, firstPage))),
+    ...keysetWindows(TOOL_CALL_ORDER_KEYS).map((page) => keysOf(sql.callsPage(viewer, {}, page))),
+    ...both(sql.runsByIds(viewer, runIds)),
+    ...both(sql.tasksOfRunIds(viewer, runIds)),
+    ...both(sql.ofRuns(viewer, runIds)),
+    ...both(sql.callsByIds(viewer, callIds)),
+    ...both(sql.waitingOfTeams(viewer, teams)),
+  ];
+}
+
 function taskDetailStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
   const sql = taskDetailsSql(catalog);
   return [
@@ -315,6 +429,7 @@ export function registeredStatements(
         ...agentStatements(catalog, viewer),
         ...teamStatements(catalog, viewer),
         ...historyStatements(catalog, viewer),
+        ...plannedStatements(catalog, viewer),
         ...taskDetailStatements(catalog, viewer),
         ...activityStatements(catalog, viewer),
       ]),

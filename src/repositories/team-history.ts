@@ -1,5 +1,6 @@
 import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
+import { historyPlanSql, type PlanRoot } from '../db/sql/history-plan.js';
 import {
   type Fragment,
   fetchForKeys,
@@ -13,6 +14,7 @@ import {
 import { taskDetailsSql } from '../db/sql/task-details.js';
 import { type NestedLists, type RunsOfTeams, teamHistorySql } from '../db/sql/team-history.js';
 import type { Agent } from '../model/agent.js';
+import { type ListPlan, PLANNED, type Planned, readsBelow } from '../model/plan.js';
 import type { Wanted } from '../model/reading.js';
 import type {
   LlmPrompt,
@@ -58,6 +60,7 @@ function agentsOfTasks(batches: readonly RunsOfTeams[]): Map<string, Agent | nul
 export class TeamHistoryRepository {
   private readonly sql;
   private readonly details;
+  private readonly plans;
 
   constructor(
     private readonly driver: Driver,
@@ -66,6 +69,136 @@ export class TeamHistoryRepository {
   ) {
     this.sql = teamHistorySql(catalog);
     this.details = taskDetailsSql(catalog);
+    this.plans = historyPlanSql(catalog);
+  }
+
+  /**
+   * The roots of a plan (src/model/plan.ts): each one statement per batch of keys, reading the
+   * root's rows with every list its plan names, set on the rows (PLANNED) for the resolvers.
+   */
+  private async plannedForKeys<R>(
+    keys: readonly string[],
+    prefix: string,
+    root: (list: Fragment) => PlanRoot<R>,
+    plan: ListPlan,
+  ): Promise<R[]> {
+    const results = await fetchForKeys(this.driver, keys, prefix, (list) =>
+      this.plans.planned(this.viewer, root(list), plan),
+    );
+    return results.flatMap((result) => result.rows);
+  }
+
+  private async plannedPage<T>(root: PlanRoot<Positioned<T>>, plan: ListPlan) {
+    const [result] = await fetchRows(this.driver, this.plans.planned(this.viewer, root, plan));
+    return { items: result?.rows ?? [], totalCount: result?.total ?? 0 };
+  }
+
+  /** Team.runs: each team's window of runs with their plan (see pagesByTeams). */
+  async plannedRunPages(
+    teamNames: readonly string[],
+    filter: TeamRunFilter,
+    offset: number,
+    limit: number,
+    plan: ListPlan,
+  ): Promise<Page<TeamRun>[]> {
+    requireView(this.catalog.teamHistory);
+    const windows = await this.plannedForKeys(
+      teamNames,
+      'team',
+      (teams) => this.plans.runsOfTeams(filter, { offset, limit }, this.viewer, teams),
+      plan,
+    );
+    return pagesPerKey(teamNames, windows, offset, (row) => [row.run.teamName, row.run]);
+  }
+
+  /** Query.teamRuns: one keyset page of runs with their plan, and the total, in one statement. */
+  async plannedRunsPage(
+    filter: TeamRunFilter,
+    order: TeamRunOrder,
+    window: KeysetWindow,
+    plan: ListPlan,
+  ): Promise<Page<Positioned<TeamRun>>> {
+    requireView(this.catalog.teamHistory);
+    return this.plannedPage(this.plans.runsPage(this.viewer, filter, order, window), plan);
+  }
+
+  /** Query.toolCalls: one keyset page of calls with their plan, and the total. */
+  async plannedCallsPage(
+    filter: ToolCallFilter,
+    window: KeysetWindow,
+    plan: ListPlan,
+  ): Promise<Page<Positioned<ToolCall>>> {
+    requireView(this.catalog.toolHistory);
+    return this.plannedPage(this.plans.callsPage(this.viewer, filter, window), plan);
+  }
+
+  /** Runs by TEAM_EXEC_ID with their plan, null where none is visible. */
+  async plannedRunsByIds(ids: readonly string[], plan: ListPlan): Promise<(TeamRun | null)[]> {
+    requireView(this.catalog.teamHistory);
+    const runs = await this.plannedForKeys(
+      ids,
+      'exec',
+      (list) => this.plans.runsByIds(this.viewer, list),
+      plan,
+    );
+    const found = new Map(runs.map((run) => [run.execId, run]));
+    return ids.map((id) => found.get(id) ?? null);
+  }
+
+  /** The tasks of each run with their plan (TaskRun nodes), in TASK_ORDER. */
+  async plannedTasksOfRuns(ids: readonly string[], plan: ListPlan): Promise<TaskRun[][]> {
+    requireView(this.catalog.taskHistory);
+    const tasks = (await this.plannedForKeys(
+      ids,
+      'exec',
+      (list) => this.plans.tasksOfRunIds(this.viewer, list),
+      plan,
+    )) as TaskRun[];
+    const groups = groupedBy(tasks, (task) => task.teamExecId);
+    return ids.map((id) => groups.get(id) ?? []);
+  }
+
+  /** Tool calls by INVOCATION_ID with their plan, null where none is visible. */
+  async plannedCallsByIds(ids: readonly string[], plan: ListPlan): Promise<(ToolCall | null)[]> {
+    requireView(this.catalog.toolHistory);
+    const calls = await this.plannedForKeys(
+      ids,
+      'invocation',
+      (list) => this.plans.callsByIds(this.viewer, list),
+      plan,
+    );
+    const found = new Map(calls.map((call) => [call.invocationId, call]));
+    return ids.map((id) => found.get(id) ?? null);
+  }
+
+  /** Team.waitingForHuman: each team's waiting runs with their plan, oldest first. */
+  async plannedWaiting(teamNames: readonly string[], plan: ListPlan): Promise<TeamRun[][]> {
+    requireView(this.catalog.teamHistory);
+    const runs = await this.plannedForKeys(
+      teamNames,
+      'team',
+      (teams) => this.plans.waitingOfTeams(this.viewer, teams),
+      plan,
+    );
+    const groups = groupedBy(runs, (run) => run.teamName);
+    return teamNames.map((name) => groups.get(name) ?? []);
+  }
+
+  /**
+   * Runs the caller holds (a subscription event's): copies of them carrying what their plan
+   * reads below them, in one statement; the runs themselves when the plan reads nothing below.
+   */
+  async plannedOfRuns<T extends TeamRun>(runs: readonly T[], plan: ListPlan): Promise<T[]> {
+    if (runs.length === 0 || !readsBelow(plan)) return [...runs];
+    requireView(this.catalog.teamHistory);
+    const copies = runs.map((run) => ({ ...run }) as Planned<T>);
+    for (const batch of chunkOf(copies)) {
+      const ids = batch.map((run) => run.execId);
+      await fetchForKeys(this.driver, ids, 'exec', (list) =>
+        this.plans.planned(this.viewer, this.plans.ofRuns(this.viewer, list), plan, batch),
+      );
+    }
+    return copies;
   }
 
   /** False when the scheduler's job-run view is missing (failures then read as null). */
@@ -249,6 +382,28 @@ export class TeamHistoryRepository {
     }
     return keys.map((key) => groups.get(key) ?? []);
   }
+}
+
+function groupedBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(keyOf(item));
+    if (group) group.push(item);
+    else groups.set(keyOf(item), [item]);
+  }
+  return groups;
+}
+
+/** Runs in batches of at most one IN list (fetchForKeys sends one statement per 1,000 keys). */
+function chunkOf<T>(items: readonly T[]): T[][] {
+  const batches: T[][] = [];
+  for (let i = 0; i < items.length; i += 1000) batches.push(items.slice(i, i + 1000));
+  return batches;
+}
+
+/** The planned children `row` carries (set by a planned statement), for a wrapper of it. */
+export function plannedOf(row: object): Planned<object>[typeof PLANNED] {
+  return (row as Planned<object>)[PLANNED];
 }
 
 /**

@@ -10,6 +10,7 @@ import type {
 import { builder } from '../builder.js';
 import { bounded, ORACLE_NAME } from './bounds.js';
 import { TEAM_NAME_ARG } from './descriptions.js';
+import { needs } from './needs.js';
 import { rootList } from './pagination.js';
 import { TeamRef, TeamToolRef } from './team.js';
 
@@ -327,6 +328,7 @@ builder.objectFields(TeamRef, (t) => ({
     type: AgentCardRef,
     nullable: true,
     description: 'The team’s A2A agent card; null with an error when the card cannot be loaded.',
+    ...needs.nothing(),
     resolve: (team) => team.name,
   }),
   cardDrift: t.field({
@@ -334,6 +336,7 @@ builder.objectFields(TeamRef, (t) => ({
     nullable: true,
     description:
       'How the published A2A card differs from the catalog (seed 001’s mapping): missing tools, extra skills, other descriptions or ids. The catalog side is the team’s `tools`, as fresh as they are.',
+    ...needs.nothing(),
     resolve: async (team, _args, context) => {
       const [card, tools] = await Promise.all([
         AgentCardRef.getDataloader(context).load(team.name),

@@ -1,7 +1,9 @@
 import type DataLoader from 'dataloader';
+import type { GraphQLResolveInfo } from 'graphql';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { notFound } from '../errors.js';
+import { needs } from './needs.js';
 
 /**
  * Look-ups by key read through the per-request loaders (`context.loaders`) and nothing else,
@@ -10,17 +12,28 @@ import { notFound } from '../errors.js';
  */
 export type Missing = (key: string, context: Context) => Error | Promise<Error>;
 
-function lookup<T>(loaderOf: (context: Context) => DataLoader<string, T | null>, missing: Missing) {
+/** The loader of a type's rows by key; planned types give the field's plan (src/schema/plan.ts). */
+export type LoaderOf<T> = (
+  context: Context,
+  info?: GraphQLResolveInfo,
+) => DataLoader<string, T | null>;
+
+function lookup<T>(loaderOf: LoaderOf<T>, missing: Missing) {
   return {
     /** For a root field by key: the row, or the error for a missing one. */
-    async one(key: string, context: Context): Promise<T> {
-      const row = await loaderOf(context).load(key);
+    async one(key: string, context: Context, info?: GraphQLResolveInfo): Promise<T> {
+      const row = await loaderOf(context, info).load(key);
       if (row === null) throw await missing(key, context);
       return row;
     },
-    /** relay's `loadManyWithoutCache`, for the `node` and `nodes` fields. */
-    many: (keys: string[], context: Context) =>
-      nodesOrErrors(keys, loaderOf(context).loadMany(keys), (key) => missing(key, context)),
+    /**
+     * relay's `loadWithoutCache`, for the `node` and `nodes` fields: the ids of one `nodes`
+     * batch in one loader call. An error in place of a missing row, so that one unknown id
+     * does not fail the others (graphql-js raises an Error a resolver returns).
+     */
+    async each(key: string, context: Context, info: GraphQLResolveInfo): Promise<T | Error> {
+      return (await loaderOf(context, info).load(key)) ?? (await missing(key, context));
+    },
   };
 }
 
@@ -53,14 +66,17 @@ export function nodeByKey<T extends object>(
   name: string,
   options: {
     readonly id: (row: T) => string;
-    readonly loader: (context: Context) => DataLoader<string, T | null>;
+    readonly loader: LoaderOf<T>;
     readonly missing: Missing;
+    /** What the `id` field reads (src/schema/needs.ts), for a planned type. */
+    readonly idNeeds?: ReturnType<typeof needs.nothing>;
   },
 ) {
   const found = lookup(options.loader, options.missing);
   const ref = builder.nodeRef<T>(name, {
-    id: { resolve: options.id },
-    loadManyWithoutCache: found.many,
+    id: { resolve: options.id, ...(options.idNeeds ?? needs.nothing()) },
+    // relay's own type lists no Error; graphql-js raises one in the node's place.
+    loadWithoutCache: (id, context, info) => found.each(id, context, info) as Promise<T>,
   });
   return { ref, one: found.one };
 }

@@ -1,6 +1,7 @@
 import { builder } from '../builder.js';
 import { badUserInput } from '../errors.js';
 import type { KeysetWindow, KeyValue, Position, Positioned, SortKey } from '../model/keyset.js';
+import { needs } from './needs.js';
 import { storableDate } from './scalars.js';
 
 export type SchemaTypesOf =
@@ -230,6 +231,7 @@ export async function keysetConnection<T>(
 builder.globalConnectionField('totalCount', (t) =>
   t.int({
     description: 'Items matching the filter, on every page.',
+    ...needs.nothing(),
     resolve: (connection) => connection.totalCount,
   }),
 );

@@ -1,12 +1,15 @@
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import type { TeamRunChange, WaitingRun } from '../live/hub.js';
+import { PLANNED, type Planned } from '../model/plan.js';
 import { TEAM_RUN_STATES } from '../model/team.js';
 import { visibleOwner } from '../model/viewer.js';
 import { bounded, ORACLE_NAME } from './bounds.js';
 import { HISTORY } from './descriptions.js';
-import { HumanWaitRef, humanWaitOf } from './human-wait.js';
+import { HumanWaitRef, humanWaitOf, waitingForNeeds } from './human-wait.js';
+import { needs } from './needs.js';
 import { MAX_PAGE_SIZE } from './pagination.js';
+import { plannedOr, planOf } from './plan.js';
 import { TeamRunStateRef, teamNamed } from './team.js';
 import { TeamRunRef } from './team-run.js';
 
@@ -37,6 +40,15 @@ const TeamRunChangeFilterRef = builder.inputType('TeamRunChangeFilter', {
   }),
 });
 
+/**
+ * A copy of an event's object carrying what the plan read below its run: the event's objects
+ * are shared by every group that receives them (src/live/hub.ts), so they are never changed.
+ */
+function withPlanOf<T extends object>(object: T, source: object): Planned<T> {
+  const planned = (source as Planned<object>)[PLANNED];
+  return planned ? { ...object, [PLANNED]: planned } : object;
+}
+
 const TeamRunChangeRef = builder.objectRef<TeamRunChange>('TeamRunChange').implement({
   description: 'A run observed in a new state, or a run seen for the first time.',
   fields: (t) => ({
@@ -44,24 +56,28 @@ const TeamRunChangeRef = builder.objectRef<TeamRunChange>('TeamRunChange').imple
       type: TeamRunRef,
       description:
         'The run as the poll read it. Its nested fields (tasks, toolCalls, team) are loaded for this event, so they show the database as of this event.',
-      resolve: (change) => change.run,
+      ...needs.self(),
+      resolve: (change, _args, _context, info) => plannedOr(change, info, () => change.run),
     }),
     previousState: t.field({
       type: TeamRunStateRef,
       nullable: true,
       description:
         'The state at the previous observation; null for a new run. States that came and went between two polls are not seen.',
+      ...needs.nothing(),
       resolve: (change) => change.previousState,
     }),
     state: t.field({
       type: TeamRunStateRef,
       description: 'The state the poll observed (STATE of the team-history row).',
+      ...needs.nothing(),
       resolve: (change) => change.state,
     }),
     observedAt: t.expose('observedAt', {
       type: 'DateTime',
       description:
         'When the poll cycle that observed the change started (the change happened between the previous cycle and this instant).',
+      ...needs.nothing(),
     }),
   }),
 });
@@ -70,30 +86,35 @@ const WaitingRunRef = builder.objectRef<WaitingRun>('WaitingRun').implement({
   description:
     'A run paused in WAITING_FOR_HUMAN: it resumes when the person’s answer is given to RUN_TEAM again.',
   fields: (t) => ({
-    execId: t.exposeID('execId', { description: HISTORY.teamExecId }),
-    teamName: t.exposeString('teamName', { description: HISTORY.teamName }),
+    execId: t.exposeID('execId', { description: HISTORY.teamExecId, ...needs.nothing() }),
+    teamName: t.exposeString('teamName', { description: HISTORY.teamName, ...needs.nothing() }),
     startDate: t.expose('startDate', {
       type: 'DateTime',
       nullable: true,
       description: `${HISTORY.startDate} The start of the run, not of the wait.`,
+      ...needs.nothing(),
     }),
     waitingSince: t.expose('waitingSince', {
       type: 'DateTime',
       nullable: true,
       description:
         'When the run began waiting: the start of its open tool call (the human tool call it is blocked on), else the start of its task in WAITING_FOR_HUMAN, else the poll that first saw it waiting; null when none of these is known (a run already waiting when polling began, without those rows).',
+      ...needs.nothing(),
     }),
     run: t.field({
       type: TeamRunRef,
       description: 'The whole run, with its tasks and tool calls as of this event.',
-      resolve: (waiting) => waiting.run,
+      ...needs.self(),
+      resolve: (waiting, _args, _context, info) => plannedOr(waiting, info, () => waiting.run),
     }),
     waitingFor: t.field({
       type: HumanWaitRef,
       nullable: true,
       description:
         'What the run waits for (run.waitingFor): the question, the HUMAN tool call, its task and agent, the conversation id, as of this event.',
-      resolve: (waiting, _args, context) => humanWaitOf(waiting.run, context),
+      ...waitingForNeeds,
+      resolve: (waiting, _args, context, info) =>
+        humanWaitOf(withPlanOf(waiting.run, waiting), context, info),
     }),
   }),
 });
@@ -114,7 +135,10 @@ builder.subscriptionFields((t) => ({
       await requireTeam(context, args.filter?.teamName);
       return context.live.teamRunChanges({ ...args.filter, owner: visibleOwner(context.viewer) });
     },
-    resolve: (change) => change,
+    resolve: async (change, _args, context, info) => {
+      const [run] = await context.repositories.history.plannedOfRuns([change.run], planOf(info));
+      return withPlanOf(change, run ?? change.run);
+    },
   }),
   teamsWaitingForHuman: t.field({
     type: [WaitingRunRef],
@@ -129,6 +153,12 @@ builder.subscriptionFields((t) => ({
       await requireTeam(context, args.teamName);
       return context.live.waitingForHuman(args.teamName ?? null, visibleOwner(context.viewer));
     },
-    resolve: (runs) => runs,
+    resolve: async (runs, _args, context, info) => {
+      const planned = await context.repositories.history.plannedOfRuns(
+        runs.map((waiting) => waiting.run),
+        planOf(info),
+      );
+      return runs.map((waiting, i) => withPlanOf(waiting, planned[i] ?? waiting.run));
+    },
   }),
 }));

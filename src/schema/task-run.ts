@@ -1,12 +1,12 @@
 import { builder } from '../builder.js';
 import { notFound } from '../errors.js';
-import { loadNow } from '../loaders.js';
+import { RELATIONS } from '../model/plan.js';
 import { durationMs, type LlmPrompt, type TaskFailure, type TaskRun } from '../model/team.js';
 import { AgentRef } from './agent.js';
 import { HISTORY } from './descriptions.js';
-import { AGENT_DETAIL_FIELDS, taskRunReading } from './history-reading.js';
-import { nodesOrErrors } from './lookup.js';
+import { needs } from './needs.js';
 import { connectionComplexity, offsetConnection } from './pagination.js';
+import { plannedOr, planOf, unplannedFields } from './plan.js';
 import { selectsAny } from './selection.js';
 import { TeamRunStateRef } from './team.js';
 import { TeamRunRef } from './team-run.js';
@@ -16,21 +16,17 @@ const taskRunId = (task: { teamExecId: string; taskOrder: number }) =>
   `${task.teamExecId}:${task.taskOrder}`;
 
 export const TaskRunRef = builder.nodeRef<TaskRun>('TaskRun', {
-  id: { resolve: taskRunId },
-  loadManyWithoutCache: (ids, context) => {
-    const keys = ids.map((id) => {
-      const at = id.lastIndexOf(':');
-      return { execId: id.slice(0, at), order: Number(id.slice(at + 1)) };
-    });
-    const tasks = context.loaders.tasksOfRun.loadMany(keys.map((k) => k.execId));
-    const found = tasks.then((ofRuns) =>
-      keys.map((key, i) => {
-        const ofRun = ofRuns[i];
-        if (ofRun instanceof Error) return ofRun;
-        return ofRun?.find((t) => t.taskOrder === key.order) ?? null;
-      }),
-    );
-    return nodesOrErrors(ids, found, (id) => notFound(`No task run "${id}"`));
+  id: { resolve: taskRunId, ...needs.task('teamExecId', 'taskOrder') },
+  // A task's id holds its run's: the run's tasks are read with the field's plan, then picked.
+  loadWithoutCache: async (id, context, info) => {
+    const at = id.lastIndexOf(':');
+    const order = Number(id.slice(at + 1));
+    const tasks = await context.loaders
+      .plannedTasksOfRun(planOf(info, 'TaskRun'))
+      .load(id.slice(0, Math.max(at, 0)));
+    // relay's own type lists no Error; graphql-js raises one in the node's place.
+    return (tasks.find((task) => task.taskOrder === order) ??
+      notFound(`No task run "${id}"`)) as TaskRun;
   },
 });
 
@@ -38,71 +34,93 @@ TaskRunRef.implement({
   description:
     'One task of a team run (a row of USER_/DBA_AI_AGENT_TASK_HISTORY, seed 003): the parameters the task read when it started and the result it wrote when it ended.',
   fields: (t) => ({
-    teamExecId: t.exposeID('teamExecId', { description: HISTORY.teamExecId }),
+    teamExecId: t.exposeID('teamExecId', {
+      description: HISTORY.teamExecId,
+      ...needs.task('teamExecId'),
+    }),
     teamRun: t.field({
       type: TeamRunRef,
       nullable: true,
       description:
         'The team run this task belongs to; null when its team-history row is not visible to the caller.',
-      resolve: (task, _args, context) => context.loaders.runById.load(task.teamExecId),
+      ...needs.relation(RELATIONS.taskTeamRun),
+      resolve: (task, _args, context, info) =>
+        plannedOr(task, info, () => context.loaders.runById.load(task.teamExecId)),
     }),
     taskOrder: t.exposeInt('taskOrder', {
       description: HISTORY.taskOrder,
+      ...needs.task('taskOrder'),
     }),
-    taskName: t.exposeString('taskName', { nullable: true, description: HISTORY.taskName }),
-    agentName: t.exposeString('agentName', { description: HISTORY.agentName }),
+    taskName: t.exposeString('taskName', {
+      nullable: true,
+      description: HISTORY.taskName,
+      ...needs.task('taskName'),
+    }),
+    agentName: t.exposeString('agentName', {
+      description: HISTORY.agentName,
+      ...needs.task('agentName'),
+    }),
     agent: t.field({
+      ...needs.relation(RELATIONS.taskAgent),
       type: AgentRef,
       nullable: true,
       description:
         'The stored Agent Spec (DBMS_AI_AGENT) of the same name; null when there is none (Select AI agents are usually not Agent Specs).',
       resolve: (task, _args, context, info) =>
-        loadNow(
-          selectsAny(info, AGENT_DETAIL_FIELDS)
+        plannedOr(task, info, () =>
+          (selectsAny(info, unplannedFields(info.schema, 'Agent'))
             ? context.loaders.agentByName
-            : context.loaders.agentByNameWithoutDetails,
-          task.agentName,
+            : context.loaders.agentByNameWithoutDetails
+          ).load(task.agentName),
         ),
     }),
     state: t.field({
       type: TeamRunStateRef,
       description: `${HISTORY.state} The state of this task, not of the whole run.`,
+      ...needs.task('state'),
       resolve: (task) => task.state,
     }),
     input: t.exposeString('input', {
       nullable: true,
       description: 'INPUT (CLOB): the input data of the task, as text; null when not recorded.',
+      ...needs.task('input'),
     }),
     result: t.exposeString('result', {
       nullable: true,
       description:
         'RESULT (CLOB): the output of the task (text, JSON, rows or a status message), as text; null while the task runs or when it produced none.',
+      ...needs.task('result'),
     }),
     conversationParams: t.expose('conversationParams', {
       type: 'JSON',
       nullable: true,
       description:
         'The JSON parameters for the conversation API (COVERSATION_PARAM as documented, CONVERSATION_PARAMS in other releases; e.g. conversation_id, title); null when absent or when the view has neither column.',
+      ...needs.task('conversationParams'),
     }),
     conversationId: t.exposeString('conversationId', {
       nullable: true,
       description:
         'The conversation_id member of conversationParams ($.conversation_id); null when absent.',
+      ...needs.task('conversationId'),
     }),
     startDate: t.expose('startDate', {
       type: 'DateTime',
       nullable: true,
       description: HISTORY.startDate,
+      ...needs.task('startDate'),
     }),
     endDate: t.expose('endDate', {
       type: 'DateTime',
       nullable: true,
       description: HISTORY.endDate,
+      ...needs.task('endDate'),
     }),
     durationMs: t.float({
       nullable: true,
       description: HISTORY.durationMs,
       resolve: (task) => durationMs(task.startDate, task.endDate),
+      ...needs.task('startDate', 'endDate'),
     }),
   }),
 });
@@ -111,8 +129,9 @@ builder.objectFields(TeamRunRef, (t) => ({
   tasks: t.field({
     type: [TaskRunRef],
     description: 'The run’s tasks in TASK_ORDER.',
+    ...needs.relation(RELATIONS.runTasks),
     resolve: (run, _args, context, info) =>
-      loadNow(context.loaders.tasksOfRunReading(taskRunReading(info)), run.execId),
+      plannedOr(run, info, () => context.loaders.tasksOfRun.load(run.execId)),
   }),
 }));
 
@@ -180,6 +199,7 @@ builder.objectFields(TaskRunRef, (t) => ({
     nullable: true,
     description:
       'For a FAILED task, the error the history views drop: the latest failed run of the scheduler job that ran it. Null for other states, when no job run matches, or when USER_/DBA_SCHEDULER_JOB_RUN_DETAILS is not readable (logged once at start-up). Batched: one statement for every task of the query level.',
+    ...needs.task('state', 'teamExecId', 'taskOrder'),
     resolve: async (task, _args, context) => {
       if (task.state !== 'FAILED' || !context.repositories.history.failuresReadable) return null;
       const failures = await context.loaders.failuresOfRun.load(task.teamExecId);
@@ -193,6 +213,7 @@ builder.objectFields(TaskRunRef, (t) => ({
     description:
       'The LLM prompt/response pairs of the task’s conversation (its conversationId), oldest first. Empty without a conversation id; null when USER_/DBA_CLOUD_AI_CONVERSATION_PROMPTS is not readable. Batched: one statement for every task of the query level.',
     args: { ...t.arg.connectionArgs() },
+    ...needs.task('conversationId'),
     resolve: (task, args, context) => {
       if (!context.repositories.history.promptsReadable) return null;
       const conversationId = task.conversationId;

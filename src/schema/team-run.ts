@@ -1,5 +1,6 @@
 import { builder } from '../builder.js';
 import { badUserInput } from '../errors.js';
+import { RELATIONS } from '../model/plan.js';
 import { durationMs, TEAM_RUN_STATES, type TeamRun, type TeamRunFilter } from '../model/team.js';
 import { runOrderKeys } from '../repositories/team-history.js';
 import { bounded, KEY, ORACLE_NAME } from './bounds.js';
@@ -11,8 +12,8 @@ import {
   VISIBILITY,
 } from './descriptions.js';
 import { OrderDirectionRef } from './exec-stat.js';
-import { runsOfTeamReading } from './history-reading.js';
 import { nodeByKey, notFoundAs } from './lookup.js';
+import { needs } from './needs.js';
 import {
   connectionComplexity,
   keysetConnection,
@@ -21,11 +22,14 @@ import {
   rootList,
   type SchemaTypesOf,
 } from './pagination.js';
+import { plannedOr, planOf } from './plan.js';
 import { TeamRef, TeamRunStateRef } from './team.js';
 
 const runs = nodeByKey<TeamRun>('TeamRun', {
   id: (run) => run.execId,
-  loader: (context) => context.loaders.runById,
+  idNeeds: needs.run('execId'),
+  loader: (context, info) =>
+    info ? context.loaders.plannedRunById(planOf(info, 'TeamRun')) : context.loaders.runById,
   missing: notFoundAs((execId) => `No team run with execId "${execId}"`),
 });
 
@@ -35,41 +39,52 @@ TeamRunRef.implement({
   description:
     'One execution of an agent team (a row of USER_/DBA_AI_AGENT_TEAM_HISTORY, seed 003), started by DBMS_CLOUD_AI_AGENT.RUN_TEAM. It links to its task runs and tool calls.',
   fields: (t) => ({
-    execId: t.exposeID('execId', { description: HISTORY.teamExecId }),
-    teamName: t.exposeString('teamName', { description: HISTORY.teamName }),
+    execId: t.exposeID('execId', { description: HISTORY.teamExecId, ...needs.run('execId') }),
+    teamName: t.exposeString('teamName', {
+      description: HISTORY.teamName,
+      ...needs.run('teamName'),
+    }),
     team: t.field({
+      ...needs.relation(RELATIONS.runTeam),
       type: TeamRef,
       nullable: true,
       description:
         'The team of that name in the catalog; null once the team is dropped or when the caller may not see it.',
-      resolve: (run, _args, context) => context.loaders.teamByName.load(run.teamName),
+      resolve: (run, _args, context, info) =>
+        plannedOr(run, info, () => context.loaders.teamByName.load(run.teamName)),
     }),
     owner: t.exposeString('owner', {
+      ...needs.run('owner'),
       description:
         'TEAM_OWNER: the schema that owns the team (the session user when reading the USER_ view, which has no such column).',
     }),
     state: t.field({
       type: TeamRunStateRef,
       description: HISTORY.state,
+      ...needs.run('state'),
       resolve: (run) => run.state,
     }),
     startDate: t.expose('startDate', {
       type: 'DateTime',
       nullable: true,
       description: HISTORY.startDate,
+      ...needs.run('startDate'),
     }),
     endDate: t.expose('endDate', {
       type: 'DateTime',
       nullable: true,
       description: HISTORY.endDate,
+      ...needs.run('endDate'),
     }),
     durationMs: t.float({
       nullable: true,
       description: HISTORY.durationMs,
       resolve: (run) => durationMs(run.startDate, run.endDate),
+      ...needs.run('startDate', 'endDate'),
     }),
     instanceId: t.exposeInt('instanceId', {
       nullable: true,
+      ...needs.run('instanceId'),
       description:
         'TEAM_INSTANCE_ID: the instance id of the session that ran the team; null when not recorded.',
     }),
@@ -163,6 +178,8 @@ function checkDates(filter: TeamRunFilter | null | undefined): TeamRunFilter {
 builder.objectFields(TeamRef, (t) => ({
   runs: t.field({
     type: TeamRunConnectionRef,
+    // A history root of its own (planned at this field), not a column of the team row.
+    ...needs.nothing(),
     description: 'The team’s runs (its rows of the team-history view), newest first.',
     complexity: connectionComplexity,
     args: {
@@ -175,14 +192,16 @@ builder.objectFields(TeamRef, (t) => ({
     resolve: (team, args, context, info) =>
       offsetConnection(args, (offset, limit) =>
         context.loaders
-          .runsOfTeam(checkDates(args.filter), offset, limit, runsOfTeamReading(info))
+          .runsOfTeam(checkDates(args.filter), offset, limit, planOf(info, 'TeamRun'))
           .load(team.name),
       ),
   }),
   waitingForHuman: t.field({
     type: [TeamRunRef],
+    ...needs.nothing(),
     description: 'Runs of this team paused in WAITING_FOR_HUMAN, oldest first.',
-    resolve: (team, _args, context) => context.loaders.waitingOfTeam.load(team.name),
+    resolve: (team, _args, context, info) =>
+      context.loaders.plannedWaitingOfTeam(planOf(info, 'TeamRun')).load(team.name),
   }),
 }));
 
@@ -201,13 +220,19 @@ builder.queryFields((t) => ({
         description: 'The order of the runs; START_DATE DESC when not given.',
       }),
     },
-    resolve: (_root, args, context) => {
+    resolve: (_root, args, context, info) => {
       const filter = checkDates(args.filter);
       const order = args.orderBy ?? { field: 'START_DATE', direction: 'DESC' };
       return keysetConnection(
         args,
         { name: `teamRuns:${order.field}:${order.direction}`, keys: runOrderKeys(order) },
-        (window) => context.repositories.history.page(filter, order, window),
+        (window) =>
+          context.repositories.history.plannedRunsPage(
+            filter,
+            order,
+            window,
+            planOf(info, 'TeamRun'),
+          ),
       );
     },
   }),
@@ -216,6 +241,6 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One run by TEAM_EXEC_ID; NOT_FOUND when there is none.',
     args: { execId: t.arg.id({ required: true, ...bounded(KEY, HISTORY.teamExecId) }) },
-    resolve: (_root, { execId }, context) => runs.one(String(execId), context),
+    resolve: (_root, { execId }, context, info) => runs.one(String(execId), context, info),
   }),
 }));

@@ -8,6 +8,7 @@ import {
   VISIBILITY,
 } from './descriptions.js';
 import { nodeByKey } from './lookup.js';
+import { needs } from './needs.js';
 import {
   connectionComplexity,
   offsetConnection,
@@ -132,27 +133,33 @@ TeamRef.implement({
     'A Select AI agent team (DBMS_CLOUD_AI_AGENT.CREATE_TEAM): a row of USER_/DBA_AI_AGENT_TEAMS.',
   fields: (t) => ({
     name: t.exposeString('name', {
+      ...needs.nothing(),
       description: 'AGENT_TEAM_NAME: the team_name given to CREATE_TEAM (the A2A card name).',
     }),
     owner: t.exposeString('owner', {
+      ...needs.nothing(),
       description: 'OWNER of DBA_AI_AGENT_TEAMS (the session user when reading the USER_ view).',
     }),
     description: t.exposeString('description', {
+      ...needs.nothing(),
       nullable: true,
       description: 'DESCRIPTION (CLOB) given to CREATE_TEAM; null when not set.',
     }),
     status: t.exposeString('status', {
+      ...needs.nothing(),
       nullable: true,
       description:
         'STATUS of the team catalog view, as Oracle reports it; null when the view has no STATUS column (its presence is unconfirmed).',
     }),
     tools: t.field({
+      ...needs.nothing(),
       type: [TeamToolRef],
       description:
         'The tools of the team’s tasks, in the order the team lists its members and each task its tools (team attribute agents, task attribute tools). Shared across requests: a change to the catalog shows within TEAM_TOOLS_CACHE_TTL_MS (60 s by default).',
       resolve: (team, _args, context) => context.loaders.toolsOfTeam.load(team.name),
     }),
     stats: t.field({
+      ...needs.nothing(),
       type: TeamStatsRef,
       description: 'Run statistics over the team’s whole history.',
       resolve: (team, _args, context) => context.loaders.statsOfTeam.load(team.name),

@@ -1,18 +1,23 @@
 import { builder } from '../builder.js';
-import { loadNow } from '../loaders.js';
+import { RELATIONS } from '../model/plan.js';
 import { durationMs, type ToolCall } from '../model/team.js';
 import { TOOL_CALL_ORDER_KEYS } from '../repositories/team-history.js';
 import { bounded, KEY, ORACLE_NAME } from './bounds.js';
 import { HISTORY, NULL_WHEN_VIEW_NOT_GRANTED, VISIBILITY } from './descriptions.js';
-import { toolCallReading } from './history-reading.js';
 import { nodeByKey, notFoundAs } from './lookup.js';
+import { needs } from './needs.js';
 import { connectionComplexity, keysetConnection, rootList } from './pagination.js';
+import { plannedOr, planOf } from './plan.js';
 import { TaskRunRef } from './task-run.js';
 import { TeamRunRef } from './team-run.js';
 
 export const ToolCallRef = nodeByKey<ToolCall>('ToolCall', {
   id: (call) => call.invocationId,
-  loader: (context) => context.loaders.toolCallById,
+  idNeeds: needs.call('invocationId'),
+  loader: (context, info) =>
+    info
+      ? context.loaders.plannedToolCallById(planOf(info, 'ToolCall'))
+      : context.loaders.toolCallById,
   missing: notFoundAs((id) => `No tool call with invocationId "${id}"`),
 }).ref;
 
@@ -22,67 +27,84 @@ ToolCallRef.implement({
   fields: (t) => ({
     invocationId: t.exposeID('invocationId', {
       description: 'INVOCATION_ID: the unique id of the call.',
+      ...needs.call('invocationId'),
     }),
-    teamExecId: t.exposeID('teamExecId', { description: HISTORY.teamExecId }),
+    teamExecId: t.exposeID('teamExecId', {
+      description: HISTORY.teamExecId,
+      ...needs.call('teamExecId'),
+    }),
     taskOrder: t.exposeInt('taskOrder', {
       nullable: true,
       description: `${HISTORY.taskOrder} Null when not recorded.`,
+      ...needs.call('taskOrder'),
     }),
     taskRun: t.field({
       type: TaskRunRef,
       nullable: true,
       description:
         'The task run that made the call (same TEAM_EXEC_ID and TASK_ORDER); null when it is not in the task history or not visible.',
-      resolve: async (call, _args, context) => {
-        const tasks = await context.loaders.tasksOfRun.load(call.teamExecId);
-        return tasks.find((task) => task.taskOrder === call.taskOrder) ?? null;
-      },
+      ...needs.relation(RELATIONS.callTaskRun),
+      resolve: (call, _args, context, info) =>
+        plannedOr(call, info, async () => {
+          const tasks = await context.loaders.tasksOfRun.load(call.teamExecId);
+          return tasks.find((task) => task.taskOrder === call.taskOrder) ?? null;
+        }),
     }),
     toolOwner: t.exposeString('toolOwner', {
       nullable: true,
       description:
         'TOOL_OWNER: the schema that owns the tool; the session user when reading the USER_ view (which has no such column) or when the row records none.',
+      ...needs.call('toolOwner'),
     }),
     toolName: t.exposeString('toolName', {
       nullable: true,
       description: 'TOOL_NAME: the tool called; null when not recorded.',
+      ...needs.call('toolName'),
     }),
     agentName: t.exposeString('agentName', {
       nullable: true,
       description: 'AGENT_NAME: the agent that called the tool; null when not recorded.',
+      ...needs.call('agentName'),
     }),
     taskName: t.exposeString('taskName', {
       nullable: true,
       description: 'TASK_NAME: the task that ran the tool; null when not recorded.',
+      ...needs.call('taskName'),
     }),
     startDate: t.expose('startDate', {
       type: 'DateTime',
       nullable: true,
       description: HISTORY.startDate,
+      ...needs.call('startDate'),
     }),
     endDate: t.expose('endDate', {
       type: 'DateTime',
       nullable: true,
       description: `${HISTORY.endDate} A HUMAN tool call stays open while the run waits for a person.`,
+      ...needs.call('endDate'),
     }),
     durationMs: t.float({
       nullable: true,
       description: HISTORY.durationMs,
       resolve: (call) => durationMs(call.startDate, call.endDate),
+      ...needs.call('startDate', 'endDate'),
     }),
     input: t.exposeString('input', {
       nullable: true,
       description: 'INPUT (CLOB): the input data of the tool, as text; null when not recorded.',
+      ...needs.call('input'),
     }),
     output: t.exposeString('output', {
       nullable: true,
       description:
         'OUTPUT (CLOB): the output of the tool (text, JSON, rows or a status message), as text; null while running or when it produced none.',
+      ...needs.call('output'),
     }),
     toolOutput: t.exposeString('toolOutput', {
       nullable: true,
       description:
         'TOOL_OUTPUT (CLOB): diagnostic messages of the tool function, for debugging and tracing; null when there are none.',
+      ...needs.call('toolOutput'),
     }),
   }),
 });
@@ -91,8 +113,9 @@ builder.objectFields(TeamRunRef, (t) => ({
   toolCalls: t.field({
     type: [ToolCallRef],
     description: 'Every tool call of the run, by task order then start.',
+    ...needs.relation(RELATIONS.runToolCalls),
     resolve: (run, _args, context, info) =>
-      loadNow(context.loaders.toolCallsOfRunReading(toolCallReading(info)), run.execId),
+      plannedOr(run, info, () => context.loaders.toolCallsOfRun.load(run.execId)),
   }),
 }));
 
@@ -100,15 +123,13 @@ builder.objectFields(TaskRunRef, (t) => ({
   toolCalls: t.field({
     type: [ToolCallRef],
     description: 'The calls made by this task (same TEAM_EXEC_ID and TASK_ORDER).',
-    resolve: (task, _args, context, info) => {
-      const ofTask = (calls: readonly ToolCall[]) =>
-        calls.filter((call) => call.taskOrder === task.taskOrder);
-      const calls = loadNow(
-        context.loaders.toolCallsOfRunReading(toolCallReading(info)),
-        task.teamExecId,
-      );
-      return calls instanceof Promise ? calls.then(ofTask) : ofTask(calls);
-    },
+    ...needs.relation(RELATIONS.taskToolCalls),
+    resolve: (task, _args, context, info) =>
+      plannedOr(task, info, async () =>
+        (await context.loaders.toolCallsOfRun.load(task.teamExecId)).filter(
+          (call) => call.taskOrder === task.taskOrder,
+        ),
+      ),
   }),
 }));
 
@@ -139,7 +160,7 @@ builder.queryFields((t) => ({
         description: 'Conditions on the calls; every call when not given.',
       }),
     },
-    resolve: (_root, args, context) => {
+    resolve: (_root, args, context, info) => {
       const filter = args.filter
         ? {
             ...args.filter,
@@ -147,7 +168,7 @@ builder.queryFields((t) => ({
           }
         : {};
       return keysetConnection(args, { name: 'toolCalls', keys: TOOL_CALL_ORDER_KEYS }, (window) =>
-        context.repositories.history.toolCallPage(filter, window),
+        context.repositories.history.plannedCallsPage(filter, window, planOf(info, 'ToolCall')),
       );
     },
   }),

@@ -838,6 +838,24 @@ export function jsonListsQuery<L extends { readonly [K in keyof L]: unknown[] }>
 
 type ItemOf<A> = A extends readonly (infer E)[] ? E : never;
 
+/**
+ * One list of a statement of several (src/db/sql/history-plan.ts): its select-list item
+ * `(SELECT JSON_ARRAY(…) …) AS L<index>_JSON`, the camelCase key its row holds it under, and
+ * the decoder of that value (as jsonListsQuery's columns).
+ */
+export function jsonListColumn<T>(
+  name: string,
+  list: JsonList<T>,
+  index: number,
+): { readonly select: Fragment; readonly key: string; readonly decode: (json: unknown) => T[] } {
+  const alias = `L${index}_JSON`;
+  return {
+    select: sql`(${jsonArraySelect(name, list.parts, alias)}) AS ${sql.indexed('L', index)}_JSON`,
+    key: camelCase(alias),
+    decode: positionalDecoder(name, list.parts, list.decode),
+  };
+}
+
 export async function fetchRows<T>(driver: Driver, q: Query<T>): Promise<T[]> {
   if (q.noRows) return [];
   const rows = q.agentDetails
@@ -1020,8 +1038,49 @@ export function keysetPaged<T>(
   window: KeysetWindow,
   decode: (row: Row) => T,
 ): PagedQuery<Positioned<T>> {
-  const { select, from, filter, keys, count } = parts;
-  const keyColumns = keys.flatMap((key, i) => [
+  const { select, from, count } = parts;
+  const page = keysetParts(parts, window);
+  return {
+    page: query(
+      name,
+      sql`SELECT ${select}, ${page.keyColumns},
+        (SELECT COUNT(*) FROM ${page.filtered}) AS TOTAL_COUNT
+        FROM ${from} ${page.where}
+        ORDER BY ${page.orderBy}
+        FETCH FIRST ${sql.bind('page_limit', window.limit)} ROWS ONLY`,
+      (row) => ({
+        item: { node: decode(row), position: page.position(row) },
+        totalCount: num(row.totalCount),
+      }),
+    ),
+    count: query(count, sql`SELECT COUNT(*) AS TOTAL_COUNT FROM ${page.filtered}`, (row) =>
+      num(row.totalCount),
+    ),
+  };
+}
+
+/**
+ * The pieces of a keyset page (keysetPaged; a planned statement's root, history-plan.ts): the
+ * order keys as select items (KEY0, KEY0_SECONDS, …), the WHERE of the filter and the place,
+ * the ORDER BY, the filtered FROM the total counts over, and the position of a row read back.
+ */
+export function keysetParts(
+  parts: {
+    readonly from: Fragment;
+    readonly filter: readonly (Fragment | undefined)[];
+    readonly keys: readonly ColumnKey[];
+  },
+  window: KeysetWindow,
+): {
+  readonly keyColumns: Fragment;
+  readonly keyOutputs: readonly string[];
+  readonly where: Fragment;
+  readonly orderBy: Fragment;
+  readonly filtered: Fragment;
+  readonly position: (row: Row) => Position;
+} {
+  const { from, filter, keys } = parts;
+  const keyItems = keys.flatMap((key, i) => [
     sql`${key.column} AS ${text(`KEY${i}`)}`,
     ...(key.date ? [sql`${secondsOf(key.column)} AS ${text(`KEY${i}_SECONDS`)}`] : []),
   ]);
@@ -1030,27 +1089,17 @@ export function keysetPaged<T>(
     const reversed = direction === 'ASC' ? 'DESC' : 'ASC';
     return sql`${column} ${text(`${window.backward ? reversed : direction}${nulls}`)}`;
   });
-  const filtered = sql`${from} ${sql.where(...filter)}`;
   return {
-    page: query(
-      name,
-      sql`SELECT ${select}, ${join(keyColumns, ', ')},
-        (SELECT COUNT(*) FROM ${filtered}) AS TOTAL_COUNT
-        FROM ${from} ${sql.where(
-          ...filter,
-          window.after ? beyond(keys, window.after, true, 'after') : undefined,
-          window.before ? beyond(keys, window.before, false, 'before') : undefined,
-        )}
-        ORDER BY ${join(orderBy, ', ')}
-        FETCH FIRST ${sql.bind('page_limit', window.limit)} ROWS ONLY`,
-      (row) => ({
-        item: { node: decode(row), position: positionOf(keys, row) },
-        totalCount: num(row.totalCount),
-      }),
+    keyColumns: join(keyItems, ', '),
+    keyOutputs: keyItems.map(outputName),
+    where: sql.where(
+      ...filter,
+      window.after ? beyond(keys, window.after, true, 'after') : undefined,
+      window.before ? beyond(keys, window.before, false, 'before') : undefined,
     ),
-    count: query(count, sql`SELECT COUNT(*) AS TOTAL_COUNT FROM ${filtered}`, (row) =>
-      num(row.totalCount),
-    ),
+    orderBy: join(orderBy, ', '),
+    filtered: sql`${from} ${sql.where(...filter)}`,
+    position: (row) => positionOf(keys, row),
   };
 }
 

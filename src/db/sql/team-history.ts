@@ -30,6 +30,7 @@ import {
   jsonArrayQuery,
   jsonListsQuery,
   keysetPaged,
+  outputName,
   outputsOf,
   ownedBy,
   perCatalog,
@@ -93,6 +94,21 @@ export interface NestedLists {
   readonly toolCalls?: { readonly wanted: Wanted<ToolCall> };
   /** The agents the tasks name, as agents.byNames reads them without details (with `tasks`). */
   readonly agents?: boolean;
+}
+
+/**
+ * One row type of the history as a planned statement reads it (src/db/sql/history-plan.ts):
+ * its view and alias, the select item of each output column, the property each column fills,
+ * the properties always read (its keys), the columns ordering its lists, and its decoder.
+ * Every history row has TEAM_EXEC_ID: a plan bounds every list below a root by its runs.
+ */
+export interface RowTable<T> {
+  readonly from: Fragment;
+  readonly select: Readonly<Record<string, Fragment>>;
+  readonly columns: readonly (readonly [keyof T & string, string])[];
+  readonly keys: readonly (keyof T & string)[];
+  readonly orderBy: readonly string[];
+  readonly decode: (row: Row) => T;
 }
 
 /** A run in the newest-first window of its team (see runsByTeams). */
@@ -350,7 +366,38 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       ? sql`COALESCE(${sql.join(waitingSources, ', ')})`
       : (waitingSources[0] ?? sql`CAST(NULL AS TIMESTAMP)`);
 
+  const runTable: RowTable<TeamRun> = {
+    from: sql`${runsView} h`,
+    select: Object.fromEntries(runItems.map((item) => [outputName(item), item])),
+    columns: runColumnsOf as RowTable<TeamRun>['columns'],
+    keys: ['execId'],
+    orderBy: ['TEAM_EXEC_ID'],
+    decode: toRun,
+  };
+  const taskTable: RowTable<TaskRun> = {
+    from: sql`${tasksView} t`,
+    select: taskSelect,
+    columns: taskColumns as RowTable<TaskRun>['columns'],
+    keys: ['teamExecId', 'taskOrder'],
+    // A task logged twice under one TASK_ORDER comes in the order it started (as taskList).
+    orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE'],
+    decode: toTask,
+  };
+  const callTable: RowTable<ToolCall> = {
+    from: sql`${callsView} tc`,
+    select: callSelect,
+    columns: callColumnsOf as RowTable<ToolCall>['columns'],
+    keys: ['teamExecId', 'taskOrder'],
+    orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE', 'INVOCATION_ID'],
+    decode: toToolCall,
+  };
+
   return {
+    /** The row types as planned statements read them (src/db/sql/history-plan.ts). */
+    tables: { TeamRun: runTable, TaskRun: taskTable, ToolCall: callTable },
+    runFilter,
+    viewerRuns,
+    readable: { runs, tasks, calls },
     runVisible,
     runsPage: (
       viewer: Viewer,

@@ -10,7 +10,7 @@ import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn, type ViewInfo } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { num, numOrNull, roundedOrNull, str, strOrNull } from '../rows.js';
-import type { Fragment, PagedQuery, PageWindow } from './statement.js';
+import type { Fragment, JsonList, PagedQuery, PageWindow } from './statement.js';
 import { ownedBy, paged, perCatalog, query, sql, viewerOwns } from './statement.js';
 import { durationMsExpression } from './team-history.js';
 
@@ -76,9 +76,13 @@ export const teamSql = perCatalog((catalog: Catalog) => {
   /** The team's name in the team attributes, as the teams view names it. */
   const attributeName = sql.identifier(catalog, catalog.teamAttributes, catalog.columns.teamName);
   const owner = ownerColumn(teams);
-  const select = sql`${owner ? sql`OWNER` : sql`NULL AS OWNER`}, ${name} AS TEAM_NAME, DESCRIPTION, ${
-    teams.columns?.has('STATUS') ? sql`STATUS` : sql`NULL AS STATUS`
-  }`;
+  const selectItems = [
+    owner ? sql`OWNER` : sql`NULL AS OWNER`,
+    sql`${name} AS TEAM_NAME`,
+    sql`DESCRIPTION`,
+    teams.columns?.has('STATUS') ? sql`STATUS` : sql`NULL AS STATUS`,
+  ];
+  const select = sql.join(selectItems, ', ');
   const order = sql`${name}${owner ? sql`, OWNER` : sql``}`;
   const toolAttr = sql.identifier(catalog, catalog.toolAttributes);
   /** The teams view decides what a viewer sees of every team statement. */
@@ -91,6 +95,18 @@ export const teamSql = perCatalog((catalog: Catalog) => {
   });
 
   return {
+    /**
+     * The teams named by `names` (a subquery of another statement: a run's TEAM_NAME), as
+     * byNames reads them, as a JSON list of a planned statement (src/db/sql/history-plan.ts).
+     */
+    namedList: (viewer: Viewer, names: Fragment): JsonList<Team> => ({
+      parts: {
+        select: selectItems,
+        from: sql`${teamsView} ${sql.where(sql`${name} IN (${names})`, mine(viewer)('OWNER'))}`,
+        orderBy: owner ? ['TEAM_NAME', 'OWNER'] : ['TEAM_NAME'],
+      },
+      decode: toTeam,
+    }),
     page: (viewer: Viewer, filter: TeamFilter, window: PageWindow): PagedQuery<Team> =>
       paged(
         'teams.page',

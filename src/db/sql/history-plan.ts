@@ -1,0 +1,511 @@
+import {
+  type ChildPlan,
+  type ListPlan,
+  PLANNED,
+  type Planned,
+  type Relation,
+} from '../../model/plan.js';
+import type {
+  TeamRun,
+  TeamRunFilter,
+  TeamRunOrder,
+  ToolCall,
+  ToolCallFilter,
+} from '../../model/team.js';
+import type { Viewer } from '../../model/viewer.js';
+import type { Catalog } from '../catalog.js';
+import type { Row } from '../driver.js';
+import { num } from '../rows.js';
+import { agentSql } from './agents.js';
+import {
+  type Fragment,
+  type JsonArrayParts,
+  type JsonList,
+  jsonListColumn,
+  type KeysetWindow,
+  keysetParts,
+  outputName,
+  outputsOf,
+  type PageWindow,
+  type Positioned,
+  perCatalog,
+  type Query,
+  query,
+  sql,
+} from './statement.js';
+import {
+  type RowTable,
+  runOrderKeys,
+  TOOL_CALL_ORDER_KEYS,
+  teamHistorySql,
+  type WindowedRun,
+} from './team-history.js';
+import { teamSql } from './teams.js';
+
+/**
+ * One statement for a history root and its plan (src/model/plan.ts), the same text for Oracle
+ * and the embedded database, as grafast's pgSelect inlines every child list of a plan into its
+ * parent's SQL:
+ *
+ *   WITH w AS (<the root's rows>)
+ *   SELECT (<root list>) AS L0_JSON, (<child list>) AS L1_JSON, …, <total> FROM DUAL
+ *
+ * Every list is a JSON array of columns (jsonListColumn, src/db/sql/statement.ts), one per
+ * planned relation at each response path, with only the columns that path reads. Every
+ * history row carries TEAM_EXEC_ID and every history relation keeps it, so each list below the
+ * root is bounded by the root's runs (`TEAM_EXEC_ID IN (SELECT w.TEAM_EXEC_ID FROM w …)`),
+ * whatever its depth, and visible exactly when its run is (docs/oracle.md): the root applies
+ * the viewer's rule once. The agents of a list of tasks are those its names name. Decoded,
+ * each list's rows are grouped by the relation's keys and set on their parents under the
+ * field's response key (PLANNED): the resolvers read them there.
+ */
+
+/** A root's rows: the common table `w` and, unless the rows are given, its list. */
+export interface PlanRoot<R> {
+  readonly name: string;
+  readonly type: 'TeamRun' | 'TaskRun' | 'ToolCall';
+  /** The body of `w`: every select item of the type's table, and `extras`. */
+  readonly with: Fragment;
+  /** The root list read back, or null when the caller holds the rows (given). */
+  readonly rows: {
+    readonly where?: Fragment;
+    /** Items of `w` read with each row besides the type's columns (RN, KEY0, …). */
+    readonly extras: readonly Fragment[];
+    readonly orderBy: readonly string[];
+    readonly decode: (row: Row, object: object) => R;
+  } | null;
+  /** The condition on `w` of the rows whose children are read; all of them when absent. */
+  readonly scope?: Fragment;
+  /** A scalar the statement returns too (TOTAL_COUNT). */
+  readonly total?: Fragment;
+}
+
+export interface PlanResult<R> {
+  /** The root list, in its order (empty for given rows). */
+  readonly rows: R[];
+  readonly total: number | null;
+}
+
+type AnyTable = RowTable<object>;
+
+interface ListNode {
+  readonly index: number;
+  readonly children: readonly ChildNode[];
+}
+
+type ChildNode =
+  | {
+      readonly key: string;
+      readonly kind: 'relation';
+      readonly relation: Relation;
+      readonly node: ListNode;
+    }
+  | { readonly key: string; readonly kind: 'self'; readonly children: readonly ChildNode[] }
+  | {
+      readonly key: string;
+      readonly kind: 'group';
+      readonly members: readonly {
+        readonly member: string;
+        readonly relation: Relation;
+        readonly node: ListNode;
+      }[];
+    };
+
+const SEPARATOR = '\u0000';
+
+function keyOf(row: object, properties: readonly string[]): string {
+  if (properties.length === 1)
+    return String((row as Record<string, unknown>)[properties[0] as string]);
+  return properties.map((p) => String((row as Record<string, unknown>)[p])).join(SEPARATOR);
+}
+
+function grouped(rows: readonly object[], properties: readonly string[]): Map<string, object[]> {
+  const groups = new Map<string, object[]>();
+  for (const row of rows) {
+    const key = keyOf(row, properties);
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
+  }
+  return groups;
+}
+
+function setChild(row: object, key: string, value: unknown): void {
+  const planned = row as { [PLANNED]?: Record<string, unknown> };
+  planned[PLANNED] ??= {};
+  planned[PLANNED][key] = value;
+}
+
+/** Sets each planned child on its parents, recursively, from the decoded lists. */
+function attach(parents: readonly object[], children: readonly ChildNode[], lists: object[][]) {
+  for (const child of children) {
+    if (child.kind === 'self') {
+      for (const parent of parents) {
+        const { [PLANNED]: _, ...row } = parent as Planned<object>;
+        attach([row], child.children, lists);
+        setChild(parent, child.key, row);
+      }
+      continue;
+    }
+    if (child.kind === 'relation') {
+      const rows = lists[child.node.index] ?? [];
+      attach(rows, child.node.children, lists);
+      const groups = grouped(rows, child.relation.to);
+      const { from, many } = child.relation;
+      for (const parent of parents) {
+        const group = groups.get(keyOf(parent, from)) ?? [];
+        setChild(parent, child.key, many ? group : (group[0] ?? null));
+      }
+      continue;
+    }
+    const members = child.members.map(({ member, relation, node }) => {
+      const rows = lists[node.index] ?? [];
+      attach(rows, node.children, lists);
+      return { member, from: relation.from, groups: grouped(rows, relation.to) };
+    });
+    for (const parent of parents) {
+      const value: Record<string, object[]> = {};
+      for (const { member, from, groups } of members) {
+        value[member] = groups.get(keyOf(parent, from)) ?? [];
+      }
+      setChild(parent, child.key, value);
+    }
+  }
+}
+
+export const historyPlanSql = perCatalog((catalog: Catalog) => {
+  const history = teamHistorySql(catalog);
+  const tables = history.tables as unknown as Record<'TeamRun' | 'TaskRun' | 'ToolCall', AnyTable>;
+  const agents = agentSql(catalog);
+  const teams = teamSql(catalog);
+  const views = {
+    TeamRun: history.readable.runs,
+    TaskRun: history.readable.tasks,
+    ToolCall: history.readable.calls,
+  };
+
+  /** The output columns a list of `table` reads for `plan`: its columns and keys. */
+  const membersOf = (table: AnyTable, plan: ListPlan): string[] =>
+    table.columns
+      .filter(
+        ([property]) =>
+          plan.columns.has('*') || plan.columns.has(property) || table.keys.includes(property),
+      )
+      .map(([, column]) => column);
+
+  /** The select items of `table` for these output columns and its order. */
+  const itemsOf = (table: AnyTable, columns: readonly string[]): Fragment[] =>
+    [...new Set([...columns, ...table.orderBy])].map((column) => {
+      const item = table.select[column];
+      if (!item) throw new Error(`no column ${column} in a history table`);
+      return item;
+    });
+
+  /**
+   * The statement of `root` with `plan`. Lists are numbered as they are met (L0 the root's);
+   * `given` are the rows the caller holds (a subscription event's runs), whose children are set
+   * on them.
+   */
+  function planned<R>(
+    viewer: Viewer,
+    root: PlanRoot<R>,
+    plan: ListPlan,
+    given: readonly object[] = [],
+  ): Query<PlanResult<R>> {
+    const lists: { select: Fragment; key: string; decode: (json: unknown) => object[] }[] = [];
+    const add = (list: JsonList<object>) => {
+      const column = jsonListColumn(root.name, list, lists.length);
+      lists.push(column);
+      return lists.length - 1;
+    };
+    const scope = sql`SELECT w.TEAM_EXEC_ID FROM w ${sql.where(root.scope)}`;
+    const rootTable = tables[root.type];
+
+    let rootIndex = -1;
+    if (root.rows) {
+      // The columns the root's order names are read too (a team's page groups by TEAM_NAME).
+      const ordering = root.rows.orderBy.filter((column) => column in rootTable.select);
+      const members = [...new Set([...membersOf(rootTable, plan), ...ordering])];
+      const extras = root.rows.extras.map(outputName);
+      const parts: JsonArrayParts = {
+        select: outputsOf([...itemsOf(rootTable, members), ...root.rows.extras]),
+        members: [...members, ...extras],
+        from: sql`w ${sql.where(root.rows.where)}`,
+        orderBy: root.rows.orderBy,
+      };
+      const { decode } = root.rows;
+      const decodeRoot = rootTable.decode as (row: Row) => object;
+      // The decoder hands one reused row object: both values are made from it at once.
+      rootIndex = add({
+        parts,
+        decode: (row) => {
+          const object = decodeRoot(row);
+          return { object, result: decode(row, object) };
+        },
+      });
+    }
+
+    const listOf = (relation: Relation, childPlan: ListPlan, parentTable: AnyTable): ListNode => {
+      if (relation.target === 'Agent' || relation.target === 'Team') {
+        // The catalog rows the parent's rows name (a task's agent without DESCRIBE_AGENT, a
+        // run's team), as their loaders read them.
+        const [property] = relation.from;
+        const column = parentTable.columns.find(([p]) => p === property)?.[1] ?? '';
+        const names = sql`SELECT ${itemsOf(parentTable, [column])[0] as Fragment} FROM ${parentTable.from}
+          WHERE TEAM_EXEC_ID IN (${scope})`;
+        const list = (
+          relation.target === 'Agent'
+            ? agents.namedList(viewer, names)
+            : teams.namedList(viewer, names)
+        ) as JsonList<object>;
+        return { index: add(list), children: [] };
+      }
+      const table = tables[relation.target];
+      const members = membersOf(table, childPlan);
+      const parts: JsonArrayParts = {
+        select: itemsOf(table, members),
+        members,
+        from: sql`${table.from} WHERE TEAM_EXEC_ID IN (${scope})`,
+        orderBy: table.orderBy,
+      };
+      const index = add({ parts, decode: table.decode as (row: Row) => object });
+      return { index, children: childrenOf(childPlan, table) };
+    };
+
+    /**
+     * A relation whose view cannot be read (not granted, missing) is left to its field's
+     * loader, which reports it; the rest of the plan is read.
+     */
+    const readable = (relation: Relation) =>
+      (relation.target === 'Agent'
+        ? catalog.agents
+        : relation.target === 'Team'
+          ? catalog.teams
+          : views[relation.target]
+      ).columns !== null;
+
+    function childrenOf(parentPlan: ListPlan, parentTable: AnyTable): ChildNode[] {
+      const planned = [...parentPlan.children].filter(
+        ([, child]) =>
+          child.kind === 'self' ||
+          (child.kind === 'relation'
+            ? readable(child.relation)
+            : [...child.members.values()].every(({ relation }) => readable(relation))),
+      );
+      return planned.map(([key, child]: [string, ChildPlan]): ChildNode => {
+        if (child.kind === 'self') {
+          return { key, kind: 'self', children: childrenOf(child.plan, parentTable) };
+        }
+        if (child.kind === 'relation') {
+          return {
+            key,
+            kind: 'relation',
+            relation: child.relation,
+            node: listOf(child.relation, child.plan, parentTable),
+          };
+        }
+        return {
+          key,
+          kind: 'group',
+          members: [...child.members].map(([member, { relation, plan: memberPlan }]) => ({
+            member,
+            relation,
+            node: listOf(relation, memberPlan, parentTable),
+          })),
+        };
+      });
+    }
+
+    const children = childrenOf(plan, rootTable);
+    const selects = lists.map((list) => list.select);
+    if (root.total) selects.push(sql`${root.total} AS TOTAL_COUNT`);
+    const decode = (row: Row): PlanResult<R> => {
+      const decoded = lists.map((list) => list.decode(row[list.key]));
+      const roots = (rootIndex >= 0 ? decoded[rootIndex] : []) as { object: object; result: R }[];
+      const objects = root.rows ? roots.map((r) => r.object) : [...given];
+      if (rootIndex >= 0) decoded[rootIndex] = objects;
+      attach(objects, children, decoded);
+      return { rows: roots.map((r) => r.result), total: root.total ? num(row.totalCount) : null };
+    };
+    return query(
+      root.name,
+      sql`WITH w AS (${root.with}) SELECT ${sql.join(selects, ', ')} FROM DUAL`,
+      decode,
+    );
+  }
+
+  const runItems = Object.values(tables.TeamRun.select);
+  const runSelect = sql.join(runItems, ', ');
+  const tasksOnRuns = (viewer: Viewer) => history.runVisible(viewer, sql`t`);
+
+  return {
+    planned,
+    /**
+     * The windows of runs of several teams (Team.runs): each team's newest runs under the
+     * filter, one window per team; each team's first run comes back too (RN = 1, dropped
+     * unless in the window), so a window past a team's last run still carries its total.
+     */
+    runsOfTeams: (
+      filter: TeamRunFilter,
+      window: PageWindow,
+      viewer: Viewer,
+      teams: Fragment,
+    ): PlanRoot<WindowedRun> => {
+      const inWindow = sql`w.RN > ${sql.bind('page_offset', window.offset)} AND w.RN <= ${sql.bind('page_end', window.offset + window.limit)}`;
+      return {
+        name: 'history.runsOfTeams',
+        type: 'TeamRun',
+        with: sql`SELECT ${runSelect},
+             ROW_NUMBER() OVER (PARTITION BY h.TEAM_NAME ORDER BY h.START_DATE DESC NULLS LAST, h.TEAM_EXEC_ID) AS RN,
+             COUNT(*) OVER (PARTITION BY h.TEAM_NAME) AS TOTAL_COUNT
+           FROM ${tables.TeamRun.from}
+           ${sql.where(sql`h.TEAM_NAME IN (${teams})`, ...history.runFilter(viewer, filter))}`,
+        rows: {
+          where: sql`(${inWindow}) OR w.RN = 1`,
+          extras: [sql`RN`, sql`TOTAL_COUNT`],
+          orderBy: ['TEAM_NAME', 'RN'],
+          decode: (row, run) => ({
+            run: run as TeamRun,
+            rowNumber: num(row.rn),
+            totalCount: num(row.totalCount),
+          }),
+        },
+        scope: inWindow,
+      };
+    },
+    /** A keyset page of runs across teams (Query.teamRuns), with its total over the filter. */
+    runsPage: (
+      viewer: Viewer,
+      filter: TeamRunFilter,
+      order: TeamRunOrder,
+      window: KeysetWindow,
+    ): PlanRoot<Positioned<TeamRun>> => {
+      const page = keysetParts(
+        {
+          from: tables.TeamRun.from,
+          filter: history.runFilter(viewer, filter),
+          keys: runOrderKeys(order),
+        },
+        window,
+      );
+      return keysetRoot('history.runsPage', 'TeamRun', runSelect, page, window);
+    },
+    /** A keyset page of tool calls (Query.toolCalls), with its total over the filter. */
+    callsPage: (
+      viewer: Viewer,
+      filter: ToolCallFilter,
+      window: KeysetWindow,
+    ): PlanRoot<Positioned<ToolCall>> => {
+      const page = keysetParts(
+        {
+          from: tables.ToolCall.from,
+          filter: [
+            filter.toolName
+              ? sql`TOOL_NAME = ${sql.bind('tool_name', filter.toolName)}`
+              : undefined,
+            filter.agentName
+              ? sql`AGENT_NAME = ${sql.bind('agent_name', filter.agentName)}`
+              : undefined,
+            filter.teamExecId
+              ? sql`TEAM_EXEC_ID = ${sql.bind('team_exec_id', filter.teamExecId)}`
+              : undefined,
+            history.runVisible(viewer, sql`tc`),
+          ],
+          keys: TOOL_CALL_ORDER_KEYS,
+        },
+        window,
+      );
+      return keysetRoot(
+        'history.callsPage',
+        'ToolCall',
+        sql.join(Object.values(tables.ToolCall.select), ', '),
+        page,
+        window,
+      );
+    },
+    /** Runs by TEAM_EXEC_ID (teamRun, node, nodes, federation's entities). */
+    runsByIds: (viewer: Viewer, ids: Fragment): PlanRoot<TeamRun> => ({
+      name: 'history.runsByIds',
+      type: 'TeamRun',
+      with: sql`SELECT ${runSelect} FROM ${tables.TeamRun.from}
+        ${sql.where(sql`h.TEAM_EXEC_ID IN (${ids})`, history.viewerRuns(viewer))}`,
+      rows: { extras: [], orderBy: ['TEAM_EXEC_ID'], decode: (_row, run) => run as TeamRun },
+    }),
+    /** Every task of these runs (TaskRun nodes: a task's id holds its run's). */
+    tasksOfRunIds: (viewer: Viewer, ids: Fragment): PlanRoot<object> => ({
+      name: 'history.tasksByRunIds',
+      type: 'TaskRun',
+      with: sql`SELECT ${sql.join(Object.values(tables.TaskRun.select), ', ')} FROM ${tables.TaskRun.from}
+        ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, tasksOnRuns(viewer))}`,
+      rows: {
+        extras: [],
+        orderBy: tables.TaskRun.orderBy,
+        decode: (_row, task) => task,
+      },
+    }),
+    /** Tool calls by INVOCATION_ID (ToolCall nodes). */
+    callsByIds: (viewer: Viewer, ids: Fragment): PlanRoot<ToolCall> => ({
+      name: 'history.callsByIds',
+      type: 'ToolCall',
+      with: sql`SELECT ${sql.join(Object.values(tables.ToolCall.select), ', ')} FROM ${tables.ToolCall.from}
+        ${sql.where(sql`INVOCATION_ID IN (${ids})`, history.runVisible(viewer, sql`tc`))}`,
+      rows: {
+        extras: [],
+        orderBy: tables.ToolCall.orderBy,
+        decode: (_row, call) => call as ToolCall,
+      },
+    }),
+    /** The runs of these teams waiting for a human (Team.waitingForHuman), oldest first. */
+    waitingOfTeams: (viewer: Viewer, teams: Fragment): PlanRoot<TeamRun> => ({
+      name: 'history.waitingOfTeams',
+      type: 'TeamRun',
+      with: sql`SELECT ${runSelect} FROM ${tables.TeamRun.from}
+        ${sql.where(sql`h.TEAM_NAME IN (${teams})`, sql`h.STATE = 'WAITING_FOR_HUMAN'`, history.viewerRuns(viewer))}`,
+      rows: {
+        extras: [],
+        orderBy: ['TEAM_NAME', 'START_DATE', 'TEAM_EXEC_ID'],
+        decode: (_row, run) => run as TeamRun,
+      },
+    }),
+    /** Runs the caller holds (a subscription event's): only the children are read. */
+    ofRuns: (viewer: Viewer, ids: Fragment): PlanRoot<never> => ({
+      name: 'history.ofRuns',
+      type: 'TeamRun',
+      with: sql`SELECT h.TEAM_EXEC_ID FROM ${tables.TeamRun.from}
+        ${sql.where(sql`h.TEAM_EXEC_ID IN (${ids})`, history.viewerRuns(viewer))}`,
+      rows: null,
+    }),
+  };
+
+  function keysetRoot<T>(
+    name: string,
+    type: 'TeamRun' | 'ToolCall',
+    select: Fragment,
+    page: ReturnType<typeof keysetParts>,
+    window: KeysetWindow,
+  ): PlanRoot<Positioned<T>> {
+    const keyItems = page.keyOutputs.map(keyOutput);
+    return {
+      name,
+      type,
+      with: sql`SELECT ${select}, ${page.keyColumns}, ROW_NUMBER() OVER (ORDER BY ${page.orderBy}) AS RN
+        FROM ${tables[type].from} ${page.where}
+        ORDER BY ${page.orderBy}
+        FETCH FIRST ${sql.bind('page_limit', window.limit)} ROWS ONLY`,
+      rows: {
+        extras: [...keyItems, sql`RN`],
+        orderBy: ['RN'],
+        decode: (row, node) => ({ node: node as T, position: page.position(row) }),
+      },
+      total: sql`(SELECT COUNT(*) FROM ${page.filtered})`,
+    };
+  }
+});
+
+/** KEY0, KEY0_SECONDS, …: the output names keysetParts gives its key items. */
+function keyOutput(output: string): Fragment {
+  const match = /^KEY(\d+)(_SECONDS)?$/.exec(output);
+  if (!match) throw new Error(`${output} is not a key column`);
+  const index = Number(match[1]);
+  return match[2] ? sql`${sql.indexed('KEY', index)}_SECONDS` : sql.indexed('KEY', index);
+}

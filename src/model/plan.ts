@@ -1,0 +1,123 @@
+/**
+ * A plan: what one operation reads below one history root, by response key, made once per
+ * operation by src/schema/plan.ts from the needs each field declares (src/schema/needs.ts),
+ * and rendered as ONE statement by src/db/sql/history-plan.ts (docs/architecture.md, "How an
+ * operation is planned"). Plain data: no GraphQL, no SQL.
+ */
+
+/** The row types a plan reads: each has a view, columns and a decoder in src/db/sql/. */
+export type RowType = 'TeamRun' | 'TaskRun' | 'ToolCall' | 'Agent' | 'Team';
+
+/**
+ * How a child row type hangs off its parent: the parent's properties `from` equal the
+ * child's `to`, one child (`many: false`) or a list in the child type's order.
+ */
+export interface Relation {
+  readonly name: string;
+  readonly target: RowType;
+  readonly many: boolean;
+  readonly from: readonly string[];
+  readonly to: readonly string[];
+}
+
+/** Every relation between the history types: one home, read by the fields and the SQL builder. */
+export const RELATIONS = {
+  runTasks: {
+    name: 'TeamRun.tasks',
+    target: 'TaskRun',
+    many: true,
+    from: ['execId'],
+    to: ['teamExecId'],
+  },
+  runToolCalls: {
+    name: 'TeamRun.toolCalls',
+    target: 'ToolCall',
+    many: true,
+    from: ['execId'],
+    to: ['teamExecId'],
+  },
+  taskToolCalls: {
+    name: 'TaskRun.toolCalls',
+    target: 'ToolCall',
+    many: true,
+    from: ['teamExecId', 'taskOrder'],
+    to: ['teamExecId', 'taskOrder'],
+  },
+  taskTeamRun: {
+    name: 'TaskRun.teamRun',
+    target: 'TeamRun',
+    many: false,
+    from: ['teamExecId'],
+    to: ['execId'],
+  },
+  callTaskRun: {
+    name: 'ToolCall.taskRun',
+    target: 'TaskRun',
+    many: false,
+    from: ['teamExecId', 'taskOrder'],
+    to: ['teamExecId', 'taskOrder'],
+  },
+  runTeam: {
+    name: 'TeamRun.team',
+    target: 'Team',
+    many: false,
+    from: ['teamName'],
+    to: ['name'],
+  },
+  taskAgent: {
+    name: 'TaskRun.agent',
+    target: 'Agent',
+    many: false,
+    from: ['agentName'],
+    to: ['name'],
+  },
+} as const satisfies Record<string, Relation>;
+
+/** What one list (or one row) of a plan reads, and the children read along with it. */
+export interface ListPlan {
+  readonly type: RowType;
+  /** The properties its fields read (the keys its relations need included). */
+  readonly columns: ReadonlySet<string>;
+  /** By response key. */
+  readonly children: ReadonlyMap<string, ChildPlan>;
+  /** A text naming this plan: equal texts, equal plans (loaders are made per plan). */
+  readonly key: string;
+}
+
+export type ChildPlan =
+  /** Rows of another type, related to each row of the parent. */
+  | { readonly kind: 'relation'; readonly relation: Relation; readonly plan: ListPlan }
+  /** The parent row itself seen through another field (a subscription event's `run`). */
+  | { readonly kind: 'self'; readonly plan: ListPlan }
+  /**
+   * Several relations of the parent read together, each under its member name, for a field
+   * derived from them (TeamRun.waitingFor reads the run's tasks and tool calls).
+   */
+  | {
+      readonly kind: 'group';
+      readonly members: ReadonlyMap<
+        string,
+        { readonly relation: Relation; readonly plan: ListPlan }
+      >;
+    };
+
+/** Where a planned row keeps its children, by response key: a key only the plan sets. */
+export const PLANNED: unique symbol = Symbol('planned children');
+
+export type Planned<T> = T & { [PLANNED]?: Readonly<Record<string, unknown>> };
+
+/** The child a plan read for `responseKey` along with `row`; undefined when none was planned. */
+export function plannedChild(row: object, responseKey: string): unknown {
+  return (row as Planned<object>)[PLANNED]?.[responseKey];
+}
+
+/** The members a group child holds, per parent row: each a list in its type's order. */
+export type GroupValue = Readonly<Record<string, readonly unknown[]>>;
+
+/** Whether the plan reads any rows below its own: a relation or a group, at any depth. */
+export function readsBelow(plan: ListPlan): boolean {
+  for (const child of plan.children.values()) {
+    if (child.kind !== 'self' || readsBelow(child.plan)) return true;
+  }
+  return false;
+}

@@ -1,0 +1,221 @@
+/**
+ * Every history root of an operation is one statement, whatever the frontend asks below it
+ * (src/schema/plan.ts, src/db/sql/history-plan.ts), and every field of a planned type says
+ * what it reads (src/schema/needs.ts).
+ */
+import { buildSchema, type GraphQLSchema, isObjectType } from 'graphql';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { schema } from '../src/schema/index.js';
+import { NEEDS, PLANNED_TYPES } from '../src/schema/needs.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+/** The fields of the planned types that declare no needs: each one a defect. */
+function undeclared(schema: GraphQLSchema): string[] {
+  return Object.keys(PLANNED_TYPES).flatMap((name) => {
+    const type = schema.getType(name);
+    if (!isObjectType(type)) return [];
+    return Object.values(type.getFields())
+      .filter((field) => field.extensions?.[NEEDS] === undefined)
+      .map((field) => `${name}.${field.name}`);
+  });
+}
+
+let t: TestServer;
+beforeAll(async () => {
+  // The tools catalog is read every time, so the counts do not depend on its cache.
+  t = await startTestServer({ TEAM_TOOLS_CACHE_TTL_MS: '0' });
+});
+afterAll(() => t.stop());
+
+describe('needs', () => {
+  test('every field of a planned type declares what it reads', () => {
+    expect(Object.keys(PLANNED_TYPES).every((name) => isObjectType(schema.getType(name)))).toBe(
+      true,
+    );
+    expect(undeclared(schema)).toEqual([]);
+    // The check fails on a field that declares nothing.
+    expect(undeclared(buildSchema('type Query { a: Int } type TeamRun { x: Int }'))).toEqual([
+      'TeamRun.x',
+    ]);
+  });
+});
+
+const TREE = 'state tasks { taskName agent { name } toolCalls { toolName } }';
+const DASHBOARD = (extra = '', root = '') =>
+  `{ ${root} teams(first: 20) { nodes { name tools { name } runs(first: 10) { nodes { ${TREE} ${extra} } } } } }`;
+
+interface Shape {
+  readonly name: string;
+  readonly query: string | (() => Promise<string>);
+  /** Statements: one per history root, plus the catalog roots the shape names. */
+  readonly statements: number;
+  readonly check?: (data: Record<string, unknown>) => void;
+}
+
+type Run = {
+  execId: string;
+  state: string;
+  teamName?: string;
+  team?: { name: string } | null;
+  tasks: {
+    taskName: string | null;
+    agent: { name: string } | null;
+    toolCalls: { toolName: string | null; taskRun?: { taskName: string | null } | null }[];
+  }[];
+  waitingFor?: { question: string | null; task: { taskName: string | null } | null } | null;
+};
+
+const runsOf = (data: Record<string, unknown>): Run[] =>
+  (data.teams as { nodes: { runs: { nodes: Run[] } }[] }).nodes.flatMap((team) => team.runs.nodes);
+
+/** A tree that is there: tasks, agents and tool calls read, not all empty. */
+function full(runs: readonly Run[]): void {
+  expect(runs.length).toBeGreaterThan(10);
+  const tasks = runs.flatMap((run) => run.tasks);
+  expect(tasks.some((task) => task.agent !== null)).toBe(true);
+  expect(tasks.some((task) => task.toolCalls.length > 0)).toBe(true);
+}
+
+async function anyId(query: string, pick: (data: Record<string, unknown>) => string) {
+  const { data, errors } = await t.gql(query);
+  expect(errors).toBeUndefined();
+  return pick(data ?? {});
+}
+
+const SHAPES: Shape[] = [
+  {
+    name: 'the dashboard (teams, their tools, then the history tree)',
+    query: DASHBOARD(),
+    statements: 3,
+    check: (data) => full(runsOf(data)),
+  },
+  {
+    name: 'the dashboard plus waitingFor on each run',
+    query: DASHBOARD('waitingFor { question task { taskName } }'),
+    statements: 3,
+    check: (data) => {
+      const runs = runsOf(data);
+      full(runs);
+      const waiting = runs.filter((run) => run.state === 'WAITING_FOR_HUMAN');
+      expect(waiting.length).toBeGreaterThan(0);
+      for (const run of waiting) expect(run.waitingFor).not.toBeNull();
+      for (const run of runs.filter((r) => r.state !== 'WAITING_FOR_HUMAN')) {
+        expect(run.waitingFor).toBeNull();
+      }
+    },
+  },
+  {
+    name: 'the dashboard plus ToolCall.taskRun',
+    query: DASHBOARD('toolCalls { toolName taskRun { taskName } }'),
+    statements: 3,
+    check: (data) => {
+      const runs = runsOf(data);
+      full(runs);
+      const calls = runs.flatMap(
+        (run) => (run as unknown as { toolCalls: Run['tasks'][0]['toolCalls'] }).toolCalls,
+      );
+      expect(calls.some((call) => call.taskRun?.taskName)).toBe(true);
+    },
+  },
+  {
+    name: 'the dashboard plus an unrelated root agent(name) { description }',
+    query: DASHBOARD('', 'agent(name: "ORDER_REQUEST_FLOW") { description }'),
+    // teams, tools, the tree (its agents still read with it), the agent with DESCRIBE_AGENT
+    statements: 4,
+    check: (data) => full(runsOf(data)),
+  },
+  {
+    name: 'recent runs across teams: teamRuns(first: 50) with team, tasks, agents, tool calls',
+    query: `{ teamRuns(first: 50) { totalCount nodes { execId teamName team { name } ${TREE} } } }`,
+    statements: 1,
+    check: (data) => {
+      const runs = (data.teamRuns as { nodes: Run[] }).nodes;
+      expect(runs).toHaveLength(50);
+      full(runs);
+      for (const run of runs) expect(run.team?.name).toBe(run.teamName);
+    },
+  },
+  {
+    name: 'teamRuns backwards (last, before) with tasks',
+    query: async () => {
+      const first = await t.gql<{ teamRuns: { pageInfo: { endCursor: string } } }>(
+        '{ teamRuns(first: 30) { pageInfo { endCursor } } }',
+      );
+      return `{ teamRuns(last: 10, before: "${first.data?.teamRuns.pageInfo.endCursor}") { nodes { ${TREE} } } }`;
+    },
+    statements: 1,
+    check: (data) => expect((data.teamRuns as { nodes: Run[] }).nodes).toHaveLength(10),
+  },
+  {
+    name: 'a team page filtered by state, with tasks',
+    query:
+      '{ team(name: "ORDER_SUPPORT_TEAM") { name runs(first: 10, filter: { states: [SUCCEEDED, FAILED] }) { totalCount nodes { state tasks { taskName state } } } } }',
+    // the team by name, then its runs with their tasks
+    statements: 2,
+  },
+  {
+    name: 'teamRun(execId) with its tree and the back-edges',
+    query: () =>
+      anyId('{ teamRuns(first: 1, filter: { states: [SUCCEEDED] }) { nodes { execId } } }', (d) =>
+        String((d.teamRuns as { nodes: { execId: string }[] }).nodes[0]?.execId),
+      ).then(
+        (id) =>
+          `{ teamRun(execId: "${id}") { execId ${TREE} toolCalls { taskRun { teamRun { execId } } } } }`,
+      ),
+    statements: 1,
+    check: (data) => {
+      const run = data.teamRun as Run & {
+        toolCalls: { taskRun: { teamRun: { execId: string } } }[];
+      };
+      expect(run.tasks.length).toBeGreaterThan(0);
+      for (const call of run.toolCalls) expect(call.taskRun.teamRun.execId).toBe(run.execId);
+    },
+  },
+  {
+    name: 'node(id) of a run, and nodes of runs',
+    query: () =>
+      anyId('{ teamRuns(first: 3) { nodes { id } } }', (d) =>
+        JSON.stringify((d.teamRuns as { nodes: { id: string }[] }).nodes.map((n) => n.id)),
+      ).then((ids) => `{ nodes(ids: ${ids}) { id ... on TeamRun { ${TREE} } } }`),
+    statements: 1,
+    check: (data) => expect(data.nodes).toHaveLength(3),
+  },
+  {
+    name: 'Team.waitingForHuman with what each run waits for',
+    query:
+      '{ teams(first: 20) { nodes { waitingForHuman { execId waitingFor { question since } tasks { taskName } } } } }',
+    statements: 2,
+    check: (data) => {
+      const waiting = (data.teams as { nodes: { waitingForHuman: Run[] }[] }).nodes.flatMap(
+        (team) => team.waitingForHuman,
+      );
+      expect(waiting.length).toBeGreaterThan(0);
+      for (const run of waiting) expect(run.waitingFor).not.toBeNull();
+    },
+  },
+  {
+    name: 'toolCalls with their task and run',
+    query:
+      '{ toolCalls(first: 20) { totalCount nodes { toolName taskRun { taskName agent { name } teamRun { state team { name } } } } } }',
+    statements: 1,
+    check: (data) => {
+      const calls = (data.toolCalls as { nodes: { taskRun: unknown }[] }).nodes;
+      expect(calls).toHaveLength(20);
+      expect(calls.some((call) => call.taskRun !== null)).toBe(true);
+    },
+  },
+];
+
+describe('statements per operation', () => {
+  test.each(SHAPES)('$name: $statements', async ({ query, statements, check }) => {
+    const text = typeof query === 'string' ? query : await query();
+    const got: { data?: Record<string, unknown> | null } = {};
+    const count = await t.countStatements(async () => {
+      const { data, errors } = await t.gql(text);
+      expect(errors).toBeUndefined();
+      got.data = data;
+    });
+    expect(count).toBe(statements);
+    check?.(got.data ?? {});
+  });
+});
