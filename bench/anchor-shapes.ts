@@ -4,7 +4,7 @@
  * the teamRuns connection both ways, teamRun by id, waitingForHuman, toolCalls with its
  * back-edges), each written for both servers. `$EXEC` is replaced by a run's id read from
  * agent-graph before the rounds. PostGraphile filters (`condition`) only indexed columns and
- * orders by them: anchor-shapes.sql indexes STATE and START_DATE for it.
+ * orders by them: anchor-extra.sql indexes STATE and START_DATE for it.
  */
 export const SHAPES: Record<string, { agentGraph: string; postGraphile: string }> = {
   dashboard: {

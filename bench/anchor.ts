@@ -246,9 +246,8 @@ try {
     env: {
       ...process.env,
       DATABASE_URL: database.url,
-      ...(SHAPES_MODE
-        ? { ANCHOR_EXTRA_SQL: new URL('./anchor-shapes.sql', import.meta.url).pathname }
-        : {}),
+      ANCHOR_EXTRA_SQL:
+        process.env.ANCHOR_EXTRA_SQL ?? new URL('./anchor-extra.sql', import.meta.url).pathname,
     },
     stdio: 'inherit',
   });
