@@ -111,6 +111,10 @@ export interface LimitsConfig {
   readonly maxSubscriptionsPerViewer: number;
   /** Action fields (schema/action.ts) in one operation. */
   readonly maxActionsPerOperation: number;
+  /** Open live queries (`@live`) of one viewer, over every socket and SSE stream of this process. */
+  readonly maxLiveQueriesPerViewer: number;
+  /** Open live queries of this process, whoever opened them. */
+  readonly maxLiveQueries: number;
 }
 
 /** Per-viewer budgets per window, in this process; 0 turns a budget off (the default). */
@@ -439,6 +443,8 @@ function readLimits(env: EnvReader): LimitsConfig {
     maxSubscriptionsPerSocket: env.integer('MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 1_000_000),
     maxSubscriptionsPerViewer: env.integer('MAX_SUBSCRIPTIONS_PER_VIEWER', 1_000, 1, 1_000_000),
     maxActionsPerOperation: env.integer('MAX_ACTIONS_PER_OPERATION', 5, 1, 1_000),
+    maxLiveQueriesPerViewer: env.integer('MAX_LIVE_QUERIES_PER_VIEWER', 100, 1, 1_000_000),
+    maxLiveQueries: env.integer('MAX_LIVE_QUERIES', 5_000, 1, 1_000_000),
   };
 }
 

@@ -17,6 +17,11 @@ export const ERROR_CODES = [
   'PERSISTED_QUERY_NOT_FOUND',
   /** A document sent as text to a server that runs trusted documents only. */
   'PERSISTED_QUERY_REQUIRED',
+  /**
+   * A live query over MAX_LIVE_QUERIES_PER_VIEWER or MAX_LIVE_QUERIES (extensions.limit names
+   * which): end one, or ask without @live.
+   */
+  'LIVE_QUERY_LIMIT',
   'INTERNAL',
 ] as const;
 

@@ -86,6 +86,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly liveQueries = new Gauge({
+    name: 'agentgraph_live_queries',
+    help: 'Live queries (@live) currently open.',
+    registers: [this.registry],
+  });
+
+  readonly liveQueryFlushes = new Counter({
+    name: 'agentgraph_live_query_flushes_total',
+    help: 'Invalidations handed to the live queries, by what made them: a poll cycle or an action.',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
   readonly humanResponses = new Counter({
     name: 'agentgraph_human_responses_total',
     help: 'respondToHuman calls, by outcome: submitted, conflict, forbidden, not_found, bad_input, error.',

@@ -216,6 +216,7 @@ export async function createServer(
     logger,
     metrics,
     live,
+    pollIntervalMs: config.live.pollIntervalMs,
     a2a: a2a.cards,
     maskError,
     limits: config.limits,

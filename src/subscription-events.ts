@@ -137,13 +137,8 @@ class EventPath {
     return result;
   }
 
-  /** A context of the event's own: its request id, loaders and statement count. */
   private eventContext(base: Context): Context {
-    return {
-      ...base,
-      requestId: randomUUID(),
-      ...operationState(this.options.repositoriesFor, base.viewer),
-    };
+    return eventContext(this.options.repositoriesFor, base);
   }
 
   private async run(
@@ -154,35 +149,62 @@ class EventPath {
     return execute({ ...args, rootValue: payload, contextValue });
   }
 
-  /** Bounded, masked with the event's request id, counted and logged: what subscribers get. */
-  private async finish(
+  private finish(
     args: ExecutionArgs,
     context: Context,
     startedAt: number,
     executed: Promise<ExecutionResult>,
   ): Promise<ExecutionResult> {
-    const { maskError, maxResponseBytes } = this.options;
-    let result: ExecutionResult;
-    try {
-      result = boundedResult(await executed, maxResponseBytes);
-    } catch (error) {
-      result = { errors: [asGraphQLError(error)] };
-    }
-    if (result.errors?.length) {
-      result = {
-        ...result,
-        errors: result.errors.map((error) => maskError(withRequestId(error, context.requestId))),
-      };
-    }
-    this.options.record({
-      requestId: context.requestId,
-      operation: operationName(args.document, args.operationName),
-      startedAt,
-      statements: context.usage.statements,
-      outcome: outcomeOf(result),
-    });
-    return result;
+    return finishedResult(this.options, args, context, startedAt, executed);
   }
+}
+
+/**
+ * A context of an event's own (or of one run of a live query, src/live-queries/): its
+ * request id, loaders and statement count, for the viewer of `base`. No request: what it
+ * runs is shared by every identical subscriber, so one client going away must not stop it.
+ */
+export function eventContext(repositoriesFor: RepositoriesFor, base: Context): Context {
+  const { request: _request, ...rest } = base as Context & { request?: unknown };
+  return {
+    ...rest,
+    requestId: randomUUID(),
+    ...operationState(repositoriesFor, base.viewer),
+  };
+}
+
+/**
+ * Bounded, masked with the event's request id, counted and logged: what the subscribers of a
+ * group receive (and the live queries of a group, src/live-queries/).
+ */
+export async function finishedResult(
+  options: SubscriptionEventsOptions,
+  args: ExecutionArgs,
+  context: Context,
+  startedAt: number,
+  executed: Promise<ExecutionResult>,
+): Promise<ExecutionResult> {
+  const { maskError, maxResponseBytes } = options;
+  let result: ExecutionResult;
+  try {
+    result = boundedResult(await executed, maxResponseBytes);
+  } catch (error) {
+    result = { errors: [asGraphQLError(error)] };
+  }
+  if (result.errors?.length) {
+    result = {
+      ...result,
+      errors: result.errors.map((error) => maskError(withRequestId(error, context.requestId))),
+    };
+  }
+  options.record({
+    requestId: context.requestId,
+    operation: operationName(args.document, args.operationName),
+    startedAt,
+    statements: context.usage.statements,
+    outcome: outcomeOf(result),
+  });
+  return result;
 }
 
 /**
@@ -218,7 +240,7 @@ function resultKeysOf(args: ExecutionArgs): ResultKeys {
  * Identical subscriptions (normalised document, variables, viewer scope) get identical
  * results. Request ids are added to errors per subscription, after this.
  */
-function resultKeyOf(args: ExecutionArgs, scope: string): string {
+export function resultKeyOf(args: ExecutionArgs, scope: string): string {
   const keys = resultKeysOf(args);
   let key = keys.get(scope);
   if (key === undefined) {

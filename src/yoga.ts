@@ -19,6 +19,7 @@ import { AppError } from './errors.js';
 import type { GraphiqlPage } from './graphiql.js';
 import { corsOptions, hardeningPlugins } from './hardening/index.js';
 import type { LiveHub } from './live/hub.js';
+import { createLiveQueries } from './live-queries/index.js';
 import { copyError, type MaskError, maskedReply, useErrorRequestIds } from './masking.js';
 import type { Metrics } from './metrics.js';
 import type { Viewer } from './model/viewer.js';
@@ -116,6 +117,8 @@ export interface YogaOptions {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly live: LiveHub;
+  /** POLL_INTERVAL_MS: how often live queries may run again on actions alone. */
+  readonly pollIntervalMs: number;
   readonly a2a: A2ACards;
   readonly maskError: MaskError;
   readonly limits: LimitsConfig;
@@ -135,8 +138,21 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
   const { viewers } = options;
   const requestLog = createRequestLog(options.logger, options.metrics);
   const { graphiql } = options;
+  const liveQueries = createLiveQueries(options.schema, {
+    hub: options.live,
+    events: {
+      repositoriesFor: options.repositoriesFor,
+      maskError: options.maskError,
+      maxResponseBytes: options.limits.maxResponseBytes,
+      record: requestLog.event,
+    },
+    limits: options.limits,
+    pollIntervalMs: options.pollIntervalMs,
+    metrics: options.metrics,
+    logger: options.logger,
+  });
   return createYoga<Record<string, unknown>, Context>({
-    schema: options.schema,
+    schema: liveQueries.schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     maskedErrors: { maskError: options.maskError },
@@ -168,6 +184,9 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       // Yoga runs every onRequest hook (authentication) before any onRequestParse hook,
       // whatever this order; among the rest, cheap rejections (size, tokens, depth) come first.
       ...hardeningPlugins(options),
+      // After the hardening plugins: each run of a live query goes through their execute
+      // (the timeout); src/live-queries/ keeps @live answers true.
+      ...liveQueries.plugins,
       graphiql.plugin,
       useValidationErrors(options.maskError),
       useAuthentication(

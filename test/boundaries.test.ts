@@ -105,6 +105,7 @@ const LAYERS: readonly (readonly string[])[] = [
   [
     'hardening/',
     'production/',
+    'live-queries/',
     'tracing/',
     'masking.ts',
     'subscription-events.ts',

@@ -247,4 +247,26 @@ describe('teamRunActivity', () => {
     expect(limit.errors).toBeUndefined();
     expect(limit.data?.teamRunActivity?.buckets).toHaveLength(MAX_ACTIVITY_BUCKETS);
   });
+
+  test('costs its selection per bucket, known from the arguments: 15 aliases of 744 hourly buckets are over the cost limit, sending nothing', async () => {
+    const to = '2026-06-01T00:00:00Z';
+    const from = new Date(Date.parse(to) - MAX_ACTIVITY_BUCKETS * 3_600_000).toISOString();
+    const aliased = (count: number) =>
+      `{ ${Array.from(
+        { length: count },
+        (_, i) => `a${i}: teamRunActivity(bucket: HOUR, from: "${from}", to: "${to}") {
+          buckets { start end startedCount startedByState { state count } endedCount durationP50Ms
+                    durationP95Ms waitingAtEnd waitsBegun humanWaitCount humanWaitMs } }`,
+      ).join('\n')} }`;
+    let refused: Awaited<ReturnType<typeof t.gql>> | undefined;
+    const statements = await t.countStatements(async () => {
+      refused = await t.gql(aliased(15));
+    });
+    expect(statements).toBe(0);
+    expect(refused?.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(refused?.errors?.[0]?.message).toMatch(/^Query cost \d+ exceeds the limit/);
+    const one = await t.gql<{ a0: { buckets: unknown[] } }>(aliased(1));
+    expect(one.errors).toBeUndefined();
+    expect(one.data?.a0.buckets).toHaveLength(MAX_ACTIVITY_BUCKETS);
+  });
 });

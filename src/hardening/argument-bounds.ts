@@ -11,13 +11,20 @@ import {
   isInputObjectType,
   isListType,
   isNonNullType,
+  isScalarType,
   Kind,
   TypeInfo,
   visit,
   visitWithTypeInfo,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { boundOf, boundProblem, maxItemsOf } from '../schema/bounds.js';
+import {
+  boundOf,
+  boundProblem,
+  maxItemsOf,
+  representationProblem,
+  representationsOf,
+} from '../schema/bounds.js';
 
 /** A field of the document that takes at least one bounded argument, directly or nested. */
 interface Site {
@@ -28,7 +35,8 @@ interface Site {
 /**
  * Refuses, before execution and on every transport, a string argument that does not fit the
  * bound its schema declaration carries (schema/bounds.ts), whether written in the document
- * or passed in a variable, at any depth of input objects and lists. BAD_USER_INPUT names the
+ * or passed in a variable, at any depth of input objects and lists; federation's entity
+ * representations, `_Any` to GraphQL, are held to the bounds of their types' key fields. BAD_USER_INPUT names the
  * argument and the limit, never the value.
  */
 export function argumentBounds(): Plugin {
@@ -36,6 +44,7 @@ export function argumentBounds(): Plugin {
   const declares = (definition: GraphQLArgument | GraphQLInputField): boolean =>
     boundOf(definition) !== undefined ||
     maxItemsOf(definition) !== undefined ||
+    representationsOf(definition) !== undefined ||
     hasBound(definition.type);
   const hasBound = (type: GraphQLInputType): boolean => {
     const inner = isNonNullType(type) || isListType(type) ? type.ofType : type;
@@ -58,6 +67,7 @@ export function argumentBounds(): Plugin {
     path: string,
   ): string | null => {
     const bound = declared && boundOf(declared);
+    const entities = declared && representationsOf(declared);
     if (value === null || value === undefined) return null;
     if (isNonNullType(type)) return problemIn(value, type.ofType, declared, path);
     if (isListType(type)) {
@@ -66,13 +76,14 @@ export function argumentBounds(): Plugin {
       if (maxItems !== undefined && value.length > maxItems) {
         return `Argument "${path}" takes at most ${maxItems} items (got ${value.length})`;
       }
-      if (!bound && !hasBound(type.ofType)) return null;
+      if (!bound && !entities && !hasBound(type.ofType)) return null;
       for (const [i, item] of value.entries()) {
         const problem = problemIn(item, type.ofType, declared, `${path}[${i}]`);
         if (problem) return problem;
       }
       return null;
     }
+    if (entities && isScalarType(type)) return representationProblem(value, entities, path);
     if (bound && typeof value === 'string') {
       const problem = boundProblem(bound, value);
       return problem && `Argument "${path}" ${problem}`;

@@ -26,7 +26,7 @@ export const expiredError = () =>
   });
 
 /**
- * A subscription lives no longer than the token it was opened with: at `exp` its stream
+ * A subscription (or a live query) lives no longer than the token it was opened with: at `exp` its stream
  * sends one UNAUTHENTICATED error and ends (an SSE response then completes; a WebSocket is
  * also closed, see transport/websocket.ts). Without this, events kept flowing after expiry.
  */
@@ -37,6 +37,16 @@ export function endSubscriptionsAtExpiry(): Plugin<Context> {
       if (expiresAt === undefined) return;
       return {
         onSubscribeResult({ result, setResult }) {
+          if (isAsyncIterable(result)) setResult(endAt(result, expiresAt));
+        },
+      };
+    },
+    // A live query (src/live-queries/) is a stream from execute: it ends alike.
+    onExecute({ args }) {
+      const expiresAt = args.contextValue.viewer.expiresAt;
+      if (expiresAt === undefined) return;
+      return {
+        onExecuteDone({ result, setResult }) {
           if (isAsyncIterable(result)) setResult(endAt(result, expiresAt));
         },
       };

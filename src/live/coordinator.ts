@@ -1,8 +1,14 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { type CycleMessage, parseSnapshot, type Snapshot } from './snapshot.js';
+import {
+  type CycleMessage,
+  type InvalidationMessage,
+  type LiveMessage,
+  parseSnapshot,
+  type Snapshot,
+} from './snapshot.js';
 
-type OnMessage = (message: CycleMessage) => void;
+type OnMessage = (message: LiveMessage) => void;
 
 /** `acquired`: the lock was free and is now ours; `renewed`: it was ours; `elsewhere`: another poller has it. */
 export type Claim = 'acquired' | 'renewed' | 'elsewhere';
@@ -28,6 +34,11 @@ export interface Coordinator {
    */
   commit(token: string, snapshot: Snapshot, message: CycleMessage | null): Promise<boolean>;
   release(token: string): Promise<void>;
+  /**
+   * Hands an action's invalidation to every listener of every instance (the lock plays no
+   * part: any instance may run a mutation).
+   */
+  publish(message: InvalidationMessage): Promise<void>;
   /**
    * Resolves once every message published from now on reaches this process's listeners; the
    * poller waits for it before each commit, so that it never publishes past them.
@@ -64,6 +75,10 @@ export class MemoryCoordinator implements Coordinator {
     this.snapshot = snapshot;
     if (message) for (const listener of [...this.listeners]) listener(message);
     return true;
+  }
+
+  async publish(message: InvalidationMessage): Promise<void> {
+    for (const listener of [...this.listeners]) listener(message);
   }
 
   async release(token: string): Promise<void> {
@@ -184,7 +199,7 @@ export class RedisCoordinator implements Coordinator {
     });
     this.subscriber.on('message', (channel: string, text: string) => {
       if (channel !== this.topic) return;
-      const message = JSON.parse(text) as CycleMessage;
+      const message = JSON.parse(text) as LiveMessage;
       for (const listener of [...this.listeners]) listener(message);
     });
   }
@@ -249,6 +264,10 @@ export class RedisCoordinator implements Coordinator {
       message ? JSON.stringify(message) : '',
     );
     return result === 1;
+  }
+
+  async publish(message: InvalidationMessage): Promise<void> {
+    await this.commands.publish(this.topic, JSON.stringify(message));
   }
 
   async release(token: string): Promise<void> {

@@ -9,6 +9,8 @@ import { type LiveSource, Poller } from './poller.js';
 import {
   type CycleMessage,
   fromWire,
+  isInvalidation,
+  type LiveMessage,
   type Transition,
   type WireRun,
   waitingKey,
@@ -57,6 +59,8 @@ interface Listener {
   deliver(message: CycleMessage, written: Set<PromiseLike<unknown>>): void;
   /** The waiting set read from the stored snapshot when this process joined late. */
   restore(waiting: readonly WireRun[]): void;
+  /** An action's invalidation keys (observeCycles' second callback). */
+  invalidate?(keys: readonly string[]): void;
   end(): void;
 }
 
@@ -154,20 +158,40 @@ export class LiveHub {
 
   /**
    * Every cycle message from now on, for what follows the runs without being a subscription
-   * (the response cache's invalidation, src/production/response-cache.ts). It keeps the
-   * poller running, with or without subscribers, until the returned function is called.
+   * (the response cache's invalidation, src/production/response-cache.ts; the live queries,
+   * src/live-queries/), and, to `onInvalidation`, the keys every instance's actions publish
+   * with `invalidate`. It keeps the poller running, with or without subscribers, until the
+   * returned function is called.
    */
-  observeCycles(onCycle: (message: CycleMessage) => void): () => void {
+  observeCycles(
+    onCycle: (message: CycleMessage) => void,
+    onInvalidation?: (keys: readonly string[]) => void,
+  ): () => void {
     if (this.closed) return () => {};
     const listener: Listener = {
       deliver: (message) => onCycle(message),
       restore: () => {},
+      ...(onInvalidation ? { invalidate: onInvalidation } : {}),
       end: () => this.remove(listener),
     };
     this.observers.add(listener);
     this.listeners.add(listener);
     this.session ??= this.startSession();
     return listener.end;
+  }
+
+  /**
+   * Hands what an action changed to the observers of every instance (through Redis with
+   * REDIS_URL, on the channel of the cycle messages). Never fails the action: a lost
+   * invalidation is made good by the next poll cycle that sees the change.
+   */
+  async invalidate(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0 || this.closed) return;
+    try {
+      await this.options.coordinator.publish({ kind: 'invalidate', keys });
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'could not publish an invalidation');
+    }
   }
 
   /** One event object per transition, shared (read-only) by every subscription it matches. */
@@ -271,8 +295,12 @@ export class LiveHub {
     return session;
   }
 
-  private receive(session: Session, message: CycleMessage): void {
+  private receive(session: Session, message: LiveMessage): void {
     if (session !== this.session) return;
+    if (isInvalidation(message)) {
+      for (const listener of [...this.listeners]) listener.invalidate?.(message.keys);
+      return;
+    }
     const mirror = session.mirror;
     if (mirror && mirror.epoch === message.epoch && message.seq <= mirror.seq) return;
     session.mirror = { epoch: message.epoch, seq: message.seq, waiting: message.waiting };

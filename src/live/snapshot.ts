@@ -48,6 +48,23 @@ export interface CycleMessage {
   readonly waiting: readonly WireRun[];
 }
 
+/**
+ * What an action (a mutation: an answer, a new run, an agent execution) changed, as the keys
+ * of the live queries to run again (`TeamRun:<execId>`, `Team:<name>`, `Query.<field>`). It
+ * travels on the poller's channel, so that every instance's live queries see what any
+ * instance's mutation did.
+ */
+export interface InvalidationMessage {
+  readonly kind: 'invalidate';
+  readonly keys: readonly string[];
+}
+
+/** What the coordinator's channel carries: the poller's cycles and the actions' invalidations. */
+export type LiveMessage = CycleMessage | InvalidationMessage;
+
+export const isInvalidation = (message: LiveMessage): message is InvalidationMessage =>
+  'kind' in message && message.kind === 'invalidate';
+
 export interface Diff {
   /** The runs of this cycle, with waitingSince filled in where it can be. */
   readonly runs: WireRun[];

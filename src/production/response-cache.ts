@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Context } from '../context.js';
 import type { CycleMessage, LiveHub } from '../live/hub.js';
+import { asksLive } from '../live-queries/index.js';
 import type { Metrics } from '../metrics.js';
 import { answerScope } from '../model/viewer.js';
 import { memoryCache, redisCache } from './cache-stores.js';
@@ -128,7 +129,8 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     // Yoga builds our context (with the viewer) after authentication; a request without one
     // never reaches execution.
     session: (context) => answerScope(context.viewer, context.statsPublic),
-    enabled: (context) => 'viewer' in context,
+    // Nor for a live query, whose answers are a stream kept true (src/live-queries/).
+    enabled: (context) => 'viewer' in context && !asksLive(context),
     getDocumentString: usedOperation,
     buildResponseCacheKey: ({ documentString, sessionId }) =>
       createHash('sha256')

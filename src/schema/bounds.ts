@@ -18,6 +18,15 @@ export interface ArgumentBound {
 /** Where the bound sits in an argument's or input field's GraphQL extensions. */
 export const BOUND_EXTENSION = 'agentGraphBound';
 export const MAX_ITEMS_EXTENSION = 'agentGraphMaxItems';
+/**
+ * On federation's `_entities(representations:)`, whose items are `_Any`: per entity type, the
+ * bound of each of its key fields (schema/federation.ts). A representation is then an object
+ * whose `__typename` is one of those types, with each key field a string within its bound.
+ */
+export const REPRESENTATIONS_EXTENSION = 'agentGraphRepresentations';
+
+/** An entity type's key fields and the bound of each. */
+export type EntityKeys = Readonly<Record<string, ArgumentBound>>;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
@@ -117,6 +126,45 @@ export const boundOf = (definition: Extensions): ArgumentBound | undefined =>
 /** The length a list argument or input field declares, if any. */
 export const maxItemsOf = (definition: Extensions): number | undefined =>
   definition.extensions?.[MAX_ITEMS_EXTENSION] as number | undefined;
+
+/** The key bounds of the entity types a representations argument takes, if any. */
+export const representationsOf = (
+  definition: Extensions,
+): Readonly<Record<string, EntityKeys>> | undefined =>
+  definition.extensions?.[REPRESENTATIONS_EXTENSION] as
+    | Readonly<Record<string, EntityKeys>>
+    | undefined;
+
+/**
+ * Why `value` is not a representation of one of `entities` (object, known `__typename`, key
+ * fields within their bounds), as the message for `path`, or null. Never echoes the value.
+ */
+export function representationProblem(
+  value: unknown,
+  entities: Readonly<Record<string, EntityKeys>>,
+  path: string,
+): string | null {
+  const types = Object.keys(entities).join(', ');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return `Argument "${path}" must be an entity representation: an object with __typename (${types}) and its key fields`;
+  }
+  const record = value as Record<string, unknown>;
+  const typename = record.__typename;
+  const keys =
+    typeof typename === 'string' && Object.hasOwn(entities, typename)
+      ? entities[typename]
+      : undefined;
+  if (!keys) return `Argument "${path}.__typename" must be one of ${types}`;
+  for (const [field, bound] of Object.entries(keys)) {
+    const key = record[field];
+    if (typeof key !== 'string') {
+      return `Argument "${path}.${field}" must be a string: ${typename} is keyed by ${Object.keys(keys).join(' and ')}`;
+    }
+    const problem = boundProblem(bound, key);
+    if (problem) return `Argument "${path}.${field}" ${problem}`;
+  }
+  return null;
+}
 
 /** Why `value` does not fit `bound`, or null. Never echoes the value. */
 export function boundProblem(bound: ArgumentBound, value: string): string | null {

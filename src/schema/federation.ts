@@ -1,5 +1,6 @@
 import { builder } from '../builder.js';
 import { AgentRef } from './agent.js';
+import { type ArgumentBound, type EntityKeys, KEY, ORACLE_NAME } from './bounds.js';
 import { TeamRef } from './team.js';
 import { TeamRunRef } from './team-run.js';
 
@@ -10,8 +11,34 @@ import { TeamRunRef } from './team-run.js';
  * representations it carries, and sees only what the viewer may see: another owner's object
  * (or a name that no owner of that name has) resolves to null.
  */
+/** The field names of a key selection: "owner name" → "owner" | "name". */
+type KeyFields<S extends string> = S extends `${infer Field} ${infer Rest}`
+  ? Field | KeyFields<Rest>
+  : S;
+
+/** A key selection with the bound of each of its fields, which the compiler holds to the selection. */
+const keyed = <S extends string>(selection: S, bounds: Record<KeyFields<S>, ArgumentBound>) => ({
+  selection,
+  bounds: bounds as EntityKeys,
+});
+
+/**
+ * Each entity type's key with the bound of the argument that names its fields elsewhere
+ * (`agent(name:)`, `teamRun(execId:)`): `_entities` holds representations to them before
+ * execution (hardening/argument-bounds.ts, through schema/index.ts).
+ */
+const KEYS = {
+  Agent: keyed('owner name', { owner: ORACLE_NAME, name: ORACLE_NAME }),
+  Team: keyed('owner name', { owner: ORACLE_NAME, name: ORACLE_NAME }),
+  TeamRun: keyed('execId', { execId: KEY }),
+};
+
+export const ENTITY_KEYS: Readonly<Record<string, EntityKeys>> = Object.fromEntries(
+  Object.entries(KEYS).map(([typename, key]) => [typename, key.bounds]),
+);
+
 builder.asEntity(AgentRef, {
-  key: builder.selection<{ owner: string; name: string }>('owner name'),
+  key: builder.selection<{ owner: string; name: string }>(KEYS.Agent.selection),
   resolveReference: async ({ owner, name }, context) => {
     const agent = await context.loaders.agentByName.load(name);
     return agent?.owner === owner ? agent : null;
@@ -19,7 +46,7 @@ builder.asEntity(AgentRef, {
 });
 
 builder.asEntity(TeamRef, {
-  key: builder.selection<{ owner: string; name: string }>('owner name'),
+  key: builder.selection<{ owner: string; name: string }>(KEYS.Team.selection),
   resolveReference: async ({ owner, name }, context) => {
     const team = await context.loaders.teamByName.load(name);
     return team?.owner === owner ? team : null;
@@ -27,6 +54,6 @@ builder.asEntity(TeamRef, {
 });
 
 builder.asEntity(TeamRunRef, {
-  key: builder.selection<{ execId: string }>('execId'),
+  key: builder.selection<{ execId: string }>(KEYS.TeamRun.selection),
   resolveReference: ({ execId }, context) => context.loaders.runById.load(execId),
 });

@@ -90,6 +90,8 @@ const TeamRunActivityRef = builder.objectRef<TeamRunActivity>('TeamRunActivity')
     to: t.expose('to', { type: 'DateTime', description: 'The end asked for.' }),
     buckets: t.field({
       type: [ActivityBucketFiguresRef],
+      // teamRunActivity's price multiplies by the bucket count already.
+      complexity: { field: 1, multiplier: 1 },
       description:
         'Every bucket from the one holding `from` to the one holding the instant before `to`, oldest first, empty ones included.',
       resolve: (a) => a.buckets,
@@ -107,6 +109,31 @@ const TeamRunActivityFilterRef = builder.inputType('TeamRunActivityFilter', {
 
 /** The default span when `from` is not given: a day of hours, a month of days. */
 const DEFAULT_BUCKETS: Readonly<Record<ActivityBucket, number>> = { HOUR: 24, DAY: 30 };
+
+interface ActivityArgs {
+  readonly bucket: ActivityBucket;
+  readonly from?: Date | null;
+  readonly to?: Date | null;
+}
+
+/** The span asked for, defaults filled in: what the resolver reads, and what prices it. */
+function spanOf(args: ActivityArgs): { from: Date; to: Date } {
+  const to = args.to ?? new Date();
+  const from =
+    args.from ?? new Date(to.getTime() - DEFAULT_BUCKETS[args.bucket] * BUCKET_MS[args.bucket]);
+  return { from, to };
+}
+
+/**
+ * How many buckets come back, known from the arguments before execution: the cost limit
+ * multiplies the selection by it, as a connection's by its page size (a span past the limit
+ * is priced at the limit, and the resolver refuses it in its own words).
+ */
+function bucketCount(args: ActivityArgs): number {
+  const { from, to } = spanOf(args);
+  if (from >= to) return 1;
+  return Math.min(activityWindow(args.bucket, from, to).count, MAX_ACTIVITY_BUCKETS);
+}
 
 builder.queryFields((t) => ({
   teamRunActivity: t.field({
@@ -132,10 +159,11 @@ builder.queryFields((t) => ({
       }),
       filter: t.arg({ type: TeamRunActivityFilterRef, description: 'Conditions on the runs.' }),
     },
+    // The whole selection once per bucket: `buckets` multiplies it by the count (and not by
+    // the default list multiplier), the few fields beside it are counted with it.
+    complexity: (args) => ({ field: 1, multiplier: bucketCount(args) }),
     resolve: (_root, args, context) => {
-      const to = args.to ?? new Date();
-      const from =
-        args.from ?? new Date(to.getTime() - DEFAULT_BUCKETS[args.bucket] * BUCKET_MS[args.bucket]);
+      const { from, to } = spanOf(args);
       if (from >= to) throw badUserInput('Argument "from" must be earlier than "to"');
       const window = activityWindow(args.bucket, from, to);
       if (window.count > MAX_ACTIVITY_BUCKETS) {

@@ -222,6 +222,111 @@ describe('composed into a supergraph, served by Hive Gateway', () => {
     expect(result.data?._entities).toEqual(expected);
   });
 
+  const ENTITIES = `query ($r: [_Any!]!) { _entities(representations: $r) {
+    ... on Team { name } ... on TeamRun { execId } ... on Agent { name } } }`;
+
+  /** The only error of `_entities` over these representations, and the statements it cost. */
+  async function refused(representations: unknown[]) {
+    const admin = { authorization: `Bearer ${await token({ roles: ['admin'] })}` };
+    let result: Awaited<ReturnType<TestServer['post']>> | undefined;
+    const statements = await agentGraph.countStatements(async () => {
+      result = await agentGraph.post(ENTITIES, { r: representations }, admin);
+    });
+    expect(result?.errors, result?.text).toHaveLength(1);
+    return { error: result?.errors?.[0], statements };
+  }
+
+  test('_entities costs its selection per representation, as teams(first:) does per team', async () => {
+    const admin = { authorization: `Bearer ${await token({ roles: ['admin'] })}` };
+    const selection =
+      'name runs(first: 100) { nodes { execId tasks { taskName toolCalls { toolName } } } }';
+    const teams = (count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        __typename: 'Team',
+        owner: 'APP_USER',
+        name: `T${i}`,
+      }));
+    const query = `query ($r: [_Any!]!) { _entities(representations: $r) { ... on Team { ${selection} } } }`;
+    const many = await agentGraph.post(query, { r: teams(100) }, admin);
+    expect(many.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(many.errors?.[0]?.message).toMatch(/^Query cost \d+ exceeds the limit/);
+    const throughTeams = await agentGraph.post(
+      `{ teams(first: 100) { nodes { ${selection} } } }`,
+      {},
+      admin,
+    );
+    expect(throughTeams.errors?.[0]?.message).toMatch(/^Query cost \d+ exceeds the limit/);
+    const few = await agentGraph.post(query, { r: teams(2) }, admin);
+    expect(few.errors).toBeUndefined();
+  });
+
+  test.each([
+    [
+      'a 300,000-character name',
+      { __typename: 'Team', owner: 'APP_USER', name: 'x'.repeat(300_000) },
+      /^Argument "representations\[0\]\.name" must be an Oracle name/,
+    ],
+    [
+      'a double quote in a name',
+      { __typename: 'Agent', owner: 'APP_USER', name: 'A"B' },
+      /^Argument "representations\[0\]\.name" must be an Oracle name, without double quotes/,
+    ],
+    [
+      'a 300,000-character execId',
+      { __typename: 'TeamRun', execId: '1'.repeat(300_000) },
+      /^Argument "representations\[0\]\.execId" must be an identifier/,
+    ],
+  ])(
+    'a representation with %s is BAD_USER_INPUT before any statement',
+    async (_what, representation, message) => {
+      const { error, statements } = await refused([representation]);
+      expect(error?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(error?.message).toMatch(message);
+      expect(statements).toBe(0);
+    },
+  );
+
+  test.each([
+    [
+      'a string instead of an object',
+      'Team',
+      /^Argument "representations\[1\]" must be an entity representation/,
+    ],
+    [
+      'no __typename',
+      { owner: 'APP_USER', name: 'T' },
+      /^Argument "representations\[1\]\.__typename" must be one of Agent, Team, TeamRun/,
+    ],
+    [
+      'an unknown __typename',
+      { __typename: 'Query', owner: 'A', name: 'B' },
+      /^Argument "representations\[1\]\.__typename" must be one of/,
+    ],
+    [
+      'a missing key field',
+      { __typename: 'Team', owner: 'APP_USER' },
+      /^Argument "representations\[1\]\.name" must be a string: Team is keyed by owner and name/,
+    ],
+    [
+      'a number for a key',
+      { __typename: 'TeamRun', execId: 7 },
+      /^Argument "representations\[1\]\.execId" must be a string/,
+    ],
+  ])(
+    'a malformed representation (%s) is BAD_USER_INPUT, not INTERNAL, and nothing is logged',
+    async (_what, representation, message) => {
+      const logged = agentGraph.logs.length;
+      const { error, statements } = await refused([
+        { __typename: 'TeamRun', execId: 'X' },
+        representation,
+      ]);
+      expect(error?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(error?.message).toMatch(message);
+      expect(statements).toBe(0);
+      expect(agentGraph.logs.slice(logged).filter((line) => line.level >= 50)).toEqual([]);
+    },
+  );
+
   test('_entities takes at most 100 representations, BAD_USER_INPUT past that', async () => {
     const admin = { authorization: `Bearer ${await token({ roles: ['admin'] })}` };
     const r = Array.from({ length: 101 }, (_, i) => ({ __typename: 'TeamRun', execId: String(i) }));
@@ -232,5 +337,27 @@ describe('composed into a supergraph, served by Hive Gateway', () => {
     );
     expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(result.errors?.[0]?.message).toMatch(/at most 100/);
+  });
+});
+
+describe('FEDERATION with INTROSPECTION=false', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ FEDERATION: 'true', INTROSPECTION: 'false' });
+  });
+  afterAll(() => server?.stop());
+
+  test('_service { sdl } is refused like __schema; _entities still answers', async () => {
+    const sdl = await server.post('{ _service { sdl } }');
+    expect(sdl.data ?? null).toBeNull();
+    expect(sdl.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(sdl.errors?.[0]?.message).toMatch(/introspection has been disabled/);
+    expect(sdl.text).not.toContain('type Team');
+    const entities = await server.post(
+      'query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }',
+      { r: [{ __typename: 'TeamRun', execId: 'NO_SUCH_RUN' }] },
+    );
+    expect(entities.errors).toBeUndefined();
+    expect(entities.data).toEqual({ _entities: [null] });
   });
 });
