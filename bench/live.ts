@@ -9,6 +9,8 @@
  *       differently written forms of the same subscription, bench/subscriber-clients.ts)
  *   npm run bench:live -- --subscribers 5000 --heap-snapshots /tmp/heap   (V8 heap snapshots
  *       with the first subscriber and at each count, to compare by constructor)
+ *   npm run bench:live -- --live-queries 1000 [--interval 2000]   (live dashboards instead of
+ *       subscribers, bench/live-queries.ts; writes bench/results-live-queries.json)
  *
  * Writes bench/results-live.json and prints the table. Each subscriber holds one socket in
  * this process and one in the client process, so each count must fit the open-file limit
@@ -18,10 +20,12 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { runLiveQueries } from './live-queries.js';
 import { runSubscribers, subscriberTable } from './subscribers.js';
 
 const { values } = parseArgs({
   options: {
+    'live-queries': { type: 'string' },
     subscribers: { type: 'string', default: '1000,5000' },
     interval: { type: 'string', default: '2000' },
     processes: { type: 'string', default: '1' },
@@ -29,6 +33,20 @@ const { values } = parseArgs({
     'heap-snapshots': { type: 'string' },
   },
 });
+if (values['live-queries'] !== undefined) {
+  const count = Number(values['live-queries']);
+  const interval = Number(values.interval);
+  if (!Number.isInteger(count) || count < 2 || !(interval > 0)) {
+    throw new Error('usage: bench:live -- --live-queries 1000 [--interval 2000]');
+  }
+  const row = await runLiveQueries(count, interval);
+  await writeFile(
+    new URL('./results-live-queries.json', import.meta.url),
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, row }, null, 2)}\n`,
+  );
+  process.stdout.write(`${JSON.stringify(row, null, 2)}\n`);
+  process.exit(0);
+}
 const processes = Number(values.processes);
 const counts = (values.subscribers ?? '').split(',').map(Number);
 const intervalMs = Number(values.interval);

@@ -264,8 +264,8 @@ async function buildPage(
 }
 
 export interface GraphiqlPage {
-  /** Yoga's renderGraphiQL: the page, built on the first visit, once per server. */
-  render(options: GraphiQLOptions): Promise<string>;
+  /** Yoga's renderGraphiQL, with the schema yoga serves: built on the first visit, once. */
+  render(options: GraphiQLOptions, schema: GraphQLSchema): Promise<string>;
   /** The page's headers: its CSP, no framing, no sniffing, no referrer. */
   readonly plugin: Plugin;
   /** Answers a GET/HEAD of one of the page's files; false when the path is not one. */
@@ -273,10 +273,10 @@ export interface GraphiqlPage {
 }
 
 /**
- * `consolePath`: where the operators' console is, linked from the page's bar; `schema`: the
- * schema served, unless introspection is off (then GraphiQL asks for it, and is refused).
+ * `consolePath`: where the operators' console is, linked from the page's bar; `introspection`:
+ * whether the page may carry the schema (when off, GraphiQL asks for it, and is refused).
  */
-export function graphiqlPage(consolePath: string, schema: GraphQLSchema | undefined): GraphiqlPage {
+export function graphiqlPage(consolePath: string, introspection: boolean): GraphiqlPage {
   let page: Promise<Page> | undefined;
   let built: Page | undefined;
   const headers = (csp: string) => ({
@@ -286,8 +286,10 @@ export function graphiqlPage(consolePath: string, schema: GraphQLSchema | undefi
     'referrer-policy': 'no-referrer',
   });
   return {
-    async render(options) {
-      page ??= buildPage(options, consolePath, schema).then((done) => (built = done));
+    async render(options, schema) {
+      page ??= buildPage(options, consolePath, introspection ? schema : undefined).then(
+        (done) => (built = done),
+      );
       return (await page).html;
     },
     plugin: {

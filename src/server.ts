@@ -204,7 +204,7 @@ export async function createServer(
     metrics,
     logger,
   });
-  const graphiql = graphiqlPage(CONSOLE_PATH, config.http.introspection ? schema : undefined);
+  const graphiql = graphiqlPage(CONSOLE_PATH, config.http.introspection);
   const home = homePage({ graphql: '/graphql', console: CONSOLE_PATH });
   const yoga = createAgentGraphYoga({
     graphiql,

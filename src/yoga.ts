@@ -161,7 +161,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       title: 'agent-graph',
       defaultQuery: options.production.graphiqlQuery ?? EXAMPLE_QUERY,
     },
-    renderGraphiQL: graphiql.render,
+    renderGraphiQL: (graphiqlOptions) => graphiql.render(graphiqlOptions, liveQueries.schema),
     cors: corsOptions(options.http.corsOrigins),
     // hardening/request-body.ts limits the body in the same pass as its UTF-8 check.
     maxRequestBodySize: false,

@@ -34,6 +34,7 @@ test('a failed task’s failure is its own team’s job, named literally', async
      FROM dba_ai_agent_task_history t
      JOIN dba_scheduler_job_run_details d
        ON d.job_name = t.team_name || '$' || t.task_name AND d.owner = t.task_owner
+         AND d.log_date BETWEEN t.start_date AND t.end_date
      WHERE t.state = 'FAILED' AND d.status = 'FAILED' AND t.task_name LIKE '%\\_%'
      ORDER BY t.team_exec_id LIMIT 1`,
   );
@@ -65,4 +66,47 @@ test('a failed task’s failure is its own team’s job, named literally', async
   const failure = data?.teamRun.tasks.find((k) => k.taskOrder === task.task_order)?.failure;
   expect(failure?.jobName).toBe(task.job_name);
   expect(failure?.message).not.toContain('not this task');
+});
+
+test('a failed task without a TASK_NAME has no failure, though its team’s job failed then', async () => {
+  // Oracle's || skips a NULL (the embedded database's does too): the pattern of a task without
+  // a name would be '%<TEAM>%%', and the team's own job, failed in the same minutes, would
+  // read as the task's failure.
+  const { rows } = await pg.query<FailedTask>(
+    `SELECT t.team_exec_id, t.team_name, t.task_name, t.task_order::int AS task_order, d.owner,
+       d.job_name, d.log_date, d.actual_start_date
+     FROM dba_ai_agent_task_history t
+     JOIN dba_scheduler_job_run_details d
+       ON d.job_name = t.team_name || '$' || t.task_name AND d.owner = t.task_owner
+         AND d.log_date BETWEEN t.start_date AND t.end_date
+     WHERE t.state = 'FAILED' AND d.status = 'FAILED'
+     ORDER BY t.team_exec_id DESC LIMIT 1`,
+  );
+  const task = rows[0] as FailedTask;
+  expect(task).toBeDefined();
+  const { rows: concatenated } = await pg.query<{ pattern: string | null }>(
+    `SELECT '%' || $1::text || '%' || NULL::text || '%' AS pattern`,
+    [task.team_name],
+  );
+  expect(concatenated[0]?.pattern).toBe(`%${task.team_name}%%`);
+  await pg.query(
+    `UPDATE dba_ai_agent_task_history SET task_name = NULL
+     WHERE team_exec_id = $1 AND task_order = $2 AND state = 'FAILED'`,
+    [task.team_exec_id, task.task_order],
+  );
+  await pg.query(
+    `INSERT INTO dba_scheduler_job_run_details (log_id, log_date, owner, job_name, status,
+       actual_start_date, additional_info)
+     VALUES ($1, $2, $3, $4, 'FAILED', $5, 'ORA-20000: the team job, not this task')`,
+    [9_100_000, task.log_date, task.owner, task.team_name, task.actual_start_date],
+  );
+  const { data, errors } = await t.gql<{
+    teamRun: { tasks: { taskOrder: number; taskName: string | null; failure: unknown }[] };
+  }>(
+    'query($id: ID!) { teamRun(execId: $id) { tasks { taskOrder taskName failure { jobName } } } }',
+    { id: task.team_exec_id },
+  );
+  expect(errors).toBeUndefined();
+  const unnamed = data?.teamRun.tasks.filter((k) => k.taskOrder === task.task_order);
+  expect(unnamed?.map((k) => [k.taskName, k.failure])).toEqual([[null, null]]);
 });

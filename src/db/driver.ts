@@ -55,6 +55,17 @@ export interface Block {
   readonly privileges: string;
   /** The outputs are CLOBs read whole (the agent's output and trace), not VARCHAR2(4000). */
   readonly lobOutputs?: boolean;
+  /**
+   * Oracle types of IN binds that must be bound as that type, not as the driver's default
+   * for the value (a string binds as VARCHAR2): the formal type where overloads differ in it
+   * alone, which named notation cannot otherwise choose between (PLS-00307).
+   */
+  readonly inputTypes?: Readonly<Record<string, 'CLOB' | 'NCLOB' | 'JSON'>>;
+  /**
+   * What the block changed is committed when it succeeds, in the same round trip; otherwise
+   * (and when it fails, times out or is broken) releasing the connection rolls it back.
+   */
+  readonly commits?: boolean;
 }
 
 /** How a long call (EXECUTE_AGENT) is bounded: its own time, and the caller going away. */

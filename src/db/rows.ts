@@ -69,6 +69,18 @@ export function strOrNull(value: unknown): string | null {
   return value === null || value === undefined ? null : String(value);
 }
 
+/**
+ * A text column (a task's INPUT and RESULT, a tool call's INPUT, OUTPUT and TOOL_OUTPUT) as
+ * its text. Where a release stores it as JSON (the JSON type, or a CLOB with an IS JSON
+ * check), the SQL/JSON generation functions insert it as JSON, not as a string, so a JSON
+ * list (jsonArrayQuery) hands over an object or an array: that value's JSON text, as a row
+ * read without a list returns it, never "[object Object]".
+ */
+export function textOrNull(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
 /** An ISO date and time without a zone: Oracle's JSON text of a DATE or TIMESTAMP. */
 const ZONELESS = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/;
 

@@ -17,6 +17,7 @@ import { agentsViewShape, type Catalog, catalogViews, dateColumnTypes } from '..
 import { type Discovery, discoverDatabase } from '../db/discover.js';
 import type { Driver, Row } from '../db/driver.js';
 import { openDatabase } from '../db/open.js';
+import { isCompileError } from '../db/oracle/driver.js';
 import { errorCode, reportedLine } from '../db/oracle/errors.js';
 import { connectTarget } from '../db/oracle/options.js';
 import { type TimeZones, timeZoneQuery, versionQuery } from '../db/sql/session.js';
@@ -43,6 +44,10 @@ export interface StatementOutcome {
   readonly ms: number;
   readonly text: string;
 }
+
+/** What a probe's block that does not compile, missing no grant, is said to be. */
+const BLOCK_FAULT =
+  "its block does not compile: a fault in agent-graph's PL/SQL, not a missing grant (please report it)";
 
 /** ORA-/NJS- code of an error or of its cause; else the SQLSTATE or the error's own code. */
 export function checkErrorCode(error: unknown): string {
@@ -368,9 +373,13 @@ export async function checkDatabase(
     const result = await capability.probe(driver, discovery).catch((error: unknown) => ({
       available: false,
       detail: `${checkErrorCode(error)}: ${firstLine(error)}`,
+      // A block that does not compile for another reason than a missing object or grant
+      // (the driver's FORBIDDEN) is a fault of its text: naming grants would mislead.
+      needs: isCompileError(error) ? BLOCK_FAULT : undefined,
     }));
+    const needs = ('needs' in result ? result.needs : undefined) ?? capability.needs;
     print(
-      `  ${pad(capability.name, 34)} ${result.available ? 'yes' : 'NO'}  ${capability.needs}${
+      `  ${pad(capability.name, 34)} ${result.available ? 'yes' : 'NO'}  ${needs}${
         result.detail ? ` (${result.detail})` : ''
       }`,
     );

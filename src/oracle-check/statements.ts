@@ -32,12 +32,15 @@ import { taskDetailsSql } from '../db/sql/task-details.js';
 import { teamActivitySql } from '../db/sql/team-activity.js';
 import {
   type NestedLists,
+  type RunsOfTeams,
   runOrderKeys,
   TOOL_CALL_ORDER_KEYS,
   teamHistorySql,
+  type WindowedRun,
 } from '../db/sql/team-history.js';
 import { teamSql } from '../db/sql/teams.js';
 import { type ActivityFilter, activityWindow } from '../model/activity.js';
+import type { Agent } from '../model/agent.js';
 import type { ExecStatFilter, ExecStatOrderField } from '../model/exec-stat.js';
 import {
   type ChildPlan,
@@ -46,7 +49,13 @@ import {
   type Relation,
   type RowType,
 } from '../model/plan.js';
-import type { TeamRunFilter, TeamRunOrderField, ToolCallFilter } from '../model/team.js';
+import type {
+  TaskRun,
+  TeamRunFilter,
+  TeamRunOrderField,
+  ToolCall,
+  ToolCallFilter,
+} from '../model/team.js';
 import { ANONYMOUS_ADMIN, type Viewer } from '../model/viewer.js';
 
 /**
@@ -562,6 +571,15 @@ const keyed = <T>(
   inspect: (rows, sent) => inspect(rows as readonly T[], sent),
 });
 
+/** The runs of teams, with the lists below them, checked as one (listInspection). */
+const inspectTree = (trees: readonly RunsOfTeams[]) =>
+  listInspection({
+    runs: trees.flatMap((tree) => tree.runs),
+    tasks: trees.flatMap((tree) => tree.tasks),
+    toolCalls: trees.flatMap((tree) => tree.toolCalls),
+    agents: trees.flatMap((tree) => tree.agents),
+  });
+
 /**
  * The second pass of `npm run oracle:check`: the batched (IN-list), keyset, JSON-building
  * and DESCRIBE_AGENT statements over keys that match rows, built the way the loaders build
@@ -582,22 +600,22 @@ export function keyedStatements(
       keyed(team.byNames(viewer)(teams)),
       keyed(team.toolsByTeams(viewer)(teams)),
       keyed(team.statsByTeams(viewer)(teams)),
-      keyed(history.runsByTeams(viewer, {}, window)(teams)),
-      keyed(history.runsByTeams(viewer, {}, window, undefined, EVERY_LIST)(teams)),
+      keyed(history.runsByTeams(viewer, {}, window)(teams), inspectTree),
+      keyed(history.runsByTeams(viewer, {}, window, undefined, EVERY_LIST)(teams), inspectTree),
       keyed(history.waitingByTeams(viewer)(teams)),
     );
   }
   const first = keys.runs[0];
   const last = keys.runs.at(-1);
   if (first && last) {
-    const runs = inList(
-      'exec',
-      keys.runs.map((run) => run.node.execId),
-    );
+    const runIds = new Set(keys.runs.map((run) => run.node.execId));
+    const runs = inList('exec', [...runIds]);
     statements.push(
       keyed(history.runsByIds(viewer)(runs)),
-      keyed(history.tasksByRuns(viewer)(runs)),
-      keyed(history.toolCallsByRuns(viewer)(runs)),
+      keyed(history.tasksByRuns(viewer)(runs), (tasks) => listInspection({ tasks }, runIds)),
+      keyed(history.toolCallsByRuns(viewer)(runs), (toolCalls) =>
+        listInspection({ toolCalls }, runIds),
+      ),
       keyed(taskDetailsSql(catalog).failuresByRuns(viewer)(runs)),
       // The keyset predicates with a real row's values: after the newest, before the oldest.
       ...[
@@ -645,4 +663,69 @@ export function keyedStatements(
     );
   }
   return statements.filter((statement) => !statement.query.noRows);
+}
+
+/** How many values occur more than once in `keys`. */
+function repeated(keys: readonly string[]): number {
+  const seen = new Set<string>();
+  let twice = 0;
+  for (const key of keys) {
+    if (seen.has(key)) twice++;
+    else seen.add(key);
+  }
+  return twice;
+}
+
+/**
+ * A JSON list's rows checked beyond their count (the decoder has already refused a column
+ * whose length is not the row count, MisalignedList): keys that must be unique are, every
+ * row's run is one asked for, and two columns read from one value agree. A list whose columns
+ * were put in different orders fails one of them; a task logged twice under one TASK_ORDER
+ * (seed 003 documents no key) is a note. Names and counts only, never a value.
+ */
+export function listInspection(
+  lists: {
+    readonly runs?: readonly WindowedRun[];
+    readonly tasks?: readonly TaskRun[];
+    readonly toolCalls?: readonly ToolCall[];
+    readonly agents?: readonly Agent[];
+  },
+  runIds?: ReadonlySet<string>,
+): Inspection {
+  const flags: string[] = [];
+  const notes: string[] = [];
+  const { runs = [], tasks = [], toolCalls = [], agents = [] } = lists;
+  const ofRuns = runIds ?? new Set(runs.map((row) => row.run.execId));
+  const count = (n: number, what: string) => n > 0 && flags.push(`${n} ${what}`);
+  count(repeated(runs.map((row) => row.run.execId)), 'runs listed twice (TEAM_EXEC_ID)');
+  count(
+    repeated(runs.map((row) => `${row.run.owner}.${row.run.teamName}#${row.rowNumber}`)),
+    'runs sharing a team and a row number',
+  );
+  count(
+    repeated(toolCalls.map((call) => call.invocationId)),
+    'tool calls listed twice (INVOCATION_ID)',
+  );
+  count(repeated(agents.map((agent) => `${agent.owner}.${agent.name}`)), 'agents listed twice');
+  count(
+    tasks.filter((task) => !ofRuns.has(task.teamExecId)).length,
+    'tasks of a run not asked for',
+  );
+  count(
+    toolCalls.filter((call) => !ofRuns.has(call.teamExecId)).length,
+    'tool calls of a run not asked for',
+  );
+  count(
+    tasks.filter((task) => {
+      const params = task.conversationParams as { conversation_id?: unknown } | null;
+      return task.conversationId !== null && params?.conversation_id !== task.conversationId;
+    }).length,
+    'tasks whose CONVERSATION_ID is not their conversation parameters’ (columns misaligned)',
+  );
+  const tied = repeated(tasks.map((task) => `${task.teamExecId}#${task.taskOrder}`));
+  if (tied > 0) notes.push(`${tied} tasks logged again under a TASK_ORDER, listed by start`);
+  return {
+    flag: flags.length > 0 ? flags.join('; ') : undefined,
+    note: notes.length > 0 ? notes.join('; ') : undefined,
+  };
 }

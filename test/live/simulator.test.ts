@@ -1,3 +1,4 @@
+import { mkdir, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import {
@@ -162,4 +163,67 @@ describe('Simulator', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await count()).toBe(after);
   });
+});
+
+describe('the demo in a steady state (issue 36, item 8)', () => {
+  test('over two simulated hours, runs keep waiting for a person and the run count holds', async () => {
+    // Its own database: the steps below age out history the other tests read.
+    const config = loadConfig({ EMBEDDED_DEMO_NOW: new Date(DEMO_PRESENT).toISOString() });
+    if (config.database.kind !== 'embedded') throw new Error('embedded only');
+    const database = await openEmbeddedDatabase(config.database);
+    try {
+      const counts = async () =>
+        (
+          await database.pg.query<{ runs: number; waiting: number; active: number }>(
+            `SELECT count(*)::int AS runs,
+               count(*) FILTER (WHERE state = 'WAITING_FOR_HUMAN')::int AS waiting,
+               count(*) FILTER (WHERE end_date IS NULL)::int AS active
+             FROM dba_ai_agent_team_history`,
+          )
+        ).rows[0] as { runs: number; waiting: number; active: number };
+      const simulator = new Simulator(database.pg, { seed: 36 });
+      const begin = await counts();
+      expect(begin.waiting).toBeGreaterThan(0);
+      // Steps 30 s apart on a clock that does not wait for them (the timer's are 3 s; the
+      // same two hours in 2,400 such steps held too, at a minute of PGlite per 700 steps).
+      const stepMs = 30_000;
+      const hours = 2;
+      let fewestWaiting = begin.waiting;
+      let runs = { fewest: begin.runs, most: begin.runs };
+      let started = 0;
+      let ended = 0;
+      let answered = 0;
+      for (let step = 1; step <= (hours * 3_600_000) / stepMs; step++) {
+        const moves = await simulator.step(new Date(DEMO_PRESENT + step * stepMs));
+        started += moves.filter((m) => m.from === null).length;
+        ended += moves.filter((m) => m.to === 'SUCCEEDED' || m.to === 'FAILED').length;
+        answered += moves.filter((m) => m.from === 'WAITING_FOR_HUMAN').length;
+        if (step % 5 === 0) {
+          const now = await counts();
+          fewestWaiting = Math.min(fewestWaiting, now.waiting);
+          runs = { fewest: Math.min(runs.fewest, now.runs), most: Math.max(runs.most, now.runs) };
+        }
+      }
+      const end = await counts();
+      await mkdir('test-results', { recursive: true });
+      await writeFile(
+        'test-results/simulator-two-hours.json',
+        `${JSON.stringify({ stepMs, begin, end, fewestWaiting, runs, started, ended, answered }, null, 2)}\n`,
+      );
+      expect(fewestWaiting).toBeGreaterThan(0);
+      expect(runs.fewest).toBeGreaterThanOrEqual(begin.runs * 0.8);
+      expect(runs.most).toBeLessThanOrEqual(begin.runs * 1.2);
+      // Alive, not frozen: runs started, ended and waits were answered all along.
+      expect(started).toBeGreaterThan(50);
+      expect(ended).toBeGreaterThan(50);
+      expect(answered).toBeGreaterThan(10);
+      // The newest history is the simulator's: the oldest aged out.
+      const { rows } = await database.pg.query<{ newest: Date }>(
+        'SELECT max(start_date) AS newest FROM dba_ai_agent_team_history',
+      );
+      expect(rows[0]?.newest.getTime()).toBeGreaterThan(DEMO_PRESENT + (hours - 0.1) * 3_600_000);
+    } finally {
+      await database.driver.close();
+    }
+  }, 900_000);
 });

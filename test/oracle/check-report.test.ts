@@ -14,6 +14,7 @@ import { type EmbeddedDatabase, openEmbeddedDatabase } from '../../src/db/embedd
 import { OracleDriver } from '../../src/db/oracle/driver.js';
 import { runTeamCompiles } from '../../src/db/sql/run-team.js';
 import { fetchRows } from '../../src/db/sql/statement.js';
+import { AppError } from '../../src/errors.js';
 import { checkDatabase } from '../../src/oracle-check/check.js';
 import { sampleQueries } from '../../src/oracle-check/statements.js';
 import { databaseError } from './oracledb-errors.js';
@@ -97,6 +98,37 @@ test('RUN_TEAM that does not compile: NO, with the PLS- line that names it', asy
   );
 });
 
+test('a probe block with a syntax error: NO, said to be a fault of the block, never a grant', async () => {
+  // PLS-00103 is agent-graph's text, not the database's grants: the driver keeps it as it is
+  // (not FORBIDDEN) and the check says so instead of listing privileges to grant.
+  const syntax = databaseError(
+    'ORA-06550: line 3, column 9:\nPLS-00103: Encountered the symbol "END" when expecting one of the following:',
+  );
+  const oracle = new OracleDriver(
+    {
+      getConnection: async () => ({
+        execute: async () => {
+          throw syntax;
+        },
+        close: async () => {},
+        break: async () => {},
+      }),
+      close: async () => {},
+      getStatistics: () => null,
+    },
+    { callTimeoutMs: 1000 },
+  );
+  const raised = (await oracle.runBlock(runTeamCompiles, {}).catch((e: unknown) => e)) as Error;
+  expect(raised).not.toBeInstanceOf(AppError);
+  const text = await report(differing({ blockError: { 'runTeam.compile': raised } }));
+  const line = text.split('\n').find((l) => l.includes('RUN_TEAM hand-off')) ?? '';
+  expect(line).toMatch(
+    / NO +its block does not compile: a fault in agent-graph's PL\/SQL, not a missing grant/,
+  );
+  expect(line).toContain('(ORA-06550: PLS-00103: Encountered the symbol "END"');
+  expect(line).not.toContain('CREATE JOB');
+});
+
 test('history written in local time, east of UTC: the newest START_DATE is flagged as not UTC', async () => {
   const now = new Date('2026-12-01T10:00:00Z');
   const zones = (newest: string) => ({
@@ -146,6 +178,61 @@ test('second pass: a JSON array that does not parse is flagged, by column, and f
   expect(SECOND_PASS_END.exec(text)?.slice(1)).toEqual(['1', '0']);
   expect(text).not.toContain('Summarize');
   expect(code).toBe(1);
+});
+
+/** The embedded database's rows, with taskRuns.byRuns' JSON list changed by `change`. */
+function tasksListChanged(change: (list: unknown[][]) => void): Driver {
+  const base = differing({});
+  return {
+    ...base,
+    query: async (statement, binds, options) => {
+      const rows = await base.query(statement, binds, options);
+      if (statement.name !== 'taskRuns.byRuns') return rows;
+      return rows.map((row) => {
+        const sent = row.rowsJson;
+        const list = (typeof sent === 'string' ? JSON.parse(sent) : sent) as unknown[][];
+        change(list);
+        return { ...row, rowsJson: JSON.stringify(list) };
+      });
+    },
+  };
+}
+
+// taskRuns.byRuns reads every column: the count, then TEAM_EXEC_ID, …, CONVERSATION_ID (7),
+// …, RESULT (13), in src/db/sql/team-history.ts's order.
+const CONVERSATION_ID = 7;
+const RESULT = 13;
+
+test('second pass: a list whose columns were sorted apart is flagged by what disagrees, no value shown', async () => {
+  const { code, text } = await checked(
+    tasksListChanged((list) => {
+      list[CONVERSATION_ID]?.reverse();
+    }),
+  );
+  expect(text).toMatch(
+    /^ {2}taskRuns\.byRuns +[1-9]\d* +FLAGGED: \d+ tasks whose CONVERSATION_ID is not their conversation parameters’ \(columns misaligned\) +\d+$/m,
+  );
+  expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+  expect(code).toBe(1);
+});
+
+test('second pass: a column one value short does not decode, and fails the check', async () => {
+  const { code, text } = await checked(
+    tasksListChanged((list) => {
+      list[RESULT]?.pop();
+    }),
+  );
+  expect(text).toMatch(
+    /^ {2}taskRuns\.byRuns +1 +FLAGGED: rows do not decode \(MisalignedList\) +\d+$/m,
+  );
+  expect(code).toBe(1);
+});
+
+test('second pass: the demo’s retried tasks are a note, and the lists are otherwise whole', async () => {
+  const { code, text } = await checked(differing({}));
+  expect(text).toMatch(/^ {2}teamRuns\.historyByTeams +1 +ok( \(.*\))? +\d+$/m);
+  expect(text).not.toMatch(/FLAGGED/);
+  expect(code).toBe(0);
 });
 
 test('second pass: an own agent DESCRIBE_AGENT answers NULL for is flagged; a JSON without a description is not', async () => {

@@ -148,8 +148,11 @@ describe('OracleDriver over a pool', () => {
     expect(sql).toBe(withAgentDetails(statement));
     expect(sql).toMatch(/^WITH FUNCTION describe_agent_or_null\(p VARCHAR2\) RETURN CLOB IS /);
     expect(sql).toContain(
-      'DBMS_AI_AGENT.DESCRIBE_AGENT(agent_name => p, agent_details => l); RETURN l; EXCEPTION WHEN OTHERS THEN RETURN NULL; END;',
+      'DBMS_AI_AGENT.DESCRIBE_AGENT(agent_name => p, agent_details => l); RETURN l; EXCEPTION WHEN OTHERS THEN IF SQLCODE = -1013 THEN RAISE; END IF; RETURN NULL; END;',
     );
+    // A break (ORA-01013) inside DESCRIBE_AGENT is raised again, not read as a NULL: the
+    // statement stops instead of describing the remaining rows (issue 34, item 7).
+    expect(sql).not.toMatch(/WHEN OTHERS THEN RETURN NULL/);
     expect(sql).toMatch(
       /SELECT q\.\*, CASE WHEN q\.OWNER IS NULL OR q\.OWNER = SYS_CONTEXT\('USERENV', 'SESSION_USER'\) THEN describe_agent_or_null\(q\.AGENT_NAME\) END AS AGENT_DETAILS FROM \(SELECT AGENT_NAME FROM DBA_AI_AGENTS\) q$/,
     );

@@ -32,6 +32,8 @@ interface Call {
   readonly sql: string;
   readonly binds: Record<string, unknown>;
   readonly callTimeout: number | undefined;
+  /** The execute's autoCommit: true commits in the same round trip if it succeeds. */
+  readonly autoCommit: boolean | undefined;
 }
 
 type Answer = (call: Call, connection: { broken: Promise<void> }) => Promise<unknown>;
@@ -48,11 +50,16 @@ function fakePool(script: Answer[]) {
       });
       const connection: OracleConnection = {
         callTimeout: undefined,
-        async execute<T>(sql: string, binds: oracledb.BindParameters) {
+        async execute<T>(
+          sql: string,
+          binds: oracledb.BindParameters,
+          options?: oracledb.ExecuteOptions,
+        ) {
           const call = {
             sql,
             binds: binds as Record<string, unknown>,
             callTimeout: connection.callTimeout,
+            autoCommit: options?.autoCommit,
           };
           calls.push(call);
           const next = script.shift();
@@ -185,12 +192,15 @@ describe('EXECUTE_AGENT on Oracle: the call built from ALL_ARGUMENTS', () => {
     // Values only as binds; the outputs as CLOB OUT binds, read whole.
     expect(call?.sql).not.toContain('ORDER_ASSISTANT');
     expect(call?.sql).not.toContain('DROP TABLE');
+    // The inputs bound as the CLOB the overload declares, so PL/SQL picks that overload.
     expect(call?.binds).toEqual({
       agent_name: 'ORDER_ASSISTANT',
-      agent_inputs: INPUTS,
+      agent_inputs: { dir: oracledb.BIND_IN, type: oracledb.DB_TYPE_CLOB, val: INPUTS },
       agent_output: { dir: oracledb.BIND_OUT, type: oracledb.DB_TYPE_CLOB },
       agent_traces: { dir: oracledb.BIND_OUT, type: oracledb.DB_TYPE_CLOB },
     });
+    // What the agent's tools wrote is committed with the call's success, in its round trip.
+    expect(call?.autoCommit).toBe(true);
     // The interrupting timer ends it; the driver's call timeout stays behind as a backstop.
     expect(call?.callTimeout).toBe(65_000);
   });
@@ -213,6 +223,80 @@ describe('EXECUTE_AGENT on Oracle: the call built from ALL_ARGUMENTS', () => {
     });
   });
 
+  test('the look-up reads the package the call reaches: the current schema’s first, then synonyms', async () => {
+    const { lookup } = await discover(REFERENCE_SHAPE);
+    const text = lookup?.sql ?? '';
+    const schema = text.indexOf("o.OWNER = SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA')");
+    const privateSynonym = text.indexOf("s.OWNER = SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA')");
+    const publicSynonym = text.indexOf("s.OWNER = 'PUBLIC'");
+    expect(schema).toBeGreaterThan(0);
+    expect(privateSynonym).toBeGreaterThan(schema);
+    expect(publicSynonym).toBeGreaterThan(privateSynonym);
+    expect(text).toMatch(/'SYS'\) ORDER BY a\.OVERLOAD, a\.POSITION$/);
+  });
+
+  test('overloads that differ only in the INPUTS type: the bind carries the chosen one’s type', async () => {
+    // Named notation alone cannot choose between INPUTS CLOB and INPUTS JSON (PLS-00307).
+    const { procedure } = await discover([
+      arg('1', 0, null, 'CLOB', 'OUT'),
+      arg('1', 1, 'AGENT_NAME', 'VARCHAR2', 'IN'),
+      arg('1', 2, 'INPUTS', 'JSON', 'IN'),
+      arg('2', 0, null, 'CLOB', 'OUT'),
+      arg('2', 1, 'AGENT_NAME', 'VARCHAR2', 'IN'),
+      arg('2', 2, 'INPUTS', 'CLOB', 'IN'),
+    ]);
+    // JSON is recognised as an inputs type: both overloads are usable; the first is called.
+    expect(procedure.missing).toBeNull();
+    expect(procedure.signatures).toEqual([
+      '(AGENT_NAME IN VARCHAR2, INPUTS IN JSON) RETURN CLOB',
+      '(AGENT_NAME IN VARCHAR2, INPUTS IN CLOB) RETURN CLOB',
+    ]);
+    const block = executeAgentBlock(procedure.plain as ExecuteAgentCall);
+    const fake = fakePool([async () => ({ outBinds: { agent_output: null } })]);
+    const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000 });
+    await driver.runBlock(block, executeAgentBinds('A', INPUTS));
+    expect(fake.calls[0]?.binds.agent_inputs).toEqual({
+      dir: oracledb.BIND_IN,
+      type: oracledb.DB_TYPE_JSON,
+      val: JSON.parse(INPUTS),
+    });
+    // A VARCHAR2 formal takes the string as it is.
+    const { procedure: text } = await discover([
+      arg(null, 0, null, 'CLOB', 'OUT'),
+      arg(null, 1, 'AGENT_NAME', 'VARCHAR2', 'IN'),
+      arg(null, 2, 'INPUTS', 'VARCHAR2', 'IN'),
+    ]);
+    const plain = fakePool([async () => ({ outBinds: { agent_output: null } })]);
+    await new OracleDriver(plain.pool, { callTimeoutMs: 1000 }).runBlock(
+      executeAgentBlock(text.plain as ExecuteAgentCall),
+      executeAgentBinds('A', INPUTS),
+    );
+    expect(plain.calls[0]?.binds.agent_inputs).toBe(INPUTS);
+  });
+
+  test('only EXECUTE_AGENT commits, and only with its success: a broken call commits nothing', async () => {
+    const { procedure } = await discover(REFERENCE_SHAPE);
+    const block = executeAgentBlock(procedure.plain as ExecuteAgentCall);
+    expect(block.commits).toBe(true);
+    // The dictionary look-up (a query) does not commit.
+    const lookup = fakePool([rows(REFERENCE_SHAPE)]);
+    await fetchRows(new OracleDriver(lookup.pool, { callTimeoutMs: 1000 }), executeAgentArguments);
+    expect(lookup.calls[0]?.autoCommit).toBeUndefined();
+    // autoCommit commits only when the execute succeeds: one that fails leaves the work to
+    // the rollback of the connection's release (node-oracledb), and nothing else commits it.
+    const failing = fakePool([
+      async () => {
+        throw databaseError('ORA-20001: the agent failed', 0);
+      },
+    ]);
+    const error = await new OracleDriver(failing.pool, { callTimeoutMs: 1000 })
+      .runBlock(block, executeAgentBinds('A', '[]'))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(failing.calls.map((call) => call.autoCommit)).toEqual([true]);
+    expect(failing.state.released).toBe(1);
+  });
+
   test('nothing usable: what is missing, said once, and executeAgent FORBIDDEN before any statement', async () => {
     const none = resolveExecuteAgent([]);
     expect(none.missing).toMatch(/not in ALL_ARGUMENTS.*EXECUTE ON DBMS_AI_AGENT/);
@@ -223,7 +307,7 @@ describe('EXECUTE_AGENT on Oracle: the call built from ALL_ARGUMENTS', () => {
     ]);
     expect(procedure.plain).toBeNull();
     expect(procedure.missing).toBe(
-      'no overload of DBMS_AI_AGENT.EXECUTE_AGENT can be called with an agent name and the inputs JSON: (AGENT_NAME IN VARCHAR2, SPEC IN CLOB, RESULT OUT CLOB): no IN CLOB argument for the inputs (…INPUT…)',
+      'no overload of DBMS_AI_AGENT.EXECUTE_AGENT can be called with an agent name and the inputs JSON: (AGENT_NAME IN VARCHAR2, SPEC IN CLOB, RESULT OUT CLOB): no IN CLOB or JSON argument for the inputs (…INPUT…)',
     );
     const withoutDefault = resolveExecuteAgent(
       listed([...REFERENCE_SHAPE.slice(0, 3), arg('1', 3, 'MODEL', 'VARCHAR2', 'IN')]),
@@ -258,7 +342,7 @@ describe('EXECUTE_AGENT on Oracle: the call built from ALL_ARGUMENTS', () => {
     const error = await executions.execute('ORDER_ASSISTANT', [], false, undefined).catch((e) => e);
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'FORBIDDEN' });
-    expect((error as Error).message).toContain('no IN CLOB argument for the inputs');
+    expect((error as Error).message).toContain('no IN CLOB or JSON argument for the inputs');
     expect(fake.calls).toEqual([]);
   });
 });

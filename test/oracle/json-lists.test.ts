@@ -207,3 +207,34 @@ describe('decoding a list', () => {
     }
   });
 });
+
+describe('a text column a release stores as JSON', () => {
+  test('comes back as its JSON text from a list, as from a row, never "[object Object]"', () => {
+    // JSON_ARRAYAGG nests a JSON-typed (or IS JSON) OUTPUT as JSON, not as a string.
+    const calls = teamHistorySql(catalog)
+      .toolCallsByRuns(ANONYMOUS_ADMIN)(inList('exec', ['E1']))
+      .decodeRows([
+        {
+          rowsJson: JSON.stringify([
+            2,
+            ['I1', 'I2'],
+            ['E1', 'E1'],
+            [1, 1],
+            [null, null],
+            ['LOOKUP', 'LOOKUP'],
+            [null, null],
+            [null, null],
+            [null, null],
+            [null, null],
+            [{ query: 'q' }, 'plain text'],
+            [{ rows: 3 }, [1, 2]],
+            ['done', null],
+          ]),
+        },
+      ]);
+    expect(calls.map((call) => [call.input, call.output, call.toolOutput])).toEqual([
+      ['{"query":"q"}', '{"rows":3}', 'done'],
+      ['plain text', '[1,2]', null],
+    ]);
+  });
+});

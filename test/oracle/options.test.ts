@@ -4,6 +4,7 @@ import { loadConfig, type OracleDatabaseConfig } from '../../src/config.js';
 import {
   connectTarget,
   poolAttributes,
+  SESSION_SETTINGS,
   SESSION_TIME_ZONE,
   type SessionConnection,
   sessionCallback,
@@ -150,11 +151,16 @@ describe('the session time zone (item 5 of issue 14)', () => {
   const call = (session: SessionConnection) =>
     new Promise<unknown>((resolve) => sessionCallback(session, '', resolve));
 
-  test('every new pooled session is set to UTC before the pool hands it out', async () => {
+  test('every new pooled session is set to UTC and binary sorting before the pool hands it out', async () => {
     const { session, executed } = connection();
     expect(await call(session)).toBeUndefined();
-    expect(executed).toEqual(["ALTER SESSION SET TIME_ZONE = '+00:00'"]);
-    expect(executed[0]).toBe(SESSION_TIME_ZONE);
+    // One statement: NLS_SORT and NLS_COMP pinned beside TIME_ZONE, so ORDER BY and the
+    // keyset pages' `>`/`<` compare alike whatever the instance sets (issue 34, item 5).
+    expect(executed).toEqual([
+      "ALTER SESSION SET TIME_ZONE = '+00:00' NLS_SORT = BINARY NLS_COMP = BINARY",
+    ]);
+    expect(executed[0]).toBe(SESSION_SETTINGS);
+    expect(executed[0]?.startsWith(SESSION_TIME_ZONE)).toBe(true);
   });
 
   test('a session that cannot be set fails the getConnection (node-oracledb drops it)', async () => {

@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { type Catalog, discoverCatalog } from '../../src/db/catalog.js';
 import type { Driver } from '../../src/db/driver.js';
 import { openEmbeddedDatabase } from '../../src/db/embedded/database.js';
+import { fetchRows, query, sql } from '../../src/db/sql/statement.js';
 import {
   type RegisteredStatement,
   registeredStatements,
@@ -75,6 +76,45 @@ describe('the statement registry (src/oracle-check/statements.ts)', () => {
     expect(stats?.statement.text).toContain(
       "UPPER(TRIM(DBMS_LOB.SUBSTR(typ.ATTRIBUTE_VALUE, 30, 1))) = 'HUMAN'",
     );
+  });
+
+  test('no statement writes a zero-length string literal (Oracle reads it as NULL)', () => {
+    // PostgreSQL's '' is a string: a comparison or concatenation with it would mean one thing
+    // on the embedded database and another on Oracle. Literals are read whole, so a doubled
+    // quote inside one ('''' is one quote) is not an empty one.
+    const empty = (text: string) =>
+      [...text.matchAll(/'(?:[^']|'')*'/g)].some((literal) => literal[0] === "''");
+    expect(empty("SELECT '''' || x, 'it''s' FROM DUAL")).toBe(false);
+    expect(empty("SELECT x FROM t WHERE y = ''")).toBe(true);
+    const offending = entries.filter((entry) => empty(entry.statement.text));
+    expect(offending.map((entry) => entry.statement.name)).toEqual([]);
+  });
+
+  test('a zero-length string bound reads as NULL on the embedded database, as on Oracle', async () => {
+    const blank = query(
+      'test.blankBind',
+      sql`SELECT CASE WHEN UPPER(${sql.bind('v', '')}) IS NULL THEN 1 ELSE 0 END AS IS_NULL FROM DUAL`,
+      (row) => row.isNull,
+    );
+    expect((await fetchRows(driver, blank)).map(Number)).toEqual([1]);
+  });
+
+  test('activity buckets truncate each event’s UTC time, a TIMESTAMP in every branch', () => {
+    const activity = entries.filter((entry) =>
+      entry.statement.name.startsWith('teamRuns.activity.'),
+    );
+    expect(activity.length).toBeGreaterThan(3);
+    for (const { statement } of activity) {
+      // TRUNC of a TIMESTAMP WITH TIME ZONE gives the DATE of the value's own zone; every
+      // event's moment is its UTC wall clock before it is truncated.
+      expect(statement.text, statement.name).toMatch(/TRUNC\(x\.AT, '(HH|DD)'\)/);
+      for (const branch of statement.text.split(' UNION ALL ')) {
+        const moment = /SELECT \d+(?: AS KIND)?, (.+?)(?: AS AT)?, /.exec(branch)?.[1];
+        expect(moment, statement.name).toMatch(
+          /^(SYS_EXTRACT_UTC\([hc]\.(START|END)_DATE\)|NULL)$/,
+        );
+      }
+    }
   });
 
   test('JSON_TABLE columns have the types Oracle’s grammar names there (VARCHAR2, not VARCHAR)', () => {

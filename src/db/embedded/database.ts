@@ -26,7 +26,7 @@ import { describeAgentProbe } from '../sql/session.js';
 import { built, enclosed, query, sql, statement } from '../sql/statement.js';
 import { DDL } from './ddl.js';
 import { DEMO_DATE_COLUMNS, DEMO_PRESENT, demoData } from './demo-data.js';
-import { ORACLE_BUILTINS, ORACLE_EMULATION_SCHEMA, PLSQL_EMULATION } from './plsql.js';
+import { ORACLE_BUILTINS, ORACLE_SEARCH_PATH, PLSQL_EMULATION } from './plsql.js';
 
 /** What the simulator and the tests run through PGlite, inside a transaction or not. */
 export type EmbeddedStatements = Pick<Transaction, 'query' | 'exec'>;
@@ -116,8 +116,9 @@ export async function openPGlite(
   await pg.query(`SELECT set_config('agentgraph.session_user', $1, false)`, [config.sessionUser]);
   await pg.exec(`SET TIME ZONE 'UTC'`);
   await moveHistoryToPresent(pg, config.demoNow ?? Date.now());
-  // DUAL, SYS_CONTEXT and PRODUCT_COMPONENT_VERSION, behind the public schema (plsql.ts).
-  await pg.exec(`SET search_path TO public, ${ORACLE_EMULATION_SCHEMA}`);
+  // Oracle's ||, DUAL, SYS_CONTEXT and PRODUCT_COMPONENT_VERSION, behind the public schema
+  // (plsql.ts).
+  await pg.exec(`SET search_path TO ${ORACLE_SEARCH_PATH}`);
   return { pg, fromSnapshot };
 }
 
@@ -387,7 +388,10 @@ export class EmbeddedDriver implements Driver {
     const { text, names } = numbered(built(statement));
     const params = names.map((name) => {
       if (!(name in binds)) throw new Error(`missing bind :${name}`);
-      return binds[name] ?? null;
+      const value = binds[name];
+      // Oracle stores and compares a zero-length string as NULL: so does the embedded
+      // database, or a test would pass on a '' that matches nothing on Oracle.
+      return value === '' ? null : (value ?? null);
     });
     // Oracle rejects a bind the text does not use (NJS-098); failing here too keeps a
     // statement that only PostgreSQL would accept out of the tests.

@@ -15,6 +15,10 @@
  * V$AGENT_EXEC_STAT row whose measures are the trace's totals, traced or not.
  */
 export const executeAgentEmulation = (oracleSchema: string) => `
+-- No package of the session's own schema stands in for DBMS_AI_AGENT here.
+CREATE VIEW ${oracleSchema}.all_objects AS
+  SELECT NULL::varchar(128) AS owner, NULL::varchar(128) AS object_name,
+         NULL::varchar(23) AS object_type WHERE FALSE;
 CREATE VIEW ${oracleSchema}.all_synonyms AS
   SELECT 'PUBLIC'::varchar(128) AS owner, 'DBMS_AI_AGENT'::varchar(128) AS synonym_name,
          'SYS'::varchar(128) AS table_owner, 'DBMS_AI_AGENT'::varchar(128) AS table_name;

@@ -11,6 +11,17 @@ import { executeAgentEmulation } from './execute-agent.js';
  */
 export const ORACLE_EMULATION_SCHEMA = 'emb_oracle';
 
+/** Where Oracle's `||` lives (ORACLE_BUILTINS): searched before pg_catalog. */
+const ORACLE_OPERATORS_SCHEMA = 'emb_oracle_operators';
+
+/**
+ * The session's search path: the tables and views first (where CREATE puts what a test
+ * makes), then Oracle's operators ahead of PostgreSQL's own (pg_catalog, otherwise searched
+ * first), then DUAL, SYS_CONTEXT and the types behind both, so that none of them shadows a
+ * PostgreSQL name.
+ */
+export const ORACLE_SEARCH_PATH = `public, ${ORACLE_OPERATORS_SCHEMA}, pg_catalog, ${ORACLE_EMULATION_SCHEMA}`;
+
 /**
  * Oracle's DUAL, SYS_CONTEXT('USERENV', …) and PRODUCT_COMPONENT_VERSION, for the start-up
  * session statement (src/db/sql/session.ts), and its CLOB and DATE types. They live in their
@@ -20,12 +31,29 @@ export const ORACLE_EMULATION_SCHEMA = 'emb_oracle';
  */
 export const ORACLE_BUILTINS = `
 CREATE SCHEMA ${ORACLE_EMULATION_SCHEMA};
+-- Oracle's || on character values: a NULL operand is skipped ("null can result only from the
+-- concatenation of two null strings", SQL Reference, Concatenation Operator), where
+-- PostgreSQL's gives NULL. A statement whose meaning hangs on the difference (a LIKE pattern
+-- built from a nullable column, src/db/sql/task-details.ts) then means here what it means
+-- on Oracle, so the embedded tests see it. Its schema is searched before pg_catalog
+-- (ORACLE_SEARCH_PATH), where nothing else is; the function is inlined, so costs no call.
+-- Operands of other types (a number) keep PostgreSQL's operator.
+CREATE SCHEMA ${ORACLE_OPERATORS_SCHEMA};
+CREATE FUNCTION ${ORACLE_OPERATORS_SCHEMA}.oracle_concat(a text, b text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN a IS NULL THEN b WHEN b IS NULL THEN a ELSE a OPERATOR(pg_catalog.||) b END
+$$;
+CREATE OPERATOR ${ORACLE_OPERATORS_SCHEMA}.|| (LEFTARG = text, RIGHTARG = text,
+  FUNCTION = ${ORACLE_OPERATORS_SCHEMA}.oracle_concat);
 -- DBTIMEZONE and SYSTIMESTAMP are columns of DUAL here: Oracle writes them without
 -- parentheses, which PostgreSQL reads as column names (the check's session.timeZone).
 CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.dual AS
   SELECT 'X'::varchar(1) AS dummy, '+00:00'::varchar(6) AS dbtimezone, now() AS systimestamp;
 CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.sys_extract_utc(t timestamptz) RETURNS timestamp
 LANGUAGE sql IMMUTABLE AS $$ SELECT t AT TIME ZONE 'UTC' $$;
+-- A zone-less TIMESTAMP is taken in the session zone, +00:00 (src/db/oracle/options.ts): as it is.
+CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.sys_extract_utc(t timestamp) RETURNS timestamp
+LANGUAGE sql IMMUTABLE AS $$ SELECT t $$;
 -- The embedded session acts as an administrator: it may create scheduler jobs.
 CREATE VIEW ${ORACLE_EMULATION_SCHEMA}.session_privs AS SELECT 'CREATE JOB'::varchar(40) AS privilege;
 CREATE FUNCTION ${ORACLE_EMULATION_SCHEMA}.sys_context(namespace text, parameter text) RETURNS text

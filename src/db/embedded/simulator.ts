@@ -393,10 +393,25 @@ const PROMPTS = [
   'Draft the weekly status for the team',
 ];
 
+/** What the demo holds when the simulator starts, and keeps holding (see Simulator). */
+interface SteadyState {
+  /** Runs not ended: new runs start while fewer are under way. */
+  readonly active: number;
+  /** The simulator answers a wait only while more than this many runs wait. */
+  readonly minWaiting: number;
+  /** Runs go on to wait for a person only while fewer than this many wait. */
+  readonly maxWaiting: number;
+  /** Runs in all: past it, the oldest ended runs are deleted with their rows. */
+  readonly total: number;
+}
+
 /**
- * Every few seconds moves one to three unfinished runs one step and sometimes starts a new
- * one. The choices come from a PRNG seeded once, so the same seed on the same data makes the
- * same moves; the times are the current time.
+ * Every few seconds moves one to three unfinished runs one step and starts runs, so that the
+ * demo stays as it began for hours (issue 36, item 8): as many runs under way, some always
+ * waiting for a person (the simulator answers only the waits above a floor, and leaves the
+ * rest to whoever opens the console), and as many runs in all, the oldest ended ones aging
+ * out as new ones end. The choices come from a PRNG seeded once, so the same seed on the same
+ * data makes the same moves; the times are the step's (the current time on the timer).
  */
 export class Simulator {
   private readonly random: () => number;
@@ -405,6 +420,7 @@ export class Simulator {
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<unknown> | undefined;
   private running = false;
+  private steady: SteadyState | undefined;
 
   constructor(
     private readonly pg: EmbeddedPg,
@@ -448,49 +464,95 @@ export class Simulator {
       `SELECT team_exec_id, team_name, team_owner, state, end_date FROM dba_ai_agent_team_history
        WHERE end_date IS NULL ORDER BY team_exec_id`,
     );
+    this.steady ??= await this.steadyState(active);
+    const steady = this.steady;
+    let waiting = active.filter((run) => run.state === 'WAITING_FOR_HUMAN').length;
     const count = Math.min(active.length, 1 + Math.floor(this.random() * 3));
     const picked = new Set<RunRow>();
     while (picked.size < count)
       picked.add(active[Math.floor(this.random() * active.length)] as RunRow);
     for (const run of picked) {
-      const to = await this.nextState(run);
+      const to = await this.nextState(run, waiting, steady);
+      if (to === run.state) continue;
       await setRunState(this.pg, run.team_exec_id, to, at);
+      if (to === 'WAITING_FOR_HUMAN') waiting++;
+      if (run.state === 'WAITING_FOR_HUMAN') waiting--;
       moves.push({ execId: run.team_exec_id, teamName: run.team_name, from: run.state, to });
     }
-    const stillActive =
+    let underWay =
       active.length - moves.filter((m) => m.to === 'SUCCEEDED' || m.to === 'FAILED').length;
-    if (stillActive < this.maxActive && this.random() < 0.6) {
-      const { rows: teams } = await this.pg.query<{ owner: string; agent_team_name: string }>(
-        'SELECT owner, agent_team_name FROM dba_ai_agent_teams ORDER BY owner, agent_team_name',
+    const { rows: teams } = await this.pg.query<{ owner: string; agent_team_name: string }>(
+      'SELECT owner, agent_team_name FROM dba_ai_agent_teams ORDER BY owner, agent_team_name',
+    );
+    while (underWay < Math.min(steady.active, this.maxActive) && teams.length > 0) {
+      const team = teams[Math.floor(this.random() * teams.length)] as (typeof teams)[number];
+      const execId = this.guid();
+      await startRun(
+        this.pg,
+        {
+          owner: team.owner,
+          teamName: team.agent_team_name,
+          execId,
+          prompt: PROMPTS[Math.floor(this.random() * PROMPTS.length)],
+        },
+        at,
       );
-      const team = teams[Math.floor(this.random() * teams.length)];
-      if (team) {
-        const execId = this.guid();
-        await startRun(
-          this.pg,
-          {
-            owner: team.owner,
-            teamName: team.agent_team_name,
-            execId,
-            prompt: PROMPTS[Math.floor(this.random() * PROMPTS.length)],
-          },
-          at,
-        );
-        moves.push({ execId, teamName: team.agent_team_name, from: null, to: 'RUNNING' });
-      }
+      moves.push({ execId, teamName: team.agent_team_name, from: null, to: 'RUNNING' });
+      underWay++;
     }
+    await this.ageOut(steady.total);
     return moves;
   }
 
-  private async nextState(run: RunRow): Promise<TeamRunState> {
+  /** The demo as the simulator found it: what it keeps. */
+  private async steadyState(active: readonly RunRow[]): Promise<SteadyState> {
+    const { rows } = await this.pg.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM dba_ai_agent_team_history',
+    );
+    const waiting = active.filter((run) => run.state === 'WAITING_FOR_HUMAN').length;
+    return {
+      active: active.length,
+      minWaiting: Math.max(1, Math.ceil(waiting / 2)),
+      maxWaiting: Math.max(2, waiting + Math.ceil(waiting / 2)),
+      total: rows[0]?.n ?? 0,
+    };
+  }
+
+  /** Deletes the oldest ended runs beyond `total`, with their tasks and tool calls. */
+  private async ageOut(total: number): Promise<void> {
+    await this.pg.transaction(async (tx) => {
+      const { rows } = await tx.query<{ team_exec_id: string }>(
+        `SELECT team_exec_id FROM dba_ai_agent_team_history WHERE end_date IS NOT NULL
+         ORDER BY end_date, team_exec_id
+         LIMIT GREATEST(0, (SELECT count(*) FROM dba_ai_agent_team_history) - $1)`,
+        [total],
+      );
+      if (rows.length === 0) return;
+      const ids = rows.map((row) => row.team_exec_id);
+      for (const table of ['tool', 'task', 'team']) {
+        await tx.query(`DELETE FROM dba_ai_agent_${table}_history WHERE team_exec_id = ANY($1)`, [
+          ids,
+        ]);
+      }
+    });
+  }
+
+  /** Where `run` goes next; its own state when it stays (a wait left for a person). */
+  private async nextState(
+    run: RunRow,
+    waiting: number,
+    steady: SteadyState,
+  ): Promise<TeamRunState> {
     switch (run.state) {
       case 'WAITING_FOR_HUMAN':
-        return 'RESUMING';
+        return waiting > steady.minWaiting && this.random() < 0.5 ? 'RESUMING' : run.state;
       case 'RESUMING':
         return 'RUNNING';
       default: {
         const members = await membersOf(this.pg, run.team_owner, run.team_name);
-        if (humanMember(members) && this.random() < 0.5) return 'WAITING_FOR_HUMAN';
+        if (humanMember(members) && waiting < steady.maxWaiting && this.random() < 0.5) {
+          return 'WAITING_FOR_HUMAN';
+        }
         return this.random() < 0.85 ? 'SUCCEEDED' : 'FAILED';
       }
     }

@@ -114,7 +114,10 @@ export function withAgentDetails(statement: Pick<Statement, 'text' | 'orderedBy'
   return (
     'WITH FUNCTION describe_agent_or_null(p VARCHAR2) RETURN CLOB IS l CLOB; ' +
     'BEGIN DBMS_AI_AGENT.DESCRIBE_AGENT(agent_name => p, agent_details => l); RETURN l; ' +
-    'EXCEPTION WHEN OTHERS THEN RETURN NULL; END; ' +
+    // ORA-01013 (a break: the call timeout, a cancelled operation) is an exception PL/SQL's
+    // WHEN OTHERS catches too; answering NULL for it would let the statement go on describing
+    // the remaining rows while the client waits, so the cancel is raised again.
+    'EXCEPTION WHEN OTHERS THEN IF SQLCODE = -1013 THEN RAISE; END IF; RETURN NULL; END; ' +
     `SELECT q.*, ${describedForSessionUser('describe_agent_or_null(q.AGENT_NAME)')} AS AGENT_DETAILS FROM (${statement.text}) q` +
     outerOrder(statement)
   );
@@ -135,8 +138,46 @@ export function isCompileError(error: unknown): boolean {
   return /^(ORA-\d+: )?PLS-\d+:/m.test(String((error as Error | undefined)?.message ?? ''));
 }
 
+/**
+ * PLS- codes of a block that cannot reach what it calls: an identifier not declared (the
+ * package missing, or not granted: PLS-00201), a component the package lacks (PLS-00302),
+ * insufficient privilege (PLS-00904). A grant or a release is missing; any other compile
+ * error (a syntax error, PLS-00103; wrong arguments, PLS-00306) is a fault of the block's text.
+ */
+const UNREACHABLE = /\bPLS-(00201|00302|00904):/;
+
+/** A compile error that says a grant or an object is missing, not that the text is wrong. */
+export function isMissingObject(error: unknown): boolean {
+  return isCompileError(error) && UNREACHABLE.test(String((error as Error | undefined)?.message));
+}
+
 /** The line of a compile error worth logging: its PLS- line, else its first. */
 const compileReason = (error: unknown) => reportedLine(String((error as Error).message));
+
+const BIND_TYPES = {
+  CLOB: oracledb.DB_TYPE_CLOB,
+  NCLOB: oracledb.DB_TYPE_NCLOB,
+  JSON: oracledb.DB_TYPE_JSON,
+} as const;
+
+/**
+ * A block's binds, those it names in `inputTypes` bound as that type (a CLOB from the string,
+ * a JSON value parsed from its text), so that PL/SQL picks the overload discovery chose.
+ */
+function typedInputs(block: Block, binds: Binds): Record<string, unknown> {
+  if (!block.inputTypes) return { ...binds };
+  const typed: Record<string, unknown> = { ...binds };
+  for (const [name, type] of Object.entries(block.inputTypes)) {
+    const value = binds[name];
+    if (value === undefined) continue;
+    typed[name] = {
+      dir: oracledb.BIND_IN,
+      type: BIND_TYPES[type],
+      val: type === 'JSON' && typeof value === 'string' ? JSON.parse(value) : value,
+    };
+  }
+  return typed;
+}
 
 /**
  * The columns of each view as the statements will resolve its unqualified name: an object of
@@ -236,8 +277,8 @@ export class OracleDriver implements Driver {
       }
       const result = await connection.execute<Record<string, unknown>>(
         text,
-        { ...binds, ...out } as oracledb.BindParameters,
-        EXECUTE_OPTIONS,
+        { ...typedInputs(block, binds), ...out } as oracledb.BindParameters,
+        block.commits ? { ...EXECUTE_OPTIONS, autoCommit: true } : EXECUTE_OPTIONS,
       );
       if (interrupted) throw interrupted;
       const values = (result.outBinds ?? {}) as Record<string, unknown>;
@@ -245,10 +286,11 @@ export class OracleDriver implements Driver {
     } catch (error) {
       if (interrupted) throw interrupted;
       if (error instanceof CallInterrupted) throw error;
-      // ORA-27486: the scheduler refuses the job; a compile error: a package the block calls
-      // is missing or not executable (PLS-00201).
+      // ORA-27486: the scheduler refuses the job; a compile error naming what the block cannot
+      // reach: a package it calls is missing or not executable (PLS-00201). Another compile
+      // error (a syntax error) is not a grant to ask for: it stays what it is.
       const code = errorCode(error);
-      if (code === 'ORA-27486' || code === 'ORA-01031' || isCompileError(error)) {
+      if (code === 'ORA-27486' || code === 'ORA-01031' || isMissingObject(error)) {
         throw new AppError(
           'FORBIDDEN',
           `${block.name} cannot run as the agent-graph database user: it needs ${block.privileges}`,

@@ -14,13 +14,25 @@ export type SessionConnection = Pick<Connection, 'execute'>;
  */
 export const SESSION_TIME_ZONE = "ALTER SESSION SET TIME_ZONE = '+00:00'";
 
+/**
+ * Binary sorting and comparison, whatever the instance or a logon trigger sets: a linguistic
+ * NLS_SORT (implied by an NLS_LANGUAGE such as GERMAN) makes ORDER BY linguistic while `<`
+ * and `>` stay binary (NLS_COMP), so a keyset page (src/db/sql/statement.ts, keysetPaged)
+ * would skip or repeat rows, and a _CI sort could tie two team names a list orders by.
+ * BINARY is also PGlite's byte order, which the embedded tests run under.
+ */
+export const SESSION_SORT = 'NLS_SORT = BINARY NLS_COMP = BINARY';
+
+/** What every new pooled session is set to, in one statement (one round trip). */
+export const SESSION_SETTINGS = `${SESSION_TIME_ZONE} ${SESSION_SORT}`;
+
 /** node-oracledb's sessionCallback: runs once per new session, before the pool hands it out. */
 export function sessionCallback(
   connection: SessionConnection,
   _requestedTag: string,
   done: (error?: Error) => void,
 ): void {
-  connection.execute(SESSION_TIME_ZONE).then(
+  connection.execute(SESSION_SETTINGS).then(
     () => done(),
     (error: Error) => done(error),
   );

@@ -37,8 +37,15 @@ export interface ProcedureArgument {
 /** A ProcedureArgument that executeAgentArguments decoded: what a call is made from. */
 export type ListedProcedureArgument = ProcedureArgument & ListedArgument;
 
-/** ALL_ARGUMENTS of the package the public synonym names (SYS when there is none). */
+/**
+ * ALL_ARGUMENTS of the package the call's unqualified `DBMS_AI_AGENT` reaches, resolved as
+ * PL/SQL resolves it: a package of that name in the current schema first (the contract
+ * suite's fixture makes one), then a private synonym there, then the PUBLIC synonym, else
+ * SYS. Reading only the PUBLIC synonym's target would list SYS's overloads while the call
+ * runs the schema's own package.
+ */
 const packageName = sql.bind('package_name', 'DBMS_AI_AGENT');
+const currentSchema = sql`SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA')`;
 
 export const executeAgentArguments = query(
   'executeAgent.arguments',
@@ -47,8 +54,14 @@ export const executeAgentArguments = query(
     WHERE a.PACKAGE_NAME = ${packageName}
       AND a.OBJECT_NAME = ${sql.bind('object_name', 'EXECUTE_AGENT')}
       AND a.DATA_LEVEL = 0
-      AND a.OWNER = (SELECT COALESCE(MAX(s.TABLE_OWNER), 'SYS') FROM ALL_SYNONYMS s
-        WHERE s.OWNER = 'PUBLIC' AND s.SYNONYM_NAME = ${packageName})
+      AND a.OWNER = COALESCE(
+        (SELECT MAX(o.OWNER) FROM ALL_OBJECTS o WHERE o.OWNER = ${currentSchema}
+          AND o.OBJECT_NAME = ${packageName} AND o.OBJECT_TYPE = 'PACKAGE'),
+        (SELECT MAX(s.TABLE_OWNER) FROM ALL_SYNONYMS s WHERE s.OWNER = ${currentSchema}
+          AND s.SYNONYM_NAME = ${packageName}),
+        (SELECT MAX(s.TABLE_OWNER) FROM ALL_SYNONYMS s WHERE s.OWNER = 'PUBLIC'
+          AND s.SYNONYM_NAME = ${packageName}),
+        'SYS')
     ORDER BY a.OVERLOAD, a.POSITION`,
   argumentsDecoder(
     (row: Row): ProcedureArgument => ({
@@ -69,6 +82,8 @@ export interface ExecuteAgentCall {
   readonly listed: Overload;
   readonly agentNameArgument: string;
   readonly inputsArgument: string;
+  /** The inputs argument's type, which the bind takes (VARCHAR2, CLOB, NCLOB or JSON). */
+  readonly inputsType: string;
   /** The OUT argument holding the output; null when the overload is a function. */
   readonly outputArgument: string | null;
   /** The OUT argument holding the trace; null for an overload without one. */
@@ -86,6 +101,8 @@ export interface ExecuteAgentProcedure {
 }
 
 const TEXT = new Set(['CLOB', 'NCLOB', 'VARCHAR2', 'NVARCHAR2', 'LONG']);
+/** The inputs may also be of the JSON type (26ai), bound as a JSON value. */
+const INPUT_TEXT = new Set([...TEXT, 'JSON']);
 const NAME_TEXT = new Set(['VARCHAR2', 'NVARCHAR2', 'CHAR']);
 
 const isIn = (a: ProcedureArgument) => a.inOut === 'IN';
@@ -118,14 +135,14 @@ function callOf(args: readonly ListedProcedureArgument[]): ExecuteAgentCall | st
   const pick = (test: (a: ProcedureArgument) => boolean) => named.find(test);
   const word = (a: ProcedureArgument, pattern: RegExp) => pattern.test(a.argumentName as string);
   const agentName = pick((a) => isIn(a) && NAME_TEXT.has(a.dataType) && word(a, /NAME/));
-  const inputs = pick((a) => isIn(a) && TEXT.has(a.dataType) && word(a, /INPUT/));
+  const inputs = pick((a) => isIn(a) && INPUT_TEXT.has(a.dataType) && word(a, /INPUT/));
   const traces = pick((a) => isOut(a) && TEXT.has(a.dataType) && word(a, /TRACE/));
   const returns = args.find((a) => a.position === 0 && a.argumentName === null);
   const outArgument = pick(
     (a) => isOut(a) && TEXT.has(a.dataType) && word(a, /OUTPUT|RESULT|RESPONSE|ANSWER/),
   );
   if (!agentName) return 'no IN VARCHAR2 argument for the agent name (…NAME…)';
-  if (!inputs) return 'no IN CLOB argument for the inputs (…INPUT…)';
+  if (!inputs) return 'no IN CLOB or JSON argument for the inputs (…INPUT…)';
   if (returns && !TEXT.has(returns.dataType)) return `it returns ${returns.dataType}, not a CLOB`;
   if (!returns && !outArgument) return 'no CLOB return value or OUT argument for the output';
   const used = new Set([agentName, inputs, traces, outArgument]);
@@ -136,6 +153,7 @@ function callOf(args: readonly ListedProcedureArgument[]): ExecuteAgentCall | st
     listed,
     agentNameArgument: agentName.argumentName as string,
     inputsArgument: inputs.argumentName as string,
+    inputsType: inputs.dataType,
     outputArgument: returns ? null : (outArgument?.argumentName as string),
     tracesArgument: traces ? (traces.argumentName as string) : null,
   };
@@ -174,6 +192,13 @@ export interface ExecuteAgentResult {
   readonly traces: string | null;
 }
 
+/** The inputs' formal types that the bind must carry (a string binds as VARCHAR2). */
+const BOUND_AS: Readonly<Record<string, 'CLOB' | 'NCLOB' | 'JSON'>> = {
+  CLOB: 'CLOB',
+  NCLOB: 'NCLOB',
+  JSON: 'JSON',
+};
+
 /**
  * The call for one discovered overload. Oracle's text names the arguments as the dictionary
  * spells them and binds every value; the embedded database runs its emulation
@@ -192,6 +217,7 @@ export function executeAgentBlock(call: ExecuteAgentCall): Block {
     ', ',
   );
   const invoke = sql`DBMS_AI_AGENT.EXECUTE_AGENT(${args})`;
+  const boundAs = BOUND_AS[call.inputsType];
   const traced = call.tracesArgument !== null;
   return {
     name: 'agents.execute',
@@ -208,6 +234,13 @@ export function executeAgentBlock(call: ExecuteAgentCall): Block {
     ),
     outputs: traced ? ['agent_output', 'agent_traces'] : ['agent_output'],
     lobOutputs: true,
+    // Bound as the discovered overload's type: overloads that differ only in it (INPUTS CLOB
+    // and INPUTS JSON) are otherwise ambiguous in named notation (PLS-00307).
+    ...(boundAs ? { inputTypes: { agent_inputs: boundAs } } : {}),
+    // What the agent's tools wrote (an order inserted by a SQL tool) is kept when the
+    // execution succeeds: the mutation reports it done. node-oracledb would otherwise roll it
+    // back when the connection is released; a failed, timed-out or broken call still is.
+    commits: true,
     privileges: 'EXECUTE ON DBMS_AI_AGENT',
   };
 }

@@ -38,8 +38,11 @@ export const taskDetailsSql = perCatalog((catalog: Catalog) => {
     sql`REPLACE(REPLACE(REPLACE(${name}, '\\', '\\\\'), '_', '\\_'), '%', '\\%')`;
   // The team's name and then the task's in the job name; the job logged (LOG_DATE, the
   // scheduler log's own order) and started within the task's time, so that the log is read
-  // over the task's time only.
-  const jobOfTask = sql`d.JOB_NAME LIKE '%' || ${literally(sql`t.TEAM_NAME`)} || '%' || ${literally(sql`t.TASK_NAME`)} || '%' ESCAPE '\\' ${sameOwner}
+  // over the task's time only. A name that is not there (seed 003: TASK_NAME is nullable)
+  // matches no job: Oracle's || skips a NULL, so the pattern would be '%<TEAM>%%', every
+  // failed job of the team in those minutes (the embedded database's || does the same).
+  const jobOfTask = sql`t.TEAM_NAME IS NOT NULL AND t.TASK_NAME IS NOT NULL
+    AND d.JOB_NAME LIKE '%' || ${literally(sql`t.TEAM_NAME`)} || '%' || ${literally(sql`t.TASK_NAME`)} || '%' ESCAPE '\\' ${sameOwner}
     AND d.LOG_DATE >= t.START_DATE - INTERVAL '1' MINUTE
     AND (t.END_DATE IS NULL OR d.LOG_DATE <= t.END_DATE + INTERVAL '1' MINUTE)
     AND d.ACTUAL_START_DATE >= t.START_DATE - INTERVAL '1' MINUTE

@@ -65,19 +65,26 @@ export const teamActivitySql = perCatalog((catalog: Catalog) => {
       ];
       const humanCalls = sql`${calls} c JOIN ${runs} h ON h.TEAM_EXEC_ID = c.TEAM_EXEC_ID
         ${humanToolCalls(catalog, sql`c`)}`;
+      // An event's moment as the UTC wall clock, a TIMESTAMP in every branch: TRUNC of a
+      // TIMESTAMP WITH TIME ZONE gives the DATE of the value's own zone (an offset a job or a
+      // session wrote, a region with its DST), so the bucket would disagree with the window's
+      // filter, which compares instants, and an event near an edge would fall outside every
+      // bucket. A zone-less TIMESTAMP is taken in the session zone, +00:00, so comes back as it
+      // is. One type in every branch also keeps the UNION ALL from mixing TIMESTAMP and TSTZ.
+      const utc = (column: Fragment) => sql`SYS_EXTRACT_UTC(${column})`;
       const events = [
         // The first branch types the columns for the rest (PostgreSQL resolves a UNION's NULLs
         // branch by branch).
-        sql`SELECT ${sql.raw(ACTIVITY_EVENTS.ENDED)} AS KIND, h.END_DATE AS AT, h.STATE,
+        sql`SELECT ${sql.raw(ACTIVITY_EVENTS.ENDED)} AS KIND, ${utc(sql`h.END_DATE`)} AS AT, h.STATE,
             ${durationMsExpression(sql`h`)} AS DURATION_MS
           FROM ${runs} h ${sql.where(...ofRuns, inWindow(sql`h.END_DATE`))}`,
-        sql`SELECT ${sql.raw(ACTIVITY_EVENTS.STARTED)}, h.START_DATE, h.STATE, NULL
+        sql`SELECT ${sql.raw(ACTIVITY_EVENTS.STARTED)}, ${utc(sql`h.START_DATE`)}, h.STATE, NULL
           FROM ${runs} h ${sql.where(...ofRuns, inWindow(sql`h.START_DATE`))}`,
         ...(waitsReadable
           ? [
-              sql`SELECT ${sql.raw(ACTIVITY_EVENTS.WAIT_BEGAN)}, c.START_DATE, NULL, NULL
+              sql`SELECT ${sql.raw(ACTIVITY_EVENTS.WAIT_BEGAN)}, ${utc(sql`c.START_DATE`)}, NULL, NULL
                 FROM ${humanCalls} ${sql.where(...ofRuns, inWindow(sql`c.START_DATE`))}`,
-              sql`SELECT ${sql.raw(ACTIVITY_EVENTS.WAIT_ANSWERED)}, c.END_DATE, NULL, ${durationMsExpression(sql`c`)}
+              sql`SELECT ${sql.raw(ACTIVITY_EVENTS.WAIT_ANSWERED)}, ${utc(sql`c.END_DATE`)}, NULL, ${durationMsExpression(sql`c`)}
                 FROM ${humanCalls} ${sql.where(...ofRuns, inWindow(sql`c.END_DATE`))}`,
               sql`SELECT ${sql.raw(ACTIVITY_EVENTS.WAITING_BEFORE)}, NULL, NULL, NULL
                 FROM ${humanCalls} ${sql.where(

@@ -14,7 +14,7 @@ import type {
 import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn } from '../catalog.js';
 import type { Row } from '../driver.js';
-import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull } from '../rows.js';
+import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull, textOrNull } from '../rows.js';
 import { agentSql } from './agents.js';
 import type {
   ColumnKey,
@@ -247,8 +247,8 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     taskOrder: num(row.taskOrder),
     conversationParams: jsonOrNull(row.conversationParams),
     conversationId: strOrNull(row.conversationId),
-    input: strOrNull(row.input),
-    result: strOrNull(row.result),
+    input: textOrNull(row.input),
+    result: textOrNull(row.result),
     state: str(row.state) as TeamRunState,
     startDate: dateOrNull(row.startDate),
     endDate: dateOrNull(row.endDate),
@@ -295,9 +295,9 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     taskName: strOrNull(row.taskName),
     startDate: dateOrNull(row.startDate),
     endDate: dateOrNull(row.endDate),
-    input: strOrNull(row.input),
-    output: strOrNull(row.output),
-    toolOutput: strOrNull(row.toolOutput),
+    input: textOrNull(row.input),
+    output: textOrNull(row.output),
+    toolOutput: textOrNull(row.toolOutput),
   });
   /**
    * The one visibility rule below the runs (docs/oracle.md): a task or tool call row is
