@@ -26,6 +26,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import { SHAPES } from './anchor-shapes.js';
 import { freePort, startServer } from './server-process.js';
 import { shareOf, type ThreadShare, threadCpu } from './thread-cpu.js';
 
@@ -36,11 +37,18 @@ const POSTGRES_URL = process.env.ANCHOR_DATABASE_URL ?? 'postgres://postgres@127
 const ROUNDS = Number(process.env.ANCHOR_ROUNDS ?? 4);
 const DURATION_S = Number(process.env.ANCHOR_DURATION_S ?? 5);
 const CPU_REQUESTS = Number(process.env.ANCHOR_CPU_REQUESTS ?? 100);
-const RUNS = [
-  { query: 'floor', connections: 32 },
-  { query: 'dashboard', connections: 1 },
-  { query: 'dashboard', connections: 32 },
-] as const;
+/** `--shapes`: every shape of bench/anchor-shapes.ts at 1 and 32 connections, CPU per shape. */
+const SHAPES_MODE = process.argv.includes('--shapes');
+const RUNS: readonly { query: string; connections: number }[] = SHAPES_MODE
+  ? Object.keys(SHAPES).flatMap((query) => [
+      { query, connections: 1 },
+      { query, connections: 32 },
+    ])
+  : [
+      { query: 'floor', connections: 32 },
+      { query: 'dashboard', connections: 1 },
+      { query: 'dashboard', connections: 32 },
+    ];
 
 const BASELINE = process.env.ANCHOR_BASELINE;
 
@@ -209,13 +217,21 @@ const median = (values: number[]) => {
 };
 
 install();
-const ours = JSON.parse(readFileSync(join(DIR, 'queries-agent-graph.json'), 'utf8'));
+const shapesOf = (side: 'agentGraph' | 'postGraphile') =>
+  Object.fromEntries(Object.entries(SHAPES).map(([name, shape]) => [name, shape[side]]));
+const ours = SHAPES_MODE
+  ? shapesOf('agentGraph')
+  : JSON.parse(readFileSync(join(DIR, 'queries-agent-graph.json'), 'utf8'));
 const queries: Record<Server, Record<string, string>> = {
   'agent-graph': ours,
   baseline: ours,
   'bare yoga': { floor: '{ __typename }' },
-  PostGraphile: JSON.parse(readFileSync(join(DIR, 'queries.json'), 'utf8')),
+  PostGraphile: SHAPES_MODE
+    ? shapesOf('postGraphile')
+    : JSON.parse(readFileSync(join(DIR, 'queries.json'), 'utf8')),
 };
+/** CPU per request of each side, by shape (`--shapes`). */
+const shapeCpu = new Map<string, number[]>();
 const children: ChildProcess[] = [];
 const measured = new Map<string, Measure[]>();
 const cpu = new Map<Server, Record<string, ThreadShare>[]>();
@@ -227,7 +243,12 @@ try {
   if (database.child) children.push(database.child);
   execFileSync(process.execPath, ['load-schema.mjs'], {
     cwd: DIR,
-    env: { ...process.env, DATABASE_URL: database.url },
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      ANCHOR_EXTRA_SQL:
+        process.env.ANCHOR_EXTRA_SQL ?? new URL('./anchor-extra.sql', import.meta.url).pathname,
+    },
     stdio: 'inherit',
   });
   execFileSync(process.execPath, ['import-from-agent-graph.mjs', `${agentGraph.url}/graphql`], {
@@ -235,6 +256,23 @@ try {
     env: { ...process.env, DATABASE_URL: database.url },
     stdio: 'inherit',
   });
+  if (SHAPES_MODE) {
+    // A run both sides hold, for the by-id shape.
+    const response = await fetch(`${agentGraph.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: '{ teamRuns(first: 1, filter: { states: [SUCCEEDED] }) { nodes { execId } } }',
+      }),
+    });
+    const { data } = (await response.json()) as {
+      data: { teamRuns: { nodes: { execId: string }[] } };
+    };
+    const exec = data.teamRuns.nodes[0]?.execId ?? '';
+    for (const side of [queries['agent-graph'], queries.PostGraphile]) {
+      for (const [name, text] of Object.entries(side)) side[name] = text.replaceAll('$EXEC', exec);
+    }
+  }
   const anchor = await startPostGraphile(database.url);
   children.push(anchor.child);
   const baseline = BASELINE ? await startServer({}, { cwd: BASELINE, readySeconds: 180 }) : null;
@@ -276,6 +314,21 @@ try {
           `  round ${round + 1} ${key}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99} ms, ${m.errors} errors\n`,
         );
       }
+    }
+    if (SHAPES_MODE) {
+      for (const shape of Object.keys(SHAPES)) {
+        for (const server of flip(['agent-graph', 'PostGraphile'] as Server[])) {
+          const share = await cpuPerRequest(
+            urls[server] ?? '',
+            queries[server][shape] ?? '',
+            processes[server] ?? {},
+          );
+          const total = Object.values(share).reduce((sum, s) => sum + s.total, 0);
+          const key = `${server} ${shape}`;
+          shapeCpu.set(key, [...(shapeCpu.get(key) ?? []), total]);
+        }
+      }
+      continue;
     }
     for (const server of flip(Object.keys(processes) as Server[])) {
       const share = await cpuPerRequest(
@@ -373,7 +426,28 @@ process.stdout.write(
     )
     .join('\n')}\n`,
 );
+if (SHAPES_MODE) {
+  const rps = (server: Server, shape: string, connections: number) =>
+    of(server, shape, connections)?.rps ?? 0;
+  const cpuOf = (server: Server, shape: string) => median(shapeCpu.get(`${server} ${shape}`) ?? []);
+  process.stdout.write(
+    `\n| shape | 1 conn: agent-graph / PostGraphile req/s | ratio | 32 conns: agent-graph / PostGraphile req/s | ratio | CPU ms per request: agent-graph / PostGraphile (+ PGlite) | ratio |\n| --- | --- | --- | --- | --- | --- | --- |\n${Object.keys(
+      SHAPES,
+    )
+      .map((shape) => {
+        const cells = [1, 32].map((c) => {
+          const ours = rps('agent-graph', shape, c);
+          const theirs = rps('PostGraphile', shape, c);
+          return `${ours.toFixed(0)} / ${theirs.toFixed(0)} | ${(ours / (theirs || 1)).toFixed(2)}×`;
+        });
+        const ours = cpuOf('agent-graph', shape);
+        const theirs = cpuOf('PostGraphile', shape);
+        return `| ${shape} | ${cells.join(' | ')} | ${ms(ours)} / ${ms(theirs)} | ${(ours / (theirs || 1)).toFixed(2)}× |`;
+      })
+      .join('\n')}\n`,
+  );
+}
 await writeFile(
-  new URL('./results-anchor.json', import.meta.url),
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, engine: ENGINE, rounds: ROUNDS, durationSeconds: DURATION_S, load, summary, cpu: cpuSummary, runs: Object.fromEntries(measured) }, null, 2)}\n`,
+  new URL(SHAPES_MODE ? './results-anchor-shapes.json' : './results-anchor.json', import.meta.url),
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, engine: ENGINE, rounds: ROUNDS, durationSeconds: DURATION_S, load, summary, cpu: cpuSummary, shapeCpu: Object.fromEntries(shapeCpu), runs: Object.fromEntries(measured) }, null, 2)}\n`,
 );
