@@ -16,6 +16,8 @@ describe('limits', () => {
       maxSubscriptionsPerSocket: 100,
       maxSubscriptionsPerViewer: 1_000,
       maxActionsPerOperation: 5,
+      maxLiveQueriesPerViewer: 100,
+      maxLiveQueries: 5_000,
     });
   });
 
@@ -32,6 +34,8 @@ describe('limits', () => {
       MAX_SUBSCRIPTIONS_PER_SOCKET: '3',
       MAX_SUBSCRIPTIONS_PER_VIEWER: '7',
       MAX_ACTIONS_PER_OPERATION: '2',
+      MAX_LIVE_QUERIES_PER_VIEWER: '9',
+      MAX_LIVE_QUERIES: '40',
     });
     expect(config.limits).toEqual({
       maxQueryCost: 5_000,
@@ -45,6 +49,8 @@ describe('limits', () => {
       maxSubscriptionsPerSocket: 3,
       maxSubscriptionsPerViewer: 7,
       maxActionsPerOperation: 2,
+      maxLiveQueriesPerViewer: 9,
+      maxLiveQueries: 40,
     });
     expect(Object.isFrozen(config.limits)).toBe(true);
   });
