@@ -4,6 +4,7 @@ import {
   type GraphQLFieldExtensions,
   type GraphQLSchema,
   lexicographicSortSchema,
+  specifiedDirectives,
 } from 'graphql';
 import { builder, MAX_NODES_IDS } from '../builder.js';
 import { bounded, REPRESENTATIONS_EXTENSION } from './bounds.js';
@@ -22,8 +23,12 @@ import './agent-execution.js';
 import './team-activity.js';
 import { ENTITY_KEYS } from './federation.js';
 
-/** `@live` on a query operation: src/live-queries/ keeps its answer true. */
-const directives = [GraphQLLiveDirective];
+/**
+ * `@live` on a query operation: src/live-queries/ keeps its answer true. graphql-js replaces
+ * its own directives (`@include`, `@skip`, `@deprecated`, …) by the list a schema is given,
+ * so they are listed too.
+ */
+const directives = [...specifiedDirectives, GraphQLLiveDirective];
 
 export const schema = lexicographicSortSchema(builder.toSchema({ directives }));
 
