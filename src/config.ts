@@ -175,6 +175,11 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly logLevel: LogLevel;
+  /**
+   * NODE_ENV=development: an administrator's responses carry the operation's statements
+   * (src/statement-log.ts). Any other NODE_ENV, production above all, never shows them.
+   */
+  readonly development: boolean;
   readonly database: DatabaseConfig;
   readonly auth: AuthConfig;
   readonly a2a: A2AConfig;
@@ -536,6 +541,7 @@ export function loadConfig(rawEnv: Env): Config {
     host,
     port: env.integer('PORT', 4000, 0, 65_535),
     logLevel: env.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    development: env.string('NODE_ENV') === 'development',
     database,
     auth: readAuth(env, host),
     a2a: readA2A(env),

@@ -3,6 +3,7 @@ import type { LiveHub } from './live/hub.js';
 import { Loaders } from './loaders.js';
 import type { Viewer } from './model/viewer.js';
 import type { Repositories } from './repositories/create.js';
+import type { LoggedStatement } from './statement-log.js';
 
 /**
  * What every resolver receives: one per request, and one per event of a subscription (see
@@ -40,6 +41,11 @@ export interface Context {
 export interface OperationUsage {
   statements: number;
   stopped?: AbortSignal;
+  /**
+   * The statements themselves, when this operation's response shows them (development mode,
+   * an administrator: src/statement-log.ts decides and fills it).
+   */
+  log?: LoggedStatement[];
 }
 
 /** Repositories limited to what one viewer may see, counting their statements into `usage`. */
@@ -47,13 +53,15 @@ export type RepositoriesFor = (viewer: Viewer, usage: OperationUsage) => Reposit
 
 /**
  * What one operation holds alone, a request or one event of a subscription: its statement
- * count, repositories that count into it, and loaders over those.
+ * count (with the statements themselves when `logged`), repositories that count into it, and
+ * loaders over those.
  */
 export function operationState(
   repositoriesFor: RepositoriesFor,
   viewer: Viewer,
+  logged = false,
 ): Pick<Context, 'usage' | 'repositories' | 'loaders'> {
-  const usage: OperationUsage = { statements: 0 };
+  const usage: OperationUsage = logged ? { statements: 0, log: [] } : { statements: 0 };
   const repositories = repositoriesFor(viewer, usage);
   return { usage, repositories, loaders: new Loaders(repositories) };
 }

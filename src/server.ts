@@ -38,6 +38,7 @@ import { TeamToolsCache } from './repositories/team-tools-cache.js';
 import { TeamRepository } from './repositories/teams.js';
 import { requestIdOfMessage } from './request-id.js';
 import { schema as clientSchema, subgraphSchema } from './schema/index.js';
+import { logStatement } from './statement-log.js';
 import { startTracing, type Tracing } from './tracing/index.js';
 import { attachGraphqlWs } from './transport/websocket.js';
 import { type AgentGraphYoga, createAgentGraphYoga } from './yoga.js';
@@ -106,9 +107,12 @@ export async function createServer(
   }
   const driver = countStatements(
     tracing ? tracing.traceDriver(database.driver) : database.driver,
-    (name) => {
+    ({ name }) => {
       metrics.dbStatements.inc({ statement: name });
-      return metrics.dbStatementDuration.startTimer({ statement: name });
+      const end = metrics.dbStatementDuration.startTimer({ statement: name });
+      return () => {
+        end();
+      };
     },
   );
   const { catalog, session, agentDetails, executeAgent, durationMs } = await discoverDatabase(
@@ -175,9 +179,10 @@ export async function createServer(
   const repositoriesFor = (viewer: Viewer, usage?: OperationUsage) =>
     createRepositories(
       usage
-        ? countStatements(driver, () => {
+        ? countStatements(driver, (sent) => {
             usage.stopped?.throwIfAborted();
             usage.statements++;
+            return usage.log ? logStatement(usage.log, sent) : undefined;
           })
         : driver,
       catalog,
@@ -223,6 +228,7 @@ export async function createServer(
     rateLimit: config.rateLimit,
     http: config.http,
     production,
+    development: config.development,
     tracing,
   });
   const simulator =

@@ -20,6 +20,7 @@ import { Channel } from './live/hub.js';
 import { asGraphQLError, type MaskError, withRequestId } from './masking.js';
 import { visibilityScope } from './model/viewer.js';
 import { type EventRecord, operationName, outcomeOf } from './request-log.js';
+import { withStatements } from './statement-log.js';
 
 /**
  * The one path every subscription event takes, whatever the transport (docs/architecture.md,
@@ -149,13 +150,15 @@ class EventPath {
     return execute({ ...args, rootValue: payload, contextValue });
   }
 
-  private finish(
+  /** The event's statements go with it when they are logged (src/statement-log.ts). */
+  private async finish(
     args: ExecutionArgs,
     context: Context,
     startedAt: number,
     executed: Promise<ExecutionResult>,
   ): Promise<ExecutionResult> {
-    return finishedResult(this.options, args, context, startedAt, executed);
+    const result = await finishedResult(this.options, args, context, startedAt, executed);
+    return withStatements(result, context.usage);
   }
 }
 
@@ -169,7 +172,8 @@ export function eventContext(repositoriesFor: RepositoriesFor, base: Context): C
   return {
     ...rest,
     requestId: randomUUID(),
-    ...operationState(repositoriesFor, base.viewer),
+    // An event's statements are logged when its subscription's are (src/statement-log.ts).
+    ...operationState(repositoriesFor, base.viewer, base.usage.log !== undefined),
   };
 }
 

@@ -26,6 +26,7 @@ import type { Viewer } from './model/viewer.js';
 import type { Production } from './production/index.js';
 import { requestIdOf } from './request-id.js';
 import { createRequestLog } from './request-log.js';
+import { useStatementLog } from './statement-log.js';
 import { useSubscriptionEvents } from './subscription-events.js';
 import type { Tracing } from './tracing/index.js';
 
@@ -128,6 +129,8 @@ export interface YogaOptions {
   readonly production: Production;
   /** GraphiQL's page and files (src/server.ts serves the files). */
   readonly graphiql: GraphiqlPage;
+  /** NODE_ENV=development: administrators' responses show their statements. */
+  readonly development: boolean;
   /** Absent unless OTEL_EXPORTER_OTLP_ENDPOINT is set, and then its plugin comes last. */
   readonly tracing?: Tracing | undefined;
 }
@@ -198,6 +201,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       // After authentication: the response cache keys on the viewer's scope.
       ...options.production.plugins,
       useErrorRequestIds(),
+      useStatementLog(options.development),
       useSubscriptionEvents({
         repositoriesFor: options.repositoriesFor,
         maskError: options.maskError,

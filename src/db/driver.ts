@@ -162,16 +162,34 @@ export function outerOrder(statement: Pick<Statement, 'orderedBy'>): string {
   return columns.length === 0 ? '' : ` ORDER BY ${columns.map((c) => `q.${c}`).join(', ')}`;
 }
 
+/** A round trip as the counting driver sees it: its name, text and the names it binds. */
+export interface SentStatement {
+  readonly name: string;
+  /** The text as this driver sends it; null for the driver's own calls (ping, dictionary). */
+  readonly text: string | null;
+  /** The names of its binds, never their values. */
+  readonly bindNames: readonly string[];
+}
+
+/** Called once a round trip has settled: rows it returned (null for a call), or failed. */
+export type StatementSettled = (rows: number | null, failed: boolean) => void;
+
 /**
  * Every round trip goes through here once, so the statement counter is exact. `count` is told
- * the statement's name as it is sent and may return a callback, called once the round trip
- * has settled (rows or error): how the statement-duration histogram times it. Whatever else
- * it returns is ignored. If it throws, the statement is not sent and the call rejects with
- * that error (a stopped operation: OperationUsage in src/context.ts).
+ * the statement as it is sent and may return a StatementSettled, called once the round trip
+ * has settled (rows or error): how the statement-duration histogram times it and how
+ * src/statement-log.ts records it. Whatever else it returns is ignored. If it throws, the
+ * statement is not sent and the call rejects with that error (a stopped operation:
+ * OperationUsage in src/context.ts).
  */
-export function countStatements(driver: Driver, count: (statementName: string) => unknown): Driver {
+export function countStatements(
+  driver: Driver,
+  count: (statement: SentStatement) => unknown,
+): Driver {
   return new CountingDriver(driver, count);
 }
+
+const NO_BINDS: readonly string[] = Object.freeze([]);
 
 /**
  * A class rather than an object of arrow functions: every operation and every open
@@ -182,13 +200,15 @@ class CountingDriver implements Driver {
 
   constructor(
     private readonly driver: Driver,
-    private readonly count: (statementName: string) => unknown,
+    private readonly count: (statement: SentStatement) => unknown,
   ) {
     this.kind = driver.kind;
   }
 
   query(statement: Statement, binds?: Binds, options?: QueryOptions): Promise<Row[]> {
-    return this.sent(statement.name, () => this.driver.query(statement, binds, options));
+    return this.sent(statement.name, statement.text, binds, () =>
+      this.driver.query(statement, binds, options),
+    );
   }
 
   queryWithAgentDetails(
@@ -196,39 +216,57 @@ class CountingDriver implements Driver {
     binds?: Binds,
     options?: QueryOptions,
   ): Promise<Row[]> {
-    return this.sent(statement.name, () =>
+    return this.sent(statement.name, statement.text, binds, () =>
       this.driver.queryWithAgentDetails(statement, binds, options),
     );
   }
 
   probeAgentDetails(): Promise<AgentDetailsProbe> {
-    return this.sent('agents.describeProbe', () => this.driver.probeAgentDetails());
+    return this.sent('agents.describeProbe', null, undefined, () =>
+      this.driver.probeAgentDetails(),
+    );
   }
 
   runBlock(block: Block, binds: Binds, options?: CallOptions): Promise<Row> {
-    return this.sent(block.name, () => this.driver.runBlock(block, binds, options));
+    const text = (this.kind === 'oracle' ? block.oracle : block.embedded).text;
+    return this.sent(block.name, text, binds, () => this.driver.runBlock(block, binds, options));
   }
 
   columnsOf(views: readonly string[]): Promise<Map<string, ViewColumns>> {
-    return this.sent('dictionary.columns', () => this.driver.columnsOf(views));
+    return this.sent('dictionary.columns', null, undefined, () => this.driver.columnsOf(views));
   }
 
   ping(): Promise<void> {
-    return this.sent('ping', () => this.driver.ping());
+    return this.sent('ping', null, undefined, () => this.driver.ping());
   }
 
   close(drainSeconds?: number): Promise<void> {
     return this.driver.close(drainSeconds);
   }
 
-  private sent<T>(name: string, send: () => Promise<T>): Promise<T> {
+  private sent<T>(
+    name: string,
+    text: string | null,
+    binds: Binds | undefined,
+    send: () => Promise<T>,
+  ): Promise<T> {
     let settled: unknown;
     try {
-      settled = this.count(name);
+      settled = this.count({ name, text, bindNames: binds ? Object.keys(binds) : NO_BINDS });
     } catch (error) {
       return Promise.reject(error);
     }
     if (typeof settled !== 'function') return send();
-    return send().finally(settled as () => void);
+    const done = settled as StatementSettled;
+    return send().then(
+      (value) => {
+        done(Array.isArray(value) ? value.length : null, false);
+        return value;
+      },
+      (error: unknown) => {
+        done(null, true);
+        throw error;
+      },
+    );
   }
 }

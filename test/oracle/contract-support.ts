@@ -26,7 +26,7 @@ export function useContractTarget(target: Target): ContractTarget {
 
   beforeAll(async () => {
     opened = await target.open();
-    const counting = countStatements(opened.driver, (name) => {
+    const counting = countStatements(opened.driver, ({ name }) => {
       statements.push(name);
     });
     for (const scope of ['dba', 'user'] as const) {

@@ -61,9 +61,12 @@ describe('start-up against an Oracle that cannot be used', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(result.stderr).not.toContain('password');
     // The first line comes before the database is opened (src/listen.ts); nothing says ready.
-    expect(result.stdout.trim().split('\n').map((line) => JSON.parse(line).msg)).toEqual([
-      expect.stringMatching(/^agent-graph starting on /),
-    ]);
+    expect(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).msg),
+    ).toEqual([expect.stringMatching(/^agent-graph starting on /)]);
     // Default DB_CONNECT_TIMEOUT_MS is 10 s; a refused connection must not wait for it.
     expect(result.ms).toBeLessThan(10_000);
   });
