@@ -8,8 +8,8 @@ import { loadConfig } from '../src/config.js';
 import { discoverDatabase } from '../src/db/discover.js';
 import type { Driver } from '../src/db/driver.js';
 import { openEmbeddedDatabase } from '../src/db/embedded/database.js';
+import { historyPlanSql, type PlanRoot } from '../src/db/sql/history-plan.js';
 import { fetchRows, paged, type Query, sql } from '../src/db/sql/statement.js';
-import { teamHistorySql } from '../src/db/sql/team-history.js';
 import { ANONYMOUS_ADMIN } from '../src/model/viewer.js';
 
 const DEPTH = Number(process.env.KEYSET_DEPTH ?? 250);
@@ -40,16 +40,24 @@ if (extra > 0) {
   );
 }
 const { catalog } = await discoverDatabase(database.driver, config.database.viewScope);
-const history = teamHistorySql(catalog);
+const plans = historyPlanSql(catalog);
 const order = { field: 'START_DATE', direction: 'DESC' } as const;
+/** A planned page reading every column of its rows and nothing below them (history-plan.ts). */
+const planned = <T>(root: PlanRoot<T>) =>
+  plans.planned(ANONYMOUS_ADMIN, root, {
+    type: root.type,
+    columns: new Set(['*']),
+    children: new Map(),
+    key: '',
+  });
 
-const runsBefore = await fetchRows(
+const [runsBefore] = await fetchRows(
   database.driver,
-  history.runsPage(ANONYMOUS_ADMIN, {}, order, { backward: false, limit: DEPTH }).page,
+  planned(plans.runsPage(ANONYMOUS_ADMIN, {}, order, { backward: false, limit: DEPTH })),
 );
-const callsBefore = await fetchRows(
+const [callsBefore] = await fetchRows(
   database.driver,
-  history.toolCallsPage(ANONYMOUS_ADMIN, {}, { backward: false, limit: DEPTH }).page,
+  planned(plans.callsPage(ANONYMOUS_ADMIN, {}, { backward: false, limit: DEPTH })),
 );
 const window = { offset: DEPTH, limit: SIZE + 1 };
 const cases: [string, Query<unknown>][] = [
@@ -69,11 +77,13 @@ const cases: [string, Query<unknown>][] = [
   ],
   [
     'teamRuns keyset',
-    history.runsPage(ANONYMOUS_ADMIN, {}, order, {
-      after: runsBefore.at(-1)?.item.position,
-      backward: false,
-      limit: SIZE + 1,
-    }).page,
+    planned(
+      plans.runsPage(ANONYMOUS_ADMIN, {}, order, {
+        after: runsBefore?.rows.at(-1)?.position,
+        backward: false,
+        limit: SIZE + 1,
+      }),
+    ),
   ],
   [
     'toolCalls offset',
@@ -91,22 +101,24 @@ const cases: [string, Query<unknown>][] = [
   ],
   [
     'toolCalls keyset',
-    history.toolCallsPage(
-      ANONYMOUS_ADMIN,
-      {},
-      {
-        after: callsBefore.at(-1)?.item.position,
-        backward: false,
-        limit: SIZE + 1,
-      },
-    ).page,
+    planned(
+      plans.callsPage(
+        ANONYMOUS_ADMIN,
+        {},
+        {
+          after: callsBefore?.rows.at(-1)?.position,
+          backward: false,
+          limit: SIZE + 1,
+        },
+      ),
+    ),
   ],
 ];
 const [runCount] = await fetchRows(
   database.driver,
-  history.runsPage(ANONYMOUS_ADMIN, {}, order, { backward: false, limit: 1 }).page,
+  planned(plans.runsPage(ANONYMOUS_ADMIN, {}, order, { backward: false, limit: 1 })),
 );
-console.log(`runs: ${runCount?.totalCount}; page of ${SIZE} after ${DEPTH} rows; median ms of 50`);
+console.log(`runs: ${runCount?.total}; page of ${SIZE} after ${DEPTH} rows; median ms of 50`);
 for (const [name, query] of cases) {
   console.log(`${name.padEnd(18)} ${(await median(database.driver, query)).toFixed(2)}`);
 }

@@ -4,7 +4,7 @@
  * through the server's driver, runs the server's start-up discovery, then every registered
  * statement once (first row only). With no ORACLE_CONNECT_STRING it checks the embedded
  * database the same way. A second pass then takes real keys from the first rows of teams.page,
- * teamRuns.page and agents.page and runs the batched, keyset, JSON-building and DESCRIBE_AGENT
+ * history.runsPage and agents.page and runs the batched, keyset, JSON-building and DESCRIBE_AGENT
  * statements on them, reporting each one's row count and flagging a JSON that does not parse
  * or an own agent whose description comes back null.
  *
@@ -189,7 +189,7 @@ function readsMissingView(catalog: Catalog): (text: string) => boolean {
 }
 
 /**
- * The columns that carry JSON text as the database sends it (jsonArrayQuery, jsonListsQuery,
+ * The columns that carry JSON text as the database sends it (jsonArrayQuery, jsonListColumn,
  * DESCRIBE_AGENT).
  */
 const JSON_COLUMNS = [
@@ -261,7 +261,7 @@ async function runKeyed(driver: Driver, { query, inspect }: KeyedStatement): Pro
   }
 }
 
-/** The first rows of teams.page, teamRuns.page and agents.page, as keys; null where one failed. */
+/** The first rows of teams.page, history.runsPage and agents.page, as keys; null where one failed. */
 async function sampleKeys(
   driver: Driver,
   catalog: Catalog,
@@ -269,18 +269,19 @@ async function sampleKeys(
 ): Promise<SampleKeys | null> {
   const pages = sampleQueries(catalog);
   try {
-    const [teams, runs, agents] = [
+    const [teams, [runPage], agents] = [
       await fetchRows(driver, pages.teams),
       await fetchRows(driver, pages.runs),
       await fetchRows(driver, pages.agents),
     ];
+    const runs = runPage?.rows ?? [];
     const own = agents.filter(({ item }) => item.owner === catalog.sessionUser).length;
     print(
       `  ${pad('keys', 28)} ${teams.length} teams, ${runs.length} runs, ${agents.length} agents (${own} own)`,
     );
     return {
       teamNames: teams.map(({ item }) => item.name),
-      runs: runs.map(({ item }) => item),
+      runs,
       agentNames: agents.map(({ item }) => item.name),
     };
   } catch (error) {
@@ -300,7 +301,7 @@ async function secondPass(
   print: Print,
 ): Promise<boolean> {
   const { catalog } = discovery;
-  print('second pass (real keys from the first rows of teams.page, teamRuns.page, agents.page)');
+  print('second pass (real keys from the first rows of teams.page, history.runsPage, agents.page)');
   if (
     readsMissing(
       Object.values(sampleQueries(catalog))

@@ -4,7 +4,7 @@ import type { Driver, Row } from '../db/driver.js';
 import { agentSql } from '../db/sql/agents.js';
 import { execStatSql } from '../db/sql/exec-stats.js';
 import { executeAgentArguments } from '../db/sql/execute-agent.js';
-import { historyPlanSql, type PlanRoot } from '../db/sql/history-plan.js';
+import { historyPlanSql, type PlanResult, type PlanRoot } from '../db/sql/history-plan.js';
 import {
   createJobPrivilege,
   runTeamCompiles,
@@ -31,8 +31,6 @@ import {
 import { taskDetailsSql } from '../db/sql/task-details.js';
 import { teamActivitySql } from '../db/sql/team-activity.js';
 import {
-  type NestedLists,
-  type RunsOfTeams,
   runOrderKeys,
   TOOL_CALL_ORDER_KEYS,
   teamHistorySql,
@@ -45,12 +43,14 @@ import type { ExecStatFilter, ExecStatOrderField } from '../model/exec-stat.js';
 import {
   type ChildPlan,
   type ListPlan,
+  plannedChild,
   RELATIONS,
   type Relation,
   type RowType,
 } from '../model/plan.js';
 import type {
   TaskRun,
+  TeamRun,
   TeamRunFilter,
   TeamRunOrderField,
   ToolCall,
@@ -167,13 +167,6 @@ const lists = {
   calls: [inList('invocation', ['NO_SUCH_CALL'])],
 };
 
-/** The runs of teams with every column of their tasks, tool calls and agents (teamRuns.historyByTeams). */
-const EVERY_LIST: NestedLists = {
-  tasks: { wanted: undefined },
-  toolCalls: { wanted: undefined },
-  agents: true,
-};
-
 const forLists = (
   build: (list: Fragment) => Query<unknown>,
   fragments: readonly Fragment[],
@@ -204,56 +197,15 @@ function teamStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
 
 function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
   const sql = teamHistorySql(catalog);
-  const runFilters = combinations<TeamRunFilter>({
-    teamName: [null, VALUE.teamName],
-    states: [null, ['SUCCEEDED', 'FAILED']],
-    startedAfter: [null, new Date('2026-09-01T00:00:00Z')],
-    startedBefore: [null, new Date('2026-10-01T00:00:00Z')],
-    owner: [null, VALUE.owner],
-  });
-  const orders = combinations<{ field: TeamRunOrderField; direction: 'ASC' | 'DESC' }>({
-    field: ['START_DATE', 'END_DATE', 'TEAM_NAME', 'STATE'],
-    direction: ['ASC', 'DESC'],
-  });
-  const callFilters = combinations<ToolCallFilter>({
-    toolName: [null, VALUE.toolName],
-    agentName: [null, VALUE.agentName],
-    teamExecId: [null, VALUE.teamExecId],
-  });
-  const firstPage = { backward: false, limit: 5 };
   return [
-    ...runFilters.flatMap((filter) => [
-      ...orders.flatMap((order) => both(sql.runsPage(viewer, filter, order, firstPage))),
-      ...forLists(sql.runsByTeams(viewer, filter, window), lists.teams),
-      ...forLists(sql.runsByTeams(viewer, filter, window, undefined, EVERY_LIST), lists.teams),
-    ]),
-    ...orders.flatMap((order) => [
-      ...both(sql.runsPage(viewer, { conversationId: VALUE.conversationId }, order, firstPage)),
-      ...keysetWindows(runOrderKeys(order)).flatMap((page) =>
-        both(sql.runsPage(viewer, {}, order, page)),
-      ),
-    ]),
     ...forLists(sql.runsByIds(viewer), lists.runs),
-    ...forLists(sql.waitingByTeams(viewer), lists.teams),
     sql.livePoll(new Date('2026-09-01T00:00:00Z')),
     // Every column, and the keys alone (what a selection of no column reads).
-    ...forLists(sql.runsByTeams(viewer, {}, window, new Set()), lists.teams),
-    ...forLists(
-      sql.runsByTeams(viewer, {}, window, new Set(), {
-        tasks: { wanted: new Set() },
-        toolCalls: { wanted: new Set() },
-      }),
-      lists.teams,
-    ),
     ...[undefined, new Set<never>()].flatMap((wanted) => [
       ...forLists(sql.tasksByRuns(viewer, wanted), lists.runs),
       ...forLists(sql.toolCallsByRuns(viewer, wanted), lists.runs),
     ]),
     ...forLists(sql.toolCallsByIds(viewer), lists.calls),
-    ...callFilters.flatMap((filter) => both(sql.toolCallsPage(viewer, filter, firstPage))),
-    ...keysetWindows(TOOL_CALL_ORDER_KEYS).flatMap((page) =>
-      both(sql.toolCallsPage(viewer, {}, page)),
-    ),
   ];
 }
 
@@ -312,13 +264,18 @@ function plansFrom(type: 'TeamRun' | 'TaskRun' | 'ToolCall'): ListPlan[] {
  * variants (filters, orders, windows) with the keys alone, and each root once with every
  * relation the schema can plan below it (the lists' text does not depend on the root's).
  */
-function plannedStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
+/** A planned root's statement with the keys alone and with every plannable relation below it. */
+function plannedVariants(catalog: Catalog, viewer: Viewer) {
   const sql = historyPlanSql(catalog);
   const [keysOf, allOf] = [0, 1].map(
     (which) => (root: PlanRoot<unknown>) =>
       sql.planned(viewer, root, plansFrom(root.type)[which] as ListPlan) as Query<unknown>,
   ) as [(root: PlanRoot<unknown>) => Query<unknown>, (root: PlanRoot<unknown>) => Query<unknown>];
-  const both = (root: PlanRoot<unknown>) => [keysOf(root), allOf(root)];
+  return { sql, keysOf, allOf, both: (root: PlanRoot<unknown>) => [keysOf(root), allOf(root)] };
+}
+
+function plannedStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
+  const { sql, keysOf, both } = plannedVariants(catalog, viewer);
   const runFilters = combinations<TeamRunFilter>({
     teamName: [null, VALUE.teamName],
     states: [null, ['SUCCEEDED', 'FAILED']],
@@ -528,16 +485,18 @@ const NEWEST_FIRST = { field: 'START_DATE', direction: 'DESC' } as const;
 
 /**
  * The first pages the second pass reads its keys from, as an administrator sees them (every
- * owner in `dba` scope): teams.page, teamRuns.page (newest first) and agents.page.
+ * owner in `dba` scope): teams.page, history.runsPage (newest first) and agents.page.
  */
 export function sampleQueries(catalog: Catalog) {
   const first = { offset: 0, limit: SAMPLE_SIZE };
   return {
     teams: teamSql(catalog).page(ANONYMOUS_ADMIN, { nameContains: null, owner: null }, first).page,
-    runs: teamHistorySql(catalog).runsPage(ANONYMOUS_ADMIN, {}, NEWEST_FIRST, {
-      backward: false,
-      limit: SAMPLE_SIZE,
-    }).page,
+    runs: plannedVariants(catalog, ANONYMOUS_ADMIN).keysOf(
+      historyPlanSql(catalog).runsPage(ANONYMOUS_ADMIN, {}, NEWEST_FIRST, {
+        backward: false,
+        limit: SAMPLE_SIZE,
+      }),
+    ) as Query<PlanResult<Positioned<TeamRun>>>,
     agents: agentSql(catalog).page(ANONYMOUS_ADMIN, first).page,
   };
 }
@@ -571,14 +530,30 @@ const keyed = <T>(
   inspect: (rows, sent) => inspect(rows as readonly T[], sent),
 });
 
-/** The runs of teams, with the lists below them, checked as one (listInspection). */
-const inspectTree = (trees: readonly RunsOfTeams[]) =>
-  listInspection({
-    runs: trees.flatMap((tree) => tree.runs),
-    tasks: trees.flatMap((tree) => tree.tasks),
-    toolCalls: trees.flatMap((tree) => tree.toolCalls),
-    agents: trees.flatMap((tree) => tree.agents),
+/**
+ * The windows of runs of teams, with the lists their plan read below them (set on the rows,
+ * src/db/sql/history-plan.ts), checked as one (listInspection). A row the plan attached to
+ * several parents (one agent of several tasks) is one row of its list.
+ */
+const inspectTree = (results: readonly PlanResult<WindowedRun>[]) => {
+  const runs = results.flatMap((result) => result.rows);
+  const below = (rows: readonly object[], key: string) => [
+    ...new Set(rows.flatMap((row) => (plannedChild(row, key) ?? []) as object[])),
+  ];
+  const tasks = below(
+    runs.map((row) => row.run),
+    'tasks',
+  ) as TaskRun[];
+  return listInspection({
+    runs,
+    tasks,
+    toolCalls: below(
+      runs.map((row) => row.run),
+      'toolCalls',
+    ) as ToolCall[],
+    agents: [...new Set(tasks.flatMap((task) => plannedChild(task, 'agent') ?? []))] as Agent[],
   });
+};
 
 /**
  * The second pass of `npm run oracle:check`: the batched (IN-list), keyset, JSON-building
@@ -593,6 +568,7 @@ export function keyedStatements(
   const viewer = ANONYMOUS_ADMIN;
   const team = teamSql(catalog);
   const history = teamHistorySql(catalog);
+  const planned = plannedVariants(catalog, viewer);
   const statements: KeyedStatement[] = [];
   if (keys.teamNames.length > 0) {
     const teams = inList('team', keys.teamNames);
@@ -600,9 +576,10 @@ export function keyedStatements(
       keyed(team.byNames(viewer)(teams)),
       keyed(team.toolsByTeams(viewer)(teams)),
       keyed(team.statsByTeams(viewer)(teams)),
-      keyed(history.runsByTeams(viewer, {}, window)(teams), inspectTree),
-      keyed(history.runsByTeams(viewer, {}, window, undefined, EVERY_LIST)(teams), inspectTree),
-      keyed(history.waitingByTeams(viewer)(teams)),
+      ...planned
+        .both(planned.sql.runsOfTeams({}, window, viewer, teams))
+        .map((query) => keyed(query as Query<PlanResult<WindowedRun>>, inspectTree)),
+      keyed(planned.keysOf(planned.sql.waitingOfTeams(viewer, teams))),
     );
   }
   const first = keys.runs[0];
@@ -622,18 +599,17 @@ export function keyedStatements(
         { after: first.position, backward: false, limit: SAMPLE_SIZE },
         { before: last.position, backward: true, limit: SAMPLE_SIZE },
       ].flatMap((page) =>
-        both(history.runsPage(viewer, {}, NEWEST_FIRST, page)).map((query) => keyed(query)),
+        planned.both(planned.sql.runsPage(viewer, {}, NEWEST_FIRST, page)).map((q) => keyed(q)),
       ),
-      ...both(
-        history.toolCallsPage(
-          viewer,
-          { teamExecId: first.node.execId },
-          {
-            backward: false,
-            limit: SAMPLE_SIZE,
-          },
-        ),
-      ).map((query) => keyed(query)),
+      ...planned
+        .both(
+          planned.sql.callsPage(
+            viewer,
+            { teamExecId: first.node.execId },
+            { backward: false, limit: SAMPLE_SIZE },
+          ),
+        )
+        .map((query) => keyed(query)),
     );
   }
   if (keys.agentNames.length > 0) {

@@ -4,7 +4,6 @@ import { historyPlanSql, type PlanRoot } from '../db/sql/history-plan.js';
 import {
   type Fragment,
   fetchForKeys,
-  fetchPage,
   fetchRows,
   type KeysetWindow,
   type Page,
@@ -12,8 +11,7 @@ import {
   type Query,
 } from '../db/sql/statement.js';
 import { taskDetailsSql } from '../db/sql/task-details.js';
-import { type NestedLists, type RunsOfTeams, teamHistorySql } from '../db/sql/team-history.js';
-import type { Agent } from '../model/agent.js';
+import { teamHistorySql } from '../db/sql/team-history.js';
 import { type ListPlan, PLANNED, type Planned, readsBelow } from '../model/plan.js';
 import type { Wanted } from '../model/reading.js';
 import {
@@ -34,29 +32,6 @@ import { requireView } from './views.js';
 
 /** The keys the pages of runs and of tool calls are ordered by: what their cursors hold. */
 export { runOrderKeys, TOOL_CALL_ORDER_KEYS } from '../db/sql/team-history.js';
-
-/** The pages of runsByTeams, and the nested lists of their runs by TEAM_EXEC_ID (null when not read). */
-export interface RunPages {
-  readonly pages: Page<TeamRun>[];
-  readonly tasksOfRun: ReadonlyMap<string, TaskRun[]> | null;
-  readonly toolCallsOfRun: ReadonlyMap<string, ToolCall[]> | null;
-  /**
-   * Every agent name the pages' tasks hold, with the agent AgentRepository.byNames(names,
-   * false) finds for it (the first by owner), null where none is visible.
-   */
-  readonly agentsByName: ReadonlyMap<string, Agent | null> | null;
-}
-
-function agentsOfTasks(batches: readonly RunsOfTeams[]): Map<string, Agent | null> {
-  const byName = new Map<string, Agent | null>();
-  for (const batch of batches) for (const task of batch.tasks) byName.set(task.agentName, null);
-  for (const batch of batches) {
-    for (const agent of batch.agents) {
-      if (byName.get(agent.name) === null) byName.set(agent.name, agent);
-    }
-  }
-  return byName;
-}
 
 /** Runs, tasks and tool calls from the history views; every batch is one IN-list statement. */
 export class TeamHistoryRepository {
@@ -241,71 +216,6 @@ export class TeamHistoryRepository {
     ]);
   }
 
-  async page(
-    filter: TeamRunFilter,
-    order: TeamRunOrder,
-    window: KeysetWindow,
-  ): Promise<Page<Positioned<TeamRun>>> {
-    requireView(this.catalog.teamHistory);
-    return fetchPage(this.driver, this.sql.runsPage(this.viewer, filter, order, window));
-  }
-
-  /**
-   * The newest runs of each team (`offset`/`limit` apply per team), in the teams' order; only
-   * the `wanted` properties are read (with the keys), all when undefined. With `nested`, the
-   * same statement reads the tasks and/or tool calls of the pages' runs too, grouped by run
-   * (every run of the pages has an entry); a list whose view cannot be read is left to its
-   * own loader, which reports it.
-   */
-  async pagesByTeams(
-    teamNames: readonly string[],
-    filter: TeamRunFilter,
-    offset: number,
-    limit: number,
-    wanted?: Wanted<TeamRun>,
-    nested: NestedLists = {},
-  ): Promise<RunPages> {
-    requireView(this.catalog.teamHistory);
-    const tasksReadable = nested.tasks && this.catalog.taskHistory.columns;
-    const readable: NestedLists = {
-      ...(tasksReadable ? { tasks: nested.tasks } : {}),
-      ...(nested.toolCalls && this.catalog.toolHistory.columns
-        ? { toolCalls: nested.toolCalls }
-        : {}),
-      ...(tasksReadable && nested.agents && this.catalog.agents.columns ? { agents: true } : {}),
-    };
-    const windowed = this.sql.runsByTeams(this.viewer, filter, { offset, limit }, wanted, readable);
-    const batches = await fetchForKeys(this.driver, teamNames, 'team', windowed);
-    const pages = pagesPerKey(
-      teamNames,
-      batches.flatMap((batch) => batch.runs),
-      offset,
-      (row) => [row.run.teamName, row.run],
-    );
-    const ofRuns = <T>(items: readonly T[], runOf: (item: T) => string) => {
-      const groups = new Map<string, T[]>();
-      for (const page of pages) for (const run of page.items) groups.set(run.execId, []);
-      for (const item of items) groups.get(runOf(item))?.push(item);
-      return groups;
-    };
-    return {
-      pages,
-      tasksOfRun: readable.tasks
-        ? ofRuns(
-            batches.flatMap((batch) => batch.tasks),
-            (task) => task.teamExecId,
-          )
-        : null,
-      toolCallsOfRun: readable.toolCalls
-        ? ofRuns(
-            batches.flatMap((batch) => batch.toolCalls),
-            (call) => call.teamExecId,
-          )
-        : null,
-      agentsByName: readable.agents ? agentsOfTasks(batches) : null,
-    };
-  }
-
   async runsByIds(ids: readonly string[]): Promise<(TeamRun | null)[]> {
     requireView(this.catalog.teamHistory);
     const found = new Map<string, TeamRun>();
@@ -324,11 +234,6 @@ export class TeamHistoryRepository {
   async livePoll(since: Date): Promise<PolledRun[]> {
     this.requireRuns();
     return fetchRows(this.driver, this.sql.livePoll(since));
-  }
-
-  async waitingForHuman(teamNames: readonly string[]): Promise<TeamRun[][]> {
-    requireView(this.catalog.teamHistory);
-    return this.groupBy(teamNames, 'team', this.sql.waitingByTeams, (run) => run.teamName);
   }
 
   /** Tasks of each run, in TASK_ORDER; properties not `wanted` read null (all are read by default). */
@@ -360,14 +265,6 @@ export class TeamHistoryRepository {
       found.set(call.invocationId, call);
     }
     return ids.map((id) => found.get(id) ?? null);
-  }
-
-  async toolCallPage(
-    filter: ToolCallFilter,
-    window: KeysetWindow,
-  ): Promise<Page<Positioned<ToolCall>>> {
-    requireView(this.catalog.toolHistory);
-    return fetchPage(this.driver, this.sql.toolCallsPage(this.viewer, filter, window));
   }
 
   private forKeys<T>(

@@ -75,7 +75,7 @@ test('without ORACLE_CONNECT_STRING it checks the embedded database: every state
   // finds rows (the first five runs have no failed task and no wait in ANALYST's history).
   const second = lines.slice(
     lines.indexOf(
-      'second pass (real keys from the first rows of teams.page, teamRuns.page, agents.page)',
+      'second pass (real keys from the first rows of teams.page, history.runsPage, agents.page)',
     ) + 1,
   );
   expect(second[0]).toMatch(/^ {2}keys +5 teams, 5 runs, 2 agents \(2 own\)$/);
@@ -91,13 +91,13 @@ test('without ORACLE_CONNECT_STRING it checks the embedded database: every state
     'teams.byNames',
     'teams.tools',
     'teams.stats',
-    'teamRuns.byTeams',
-    'teamRuns.historyByTeams',
+    'history.runsOfTeams',
+    'history.waitingOfTeams',
     'teamRuns.byIds',
     'taskRuns.byRuns',
     'toolCalls.byRuns',
-    'teamRuns.page',
-    'toolCalls.page',
+    'history.runsPage',
+    'history.callsPage',
     'agents.byNames',
   ]) {
     expect(counts.get(name), name).toBeGreaterThan(0);

@@ -13,7 +13,13 @@ import { describe, expect, test } from 'vitest';
 import type { ViewScope } from '../../src/config.js';
 import { OWNERS } from '../../src/db/embedded/demo-data.js';
 import type { Page, Positioned } from '../../src/db/sql/statement.js';
-import type { ListPlan } from '../../src/model/plan.js';
+import {
+  type ChildPlan,
+  type ListPlan,
+  plannedChild,
+  RELATIONS,
+  type RowType,
+} from '../../src/model/plan.js';
 import {
   type Team,
   type TeamRun,
@@ -111,7 +117,6 @@ const CALL_IDS = [
 const BUSY_RUN = RUNS.filter((r) => r.owner === 'ANALYST')
   .map((r) => ({ id: r.execId, calls: CALLS.filter((c) => c.teamExecId === r.execId).length }))
   .sort((a, b) => b.calls - a.calls)[0]?.id as string;
-const TEAM_NAMES = [...TEAMS.map((t) => t.name), 'NO_SUCH_TEAM'];
 /** Every team by key (owner and name: two owners have a team of one name), and an unknown one. */
 const TEAM_KEYS = [...TEAMS.map((t) => teamKey(t.owner, t.name)), teamKey('OPS', 'NO_SUCH_TEAM')];
 /** The start of a run: filters at exactly that instant show which side includes it. */
@@ -122,13 +127,32 @@ const DAY = 24 * 3600 * 1000;
 const ALL = { backward: false, limit: 1000 } as const;
 const nodes = <T>(page: Page<Positioned<T>>): T[] => page.items.map((item) => item.node);
 
-/** A plan of runs reading every column and nothing below (src/model/plan.ts). */
-const RUN_COLUMNS: ListPlan = {
-  type: 'TeamRun',
+/** A plan of `type` reading every column, with these children (src/model/plan.ts). */
+const everything = (type: RowType, children: [string, ChildPlan][] = []): ListPlan => ({
+  type,
   columns: new Set(['*']),
-  children: new Map(),
-  key: 'every run column',
-};
+  children: new Map(children),
+  key: `every ${type} column ${children.map(([key]) => key).join(' ')}`,
+});
+const RUN_COLUMNS = everything('TeamRun');
+const CALL_COLUMNS = everything('ToolCall');
+/** Runs with their tasks (each with its agent) and tool calls: the dashboard's tree. */
+const RUNS_WITH_TREE = everything('TeamRun', [
+  [
+    'tasks',
+    {
+      kind: 'relation',
+      relation: RELATIONS.runTasks,
+      plan: everything('TaskRun', [
+        ['agent', { kind: 'relation', relation: RELATIONS.taskAgent, plan: everything('Agent') }],
+      ]),
+    },
+  ],
+  ['toolCalls', { kind: 'relation', relation: RELATIONS.runToolCalls, plan: CALL_COLUMNS }],
+]);
+/** A planned row without the children its plan set on it (PLANNED), to compare with a row. */
+const plain = <T extends object>(row: T): T => Object.fromEntries(Object.entries(row)) as T;
+const childList = (row: object, key: string) => (plannedChild(row, key) ?? []) as object[];
 
 /** Team stats, field by field; the computed figures to 6 decimals. */
 function expectStats(actual: readonly TeamStats[], expected: readonly TeamStats[]): void {
@@ -167,6 +191,9 @@ for (const target of TARGETS) {
     /** A page statement, plus the count statement when the page comes back empty. */
     const pageSql = (a: Audience, name: string, empty: boolean, owner?: string | null) =>
       ownerUnreachable(a, owner) ? [] : sql(a, `${name}.page`, ...(empty ? [`${name}.count`] : []));
+    /** A planned statement (src/db/sql/history-plan.ts): its rows and their total in one. */
+    const plannedSql = (a: Audience, name: string, owner?: string | null) =>
+      ownerUnreachable(a, owner) ? [] : sql(a, name);
 
     test('the audiences see what the views hold', () => {
       const counts = AUDIENCES.map((a) => visible(a).runs.length);
@@ -331,15 +358,25 @@ for (const target of TARGETS) {
         for (const field of ['START_DATE', 'END_DATE', 'TEAM_NAME', 'STATE'] as const) {
           for (const direction of ['ASC', 'DESC'] as const) {
             const order = { field, direction };
-            const first = await history(a).page({}, order, { backward: false, limit: 30 });
+            const first = await history(a).plannedRunsPage(
+              {},
+              order,
+              { backward: false, limit: 30 },
+              RUN_COLUMNS,
+            );
             const after = first.items.at(-1)?.position;
             const [page, issued] = await counted(() =>
-              history(a).page({}, order, { after, backward: false, limit: 40 }),
+              history(a).plannedRunsPage(
+                {},
+                order,
+                { after, backward: false, limit: 40 },
+                RUN_COLUMNS,
+              ),
             );
             const expected = sortRuns(runs, order).slice(30, 70);
             expect(nodes(page), `${field} ${direction}`).toEqual(expected);
             expect(page.totalCount).toBe(runs.length);
-            expect(issued).toEqual(pageSql(a, 'teamRuns', expected.length === 0));
+            expect(issued).toEqual(plannedSql(a, 'history.runsPage'));
           }
         }
       });
@@ -375,32 +412,40 @@ for (const target of TARGETS) {
             NEWEST_FIRST,
           );
           if (a === ADMIN) expect(expected.length, name).toBeGreaterThan(0);
-          const [page, issued] = await counted(() => history(a).page(filter, NEWEST_FIRST, ALL));
+          const [page, issued] = await counted(() =>
+            history(a).plannedRunsPage(filter, NEWEST_FIRST, ALL, RUN_COLUMNS),
+          );
           expect(nodes(page), name).toEqual(expected);
           expect(page.totalCount, name).toBe(expected.length);
-          expect(issued, name).toEqual(pageSql(a, 'teamRuns', expected.length === 0, filter.owner));
+          expect(issued, name).toEqual(plannedSql(a, 'history.runsPage', filter.owner));
         }
       });
 
       test('page: startedAfter includes a run that started at that instant, startedBefore excludes it', async () => {
-        const after = await history(ADMIN).page({ startedAfter: MIDDLE }, NEWEST_FIRST, ALL);
-        const before = await history(ADMIN).page({ startedBefore: MIDDLE }, NEWEST_FIRST, ALL);
+        const page = (filter: TeamRunFilter) =>
+          history(ADMIN).plannedRunsPage(filter, NEWEST_FIRST, ALL, RUN_COLUMNS);
+        const after = await page({ startedAfter: MIDDLE });
+        const before = await page({ startedBefore: MIDDLE });
         expect(nodes(after).map((r) => r.execId)).toContain(MIDDLE_RUN.execId);
         expect(nodes(before).map((r) => r.execId)).not.toContain(MIDDLE_RUN.execId);
         expect(after.totalCount + before.totalCount).toBe(RUNS.length);
       });
 
       test.each(AUDIENCES)(
-        'pagesByTeams: each team’s newest runs, the window applied per team, in the teams’ order ($label)',
+        'plannedRunPages: each team’s newest runs, the window applied per team, in the keys’ order ($label)',
         async (a) => {
-          const names = [
+          // Both owners' SALES_INSIGHT_TEAM: each its own window and total.
+          const keys = [
             'ORDER_SUPPORT_TEAM',
             'NO_SUCH_TEAM',
             'SALES_INSIGHT_TEAM',
             'INCIDENT_RESPONSE_TEAM',
             'DOC_QA_TEAM',
             'ORDER_SUPPORT_TEAM',
-          ];
+          ].flatMap((name) => {
+            const owners = TEAMS.filter((t) => t.name === name).map((t) => t.owner);
+            return (owners.length > 0 ? owners : ['APP_USER']).map((owner) => teamKey(owner, name));
+          });
           const cases: [TeamRunFilter, number, number][] = [
             [{}, 0, 3],
             [{}, 2, 4],
@@ -411,14 +456,17 @@ for (const target of TARGETS) {
           ];
           for (const [filter, offset, limit] of cases) {
             const label = JSON.stringify([filter, offset, limit]);
-            const all = names.map((name) =>
-              sortRuns(
-                visible(a).runs.filter((r) => r.teamName === name && matchesRun(r, filter)),
+            const all = keys.map((key) => {
+              const { owner, name } = teamRefOf(key);
+              return sortRuns(
+                visible(a).runs.filter(
+                  (r) => r.owner === owner && r.teamName === name && matchesRun(r, filter),
+                ),
                 NEWEST_FIRST,
-              ),
-            );
-            const [{ pages, tasksOfRun: noTasks }, issued] = await counted(() =>
-              history(a).pagesByTeams(names, filter, offset, limit),
+              );
+            });
+            const [pages, issued] = await counted(() =>
+              history(a).plannedRunPages(keys, filter, offset, limit, RUN_COLUMNS),
             );
             expect(
               pages.map((p) => p.items),
@@ -429,45 +477,36 @@ for (const target of TARGETS) {
               pages.map((p) => p.totalCount),
               label,
             ).toEqual(all.map((runs) => runs.length));
-            expect(noTasks, label).toBeNull();
-            expect(issued, label).toEqual(
-              ownerUnreachable(a, filter.owner) ? [] : sql(a, 'teamRuns.byTeams'),
-            );
-            // The same windows with their runs' tasks, tool calls and the tasks' agents, in one
-            // statement.
+            expect(issued, label).toEqual(plannedSql(a, 'history.runsOfTeams', filter.owner));
+            // The same windows with their runs' tasks (each with its agent) and tool calls, in
+            // one statement.
             const [nested, nestedIssued] = await counted(() =>
-              history(a).pagesByTeams(names, filter, offset, limit, undefined, {
-                tasks: { wanted: undefined },
-                toolCalls: { wanted: undefined },
-                agents: true,
-              }),
+              history(a).plannedRunPages(keys, filter, offset, limit, RUNS_WITH_TREE),
             );
-            expect(nested.pages, label).toEqual(pages);
-            const shown = [...new Set(pages.flatMap((p) => p.items.map((r) => r.execId)))];
-            expect([...(nested.tasksOfRun?.keys() ?? [])].sort(), label).toEqual([...shown].sort());
-            for (const id of shown) {
-              expect(nested.tasksOfRun?.get(id), label).toEqual(tasksOfRun(visible(a).tasks, id));
-              expect(nested.toolCallsOfRun?.get(id), label).toEqual(
-                callsOfRun(visible(a).calls, id),
+            expect(
+              nested.map((p) => ({ ...p, items: p.items.map(plain) })),
+              label,
+            ).toEqual(pages);
+            const tasks: object[] = [];
+            for (const run of nested.flatMap((p) => p.items)) {
+              const own = childList(run, 'tasks');
+              tasks.push(...own);
+              expect(own.map(plain), label).toEqual(tasksOfRun(visible(a).tasks, run.execId));
+              expect(childList(run, 'toolCalls'), label).toEqual(
+                callsOfRun(visible(a).calls, run.execId),
               );
             }
-            expect(nestedIssued, label).toEqual(
-              ownerUnreachable(a, filter.owner) ? [] : sql(a, 'teamRuns.historyByTeams'),
-            );
-            // The agents as agents.byNames reads them without DESCRIBE_AGENT, null where none.
-            const agentNames = [
-              ...new Set(shown.flatMap((id) => tasksOfRun(visible(a).tasks, id))),
-            ].map((task) => task.agentName);
-            const byName = [...new Set(agentNames)];
-            expect([...(nested.agentsByName?.keys() ?? [])].sort(), label).toEqual(
-              [...byName].sort(),
-            );
+            expect(nestedIssued, label).toEqual(plannedSql(a, 'history.runsOfTeams', filter.owner));
+            // Each task's agent as agents.byNames reads it without DESCRIBE_AGENT, null where none.
+            const byName = [
+              ...new Set(tasks.map((task) => (task as { agentName: string }).agentName)),
+            ];
             if (byName.length > 0) {
               const expected = await agents(a).byNames(byName, false);
-              expect(
-                byName.map((name) => nested.agentsByName?.get(name)),
-                label,
-              ).toEqual(expected);
+              for (const task of tasks) {
+                const agent = expected[byName.indexOf((task as { agentName: string }).agentName)];
+                expect(plannedChild(task, 'agent'), label).toEqual(agent);
+              }
             }
           }
         },
@@ -486,19 +525,23 @@ for (const target of TARGETS) {
       );
 
       test.each(AUDIENCES)(
-        'waitingForHuman: each team’s paused runs, oldest first ($label)',
+        'plannedWaiting: each team’s paused runs, oldest first ($label)',
         async (a) => {
-          const [waiting, issued] = await counted(() => history(a).waitingForHuman(TEAM_NAMES));
-          const expected = TEAM_NAMES.map((name) =>
+          const [waiting, issued] = await counted(() =>
+            history(a).plannedWaiting(TEAM_KEYS, RUN_COLUMNS),
+          );
+          const expected = TEAM_KEYS.map((key) =>
             sortRuns(
-              visible(a).runs.filter((r) => r.teamName === name && r.state === 'WAITING_FOR_HUMAN'),
+              visible(a).runs.filter(
+                (r) => teamKey(r.owner, r.teamName) === key && r.state === 'WAITING_FOR_HUMAN',
+              ),
               { field: 'START_DATE', direction: 'ASC' },
             ),
           );
           expect(waiting).toEqual(expected);
           // Some team has several paused runs, so their order is checked too.
           if (a === ADMIN) expect(expected.some((runs) => runs.length > 1)).toBe(true);
-          expect(issued).toEqual(sql(a, 'teamRuns.waitingByTeams'));
+          expect(issued).toEqual(sql(a, 'history.waitingOfTeams'));
         },
       );
 
@@ -551,18 +594,26 @@ for (const target of TARGETS) {
         { toolName: 'ORDER_LOOKUP', agentName: 'REFUND_CHECKER' },
       ];
 
-      test.each(AUDIENCES)('toolCallPage: each filter, newest first ($label)', async (a) => {
+      test.each(AUDIENCES)('plannedCallsPage: each filter, newest first ($label)', async (a) => {
         for (const filter of CALL_FILTERS) {
           const all = callPage(visible(a).calls, filter);
           const expected = all.slice(2, 22);
-          const first = await history(a).toolCallPage(filter, { backward: false, limit: 2 });
+          const first = await history(a).plannedCallsPage(
+            filter,
+            { backward: false, limit: 2 },
+            CALL_COLUMNS,
+          );
           const after = first.items.at(-1)?.position;
           const [page, issued] = await counted(() =>
-            history(a).toolCallPage(filter, { after, backward: false, limit: 20 }),
+            history(a).plannedCallsPage(
+              filter,
+              { after, backward: false, limit: 20 },
+              CALL_COLUMNS,
+            ),
           );
           expect(nodes(page), JSON.stringify(filter)).toEqual(expected);
           expect(page.totalCount).toBe(all.length);
-          expect(issued).toEqual(pageSql(a, 'toolCalls', expected.length === 0));
+          expect(issued).toEqual(plannedSql(a, 'history.callsPage'));
         }
       });
     });
@@ -624,11 +675,9 @@ for (const target of TARGETS) {
             teams(ADMIN).byKeys([]),
             teams(ADMIN).toolsOf([]),
             teams(ADMIN).statsOf([]),
-            history(ADMIN)
-              .pagesByTeams([], {}, 0, 10, undefined, { tasks: { wanted: undefined } })
-              .then((read) => read.pages),
+            history(ADMIN).plannedRunPages([], {}, 0, 10, RUNS_WITH_TREE),
             history(ADMIN).runsByIds([]),
-            history(ADMIN).waitingForHuman([]),
+            history(ADMIN).plannedWaiting([], RUN_COLUMNS),
             history(ADMIN).tasksOf([]),
             history(ADMIN).toolCallsOf([]),
             history(ADMIN).toolCallsByIds([]),
@@ -671,37 +720,32 @@ for (const target of TARGETS) {
           expected: (key) => RUNS.filter((r) => teamKey(r.owner, r.teamName) === key).length,
         },
         {
-          method: 'TeamHistoryRepository.pagesByTeams',
-          statement: 'teamRuns.byTeams',
-          keys: TEAMS.map((t) => t.name),
+          method: 'TeamHistoryRepository.plannedRunPages',
+          statement: 'history.runsOfTeams',
+          keys: TEAMS.map((t) => teamKey(t.owner, t.name)),
           run: async (keys) =>
-            (await history(ADMIN).pagesByTeams(keys, {}, 0, 2)).pages.map((p) => p.items),
+            (await history(ADMIN).plannedRunPages(keys, {}, 0, 2, RUN_COLUMNS)).map((p) => p.items),
           expected: (key) =>
             sortRuns(
-              RUNS.filter((r) => r.teamName === key),
+              RUNS.filter((r) => teamKey(r.owner, r.teamName) === key),
               NEWEST_FIRST,
             ).slice(0, 2),
         },
         {
-          method: 'TeamHistoryRepository.pagesByTeams with tasks and tool calls',
-          statement: 'teamRuns.historyByTeams',
-          keys: TEAMS.map((t) => t.name),
-          run: async (keys) => {
-            const read = await history(ADMIN).pagesByTeams(keys, {}, 0, 2, undefined, {
-              tasks: { wanted: undefined },
-              toolCalls: { wanted: undefined },
-            });
-            return read.pages.map((p) =>
+          method: 'TeamHistoryRepository.plannedRunPages with tasks and tool calls',
+          statement: 'history.runsOfTeams',
+          keys: TEAMS.map((t) => teamKey(t.owner, t.name)),
+          run: async (keys) =>
+            (await history(ADMIN).plannedRunPages(keys, {}, 0, 2, RUNS_WITH_TREE)).map((p) =>
               p.items.map((run) => [
                 run.execId,
-                read.tasksOfRun?.get(run.execId)?.length,
-                read.toolCallsOfRun?.get(run.execId)?.length,
+                childList(run, 'tasks').length,
+                childList(run, 'toolCalls').length,
               ]),
-            );
-          },
+            ),
           expected: (key) =>
             sortRuns(
-              RUNS.filter((r) => r.teamName === key),
+              RUNS.filter((r) => teamKey(r.owner, r.teamName) === key),
               NEWEST_FIRST,
             )
               .slice(0, 2)
@@ -712,13 +756,15 @@ for (const target of TARGETS) {
               ]),
         },
         {
-          method: 'TeamHistoryRepository.waitingForHuman',
-          statement: 'teamRuns.waitingByTeams',
-          keys: TEAMS.map((t) => t.name),
-          run: (keys) => history(ADMIN).waitingForHuman(keys),
+          method: 'TeamHistoryRepository.plannedWaiting',
+          statement: 'history.waitingOfTeams',
+          keys: TEAMS.map((t) => teamKey(t.owner, t.name)),
+          run: (keys) => history(ADMIN).plannedWaiting(keys, RUN_COLUMNS),
           expected: (key) =>
             sortRuns(
-              RUNS.filter((r) => r.teamName === key && r.state === 'WAITING_FOR_HUMAN'),
+              RUNS.filter(
+                (r) => teamKey(r.owner, r.teamName) === key && r.state === 'WAITING_FOR_HUMAN',
+              ),
               { field: 'START_DATE', direction: 'ASC' },
             ),
         },

@@ -12,8 +12,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type Catalog, discoverCatalog } from '../../src/db/catalog.js';
 import { type EmbeddedDatabase, openEmbeddedDatabase } from '../../src/db/embedded/database.js';
+import { historyPlanSql } from '../../src/db/sql/history-plan.js';
 import { fetchRows, inList, MisalignedList } from '../../src/db/sql/statement.js';
 import { teamHistorySql } from '../../src/db/sql/team-history.js';
+import {
+  type ChildPlan,
+  type ListPlan,
+  plannedChild,
+  RELATIONS,
+  type RowType,
+} from '../../src/model/plan.js';
 import type { TaskRun } from '../../src/model/team.js';
 import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
 
@@ -106,22 +114,33 @@ describe('a JSON list whose order ties', () => {
     expect(keys).toEqual(sorted);
   });
 
-  test('the dashboard tree (teamRuns.historyByTeams) keeps its tasks whole too', async () => {
+  test('the dashboard tree (history.runsOfTeams with tasks) keeps its tasks whole too', async () => {
     const { rows: teams } = await database.pg.query<{ team_name: string }>(
       'SELECT DISTINCT team_name FROM dba_ai_agent_team_history ORDER BY team_name',
     );
     const names = teams.map((team) => team.team_name);
+    const plans = historyPlanSql(catalog);
+    const every = (type: RowType, children: [string, ChildPlan][] = []): ListPlan => ({
+      type,
+      columns: new Set(['*']),
+      children: new Map(children),
+      key: '',
+    });
+    const plan = every('TeamRun', [
+      ['tasks', { kind: 'relation', relation: RELATIONS.runTasks, plan: every('TaskRun') }],
+    ]);
     const [tree] = await sortPerAggregate(() =>
       fetchRows(
         database.driver,
-        teamHistorySql(catalog).runsByTeams(
+        plans.planned(
           ANONYMOUS_ADMIN,
-          {},
-          { offset: 0, limit: 100 },
-          undefined,
-          { tasks: { wanted: undefined } },
-        )(inList('team', names)),
+          plans.runsOfTeams({}, { offset: 0, limit: 100 }, ANONYMOUS_ADMIN, inList('team', names)),
+          plan,
+        ),
       ),
+    );
+    const treeTasks = (tree?.rows ?? []).flatMap(
+      ({ run }) => (plannedChild(run, 'tasks') ?? []) as TaskRun[],
     );
     const { rows: stored } = await database.pg.query<StoredTask>(
       `SELECT team_exec_id, task_order, state, input, result, start_date FROM dba_ai_agent_task_history`,
@@ -136,8 +155,8 @@ describe('a JSON list whose order ties', () => {
         startDate: task.start_date,
       }),
     );
-    expect(tree?.tasks.length).toBe(stored.length);
-    expect(tree?.tasks.map(whole).sort()).toEqual(expected.sort());
+    expect(treeTasks.length).toBe(stored.length);
+    expect(treeTasks.map(whole).sort()).toEqual(expected.sort());
   });
 });
 

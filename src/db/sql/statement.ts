@@ -27,10 +27,10 @@
  *   with it (a Block's Oracle side, src/db/driver.ts); enclosed(statement, before, after) a
  *   statement inside a driver's outer query.
  * - jsonArrayQuery(...) is a list whose rows the database returns as one JSON array;
- *   jsonListsQuery(...) several such lists in one statement.
+ *   jsonListColumn(...) one such list among the several of a planned statement.
  * - paged(...) / fetchPage(...) is a page (OFFSET/FETCH plus the total over all pages) and
- *   the count sent only when the page lies past the last row; keysetPaged(...) is the same
- *   for a page that starts after (or ends before) a row's values of the order keys.
+ *   the count sent only when the page lies past the last row; keysetParts(...) the pieces of
+ *   a page that starts after (or ends before) a row's values of the order keys.
  * - fetchForKeys(...) sends one IN-list statement per 1,000 distinct keys.
  *
  * Statements are written once in the SQL that Oracle and PostgreSQL 18 both accept.
@@ -541,7 +541,7 @@ export interface Query<T> {
   readonly decode: (row: Row) => T;
   /**
    * The values of what the driver returned: `decode` of each row, or of each positional row
-   * of the JSON arrays a jsonArrayQuery or jsonListsQuery statement returns.
+   * of the JSON array a jsonArrayQuery statement returns.
    */
   readonly decodeRows: (rows: readonly Row[]) => T[];
   /** Sent through queryWithAgentDetails, which adds each row's DESCRIBE_AGENT JSON. */
@@ -797,51 +797,18 @@ export function jsonArrayQuery<T>(
   };
 }
 
-/** One list of a jsonListsQuery: its rows' parts and their decoder. */
+/** One list of a planned statement (jsonListColumn): its rows' parts and their decoder. */
 export interface JsonList<T> {
   readonly parts: JsonArrayParts;
   readonly decode: (row: Row) => T;
 }
 
 /**
- * Several lists in one statement and one row: each list a column `<KEY>_JSON` holding its
- * JSON array of columns (as jsonArrayQuery; a null list is left out and reads as no rows), the lists reading the common table of `withClause` (`WITH w AS (…)`) where they
- * share rows, e.g. a page of runs and the tasks and tool calls of those runs. One round trip
- * for a tree whose shape the operation knows, and no level's keys fetched and bound back
- * into the next level's IN list. The columns are scalar subqueries of DUAL (Oracle's one-row
- * table; emulated in the embedded database), so no list multiplies another's rows and each
- * is still one CLOB.
- */
-export function jsonListsQuery<L extends { readonly [K in keyof L]: unknown[] }>(
-  name: string,
-  withClause: Fragment,
-  lists: { readonly [K in keyof L]: JsonList<ItemOf<L[K]>> | null },
-): Query<L> {
-  const entries = Object.entries(lists) as [string, JsonList<unknown> | null][];
-  const columns = entries.map(([key, list]) => {
-    const alias = `${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}_JSON`;
-    return {
-      key,
-      column: camelCase(alias),
-      select: list && sql`(${jsonArraySelect(name, list.parts, alias)}) AS ${text(alias)}`,
-      decodeArray: list ? positionalDecoder(name, list.parts, list.decode) : () => [],
-    };
-  });
-  const decode = (row: Row): L => {
-    const decoded: Record<string, unknown[]> = {};
-    for (const { key, column, decodeArray } of columns) decoded[key] = decodeArray(row[column]);
-    return decoded as L;
-  };
-  const selects = columns.flatMap((c) => (c.select ? [c.select] : []));
-  return query(name, sql`${withClause} SELECT ${join(selects, ', ')} FROM DUAL`, decode);
-}
-
-type ItemOf<A> = A extends readonly (infer E)[] ? E : never;
-
-/**
  * One list of a statement of several (src/db/sql/history-plan.ts): its select-list item
  * `(SELECT JSON_ARRAY(…) …) AS L<index>_JSON`, the camelCase key its row holds it under, and
- * the decoder of that value (as jsonListsQuery's columns).
+ * the decoder of that value. The columns are scalar subqueries of DUAL (Oracle's one-row
+ * table; emulated in the embedded database), so no list multiplies another's rows and each is
+ * still one CLOB.
  */
 export function jsonListColumn<T>(
   name: string,
@@ -1020,47 +987,7 @@ function instant(fetched: Date, seconds: string): Instant {
 }
 
 /**
- * One keyset page in one statement, named `name`: `select` plus the order keys (KEY0, …)
- * and the total over the filter alone (a scalar subquery, so the place in the order does not
- * change it), rows after `window.after` and before `window.before`, at most `window.limit`.
- * A page past the last row carries no total; `count` (a statement of that name) then counts.
- */
-export function keysetPaged<T>(
-  name: string,
-  parts: {
-    readonly select: Fragment;
-    /** The view and its alias. */
-    readonly from: Fragment;
-    readonly filter: readonly (Fragment | undefined)[];
-    readonly keys: readonly ColumnKey[];
-    readonly count: string;
-  },
-  window: KeysetWindow,
-  decode: (row: Row) => T,
-): PagedQuery<Positioned<T>> {
-  const { select, from, count } = parts;
-  const page = keysetParts(parts, window);
-  return {
-    page: query(
-      name,
-      sql`SELECT ${select}, ${page.keyColumns},
-        (SELECT COUNT(*) FROM ${page.filtered}) AS TOTAL_COUNT
-        FROM ${from} ${page.where}
-        ORDER BY ${page.orderBy}
-        FETCH FIRST ${sql.bind('page_limit', window.limit)} ROWS ONLY`,
-      (row) => ({
-        item: { node: decode(row), position: page.position(row) },
-        totalCount: num(row.totalCount),
-      }),
-    ),
-    count: query(count, sql`SELECT COUNT(*) AS TOTAL_COUNT FROM ${page.filtered}`, (row) =>
-      num(row.totalCount),
-    ),
-  };
-}
-
-/**
- * The pieces of a keyset page (keysetPaged; a planned statement's root, history-plan.ts): the
+ * The pieces of a keyset page (a planned statement's root, src/db/sql/history-plan.ts): the
  * order keys as select items (KEY0, KEY0_SECONDS, …), the WHERE of the filter and the place,
  * the ORDER BY, the filtered FROM the total counts over, and the position of a row read back.
  */

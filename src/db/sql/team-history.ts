@@ -1,4 +1,3 @@
-import type { Agent } from '../../model/agent.js';
 import type { Wanted } from '../../model/reading.js';
 import type {
   PolledRun,
@@ -9,29 +8,15 @@ import type {
   TeamRunOrderField,
   TeamRunState,
   ToolCall,
-  ToolCallFilter,
 } from '../../model/team.js';
 import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull, textOrNull } from '../rows.js';
-import { agentSql } from './agents.js';
-import type {
-  ColumnKey,
-  Fragment,
-  JsonArrayParts,
-  KeysetWindow,
-  PagedQuery,
-  PageWindow,
-  Positioned,
-  Query,
-} from './statement.js';
+import type { ColumnKey, Fragment, JsonArrayParts } from './statement.js';
 import {
   jsonArrayQuery,
-  jsonListsQuery,
-  keysetPaged,
   outputName,
-  outputsOf,
   ownedBy,
   perCatalog,
   query,
@@ -75,28 +60,6 @@ export const TOOL_CALL_ORDER_KEYS: readonly ColumnKey[] = [
 ];
 
 /**
- * What runsByTeams returns per batch of teams: the windows' runs and, when asked for (the
- * operation's selection reads them below the runs), the tasks and tool calls of those runs.
- */
-export interface RunsOfTeams {
-  readonly runs: WindowedRun[];
-  /** Every task of the windows' runs, by run then TASK_ORDER; empty when not nested. */
-  readonly tasks: TaskRun[];
-  /** Every tool call of the windows' runs, by run, task and start; empty when not nested. */
-  readonly toolCalls: ToolCall[];
-  /** The agents the windows' tasks name, without DESCRIBE_AGENT; empty when not nested. */
-  readonly agents: Agent[];
-}
-
-/** The lists runsByTeams returns along with the runs, and the properties each reads. */
-export interface NestedLists {
-  readonly tasks?: { readonly wanted: Wanted<TaskRun> };
-  readonly toolCalls?: { readonly wanted: Wanted<ToolCall> };
-  /** The agents the tasks name, as agents.byNames reads them without details (with `tasks`). */
-  readonly agents?: boolean;
-}
-
-/**
  * One row type of the history as a planned statement reads it (src/db/sql/history-plan.ts):
  * its view and alias, the select item of each output column, the property each column fills,
  * the properties always read (its keys), the columns ordering its lists, and its decoder.
@@ -111,7 +74,7 @@ export interface RowTable<T> {
   readonly decode: (row: Row) => T;
 }
 
-/** A run in the newest-first window of its team (see runsByTeams). */
+/** A run in the newest-first window of its team (history.runsOfTeams, src/db/sql/history-plan.ts). */
 export interface WindowedRun {
   readonly run: TeamRun;
   /** 1 for the team's newest run. */
@@ -405,118 +368,11 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     viewerRuns,
     readable: { runs, tasks, calls },
     runVisible,
-    runsPage: (
-      viewer: Viewer,
-      filter: TeamRunFilter,
-      order: TeamRunOrder,
-      window: KeysetWindow,
-    ): PagedQuery<Positioned<TeamRun>> =>
-      keysetPaged(
-        'teamRuns.page',
-        {
-          select: runColumns,
-          from: sql`${runsView} h`,
-          filter: runFilter(viewer, filter),
-          keys: runOrderKeys(order),
-          count: 'teamRuns.count',
-        },
-        window,
-        toRun,
-      ),
-    /**
-     * The newest runs of each of several teams: one window per team, one statement. Each
-     * team's first run comes back too (RN = 1, dropped unless in the window), so a window
-     * past a team's last run still carries the team's total. With `nested` lists, the same
-     * statement also returns the tasks and/or tool calls of the runs in the windows (see
-     * RunsOfTeams).
-     */
-    runsByTeams:
-      (
-        viewer: Viewer,
-        filter: TeamRunFilter,
-        window: PageWindow,
-        wanted?: Wanted<TeamRun>,
-        nested: NestedLists = {},
-      ) =>
-      (teams: Fragment): Query<RunsOfTeams> => {
-        const ranked = sql`SELECT ${runColumns},
-             ROW_NUMBER() OVER (PARTITION BY h.TEAM_NAME ORDER BY h.START_DATE DESC NULLS LAST, h.TEAM_EXEC_ID) AS RN,
-             COUNT(*) OVER (PARTITION BY h.TEAM_NAME) AS TOTAL_COUNT
-           FROM ${runsView} h
-           ${sql.where(sql`h.TEAM_NAME IN (${teams})`, ...runFilter(viewer, filter))}`;
-        const inWindow = sql`w.RN > ${sql.bind('page_offset', window.offset)} AND w.RN <= ${sql.bind('page_end', window.offset + window.limit)}`;
-        const runList = (from: Fragment): JsonArrayParts => ({
-          select: [...outputsOf(runItems), sql`RN`, sql`TOTAL_COUNT`],
-          // The team and the run's id group and key the windows; RN and TOTAL_COUNT page them.
-          members: [
-            ...membersOf(runColumnsOf, wanted, ['execId', 'teamName']),
-            'RN',
-            'TOTAL_COUNT',
-          ],
-          from,
-          orderBy: ['TEAM_NAME', 'RN'],
-        });
-        const decodeRun = (row: Row): WindowedRun => ({
-          run: toRun(row),
-          rowNumber: num(row.rn),
-          totalCount: num(row.totalCount),
-        });
-        if (!nested.tasks && !nested.toolCalls) {
-          const only = jsonArrayQuery(
-            'teamRuns.byTeams',
-            runList(sql`(
-           ${ranked}
-         ) w
-         WHERE (${inWindow}) OR w.RN = 1`),
-            decodeRun,
-          );
-          return {
-            ...only,
-            decode: (row) => ({ runs: [only.decode(row)], tasks: [], toolCalls: [], agents: [] }),
-            decodeRows: (rows) => [
-              { runs: only.decodeRows(rows), tasks: [], toolCalls: [], agents: [] },
-            ],
-          };
-        }
-        // The windows' runs are the viewer's (runFilter), so their tasks and calls are too:
-        // no runVisible below them. The common table is read by each list.
-        const ofWindows = sql`TEAM_EXEC_ID IN (SELECT w.TEAM_EXEC_ID FROM w WHERE ${inWindow})`;
-        return jsonListsQuery<RunsOfTeams>('teamRuns.historyByTeams', sql`WITH w AS (${ranked})`, {
-          runs: {
-            parts: runList(sql`w WHERE (${inWindow}) OR w.RN = 1`),
-            decode: decodeRun,
-          },
-          tasks: nested.tasks
-            ? { parts: taskList(nested.tasks.wanted, sql`t`, [ofWindows]), decode: toTask }
-            : null,
-          toolCalls: nested.toolCalls
-            ? {
-                parts: toolCallList(nested.toolCalls.wanted, sql`tc`, [ofWindows]),
-                decode: toToolCall,
-              }
-            : null,
-          agents:
-            nested.tasks && nested.agents
-              ? agentSql(catalog).namedList(
-                  viewer,
-                  sql`SELECT t.AGENT_NAME FROM ${tasksView} t WHERE ${ofWindows}`,
-                )
-              : null,
-        });
-      },
     runsByIds: (viewer: Viewer) => (ids: Fragment) =>
       query(
         'teamRuns.byIds',
         sql`SELECT ${runColumns} FROM ${runsView} h
          ${sql.where(sql`h.TEAM_EXEC_ID IN (${ids})`, viewerRuns(viewer))}`,
-        toRun,
-      ),
-    waitingByTeams: (viewer: Viewer) => (teams: Fragment) =>
-      query(
-        'teamRuns.waitingByTeams',
-        sql`SELECT ${runColumns} FROM ${runsView} h
-         ${sql.where(sql`h.TEAM_NAME IN (${teams})`, sql`h.STATE = 'WAITING_FOR_HUMAN'`, viewerRuns(viewer))}
-         ORDER BY h.TEAM_NAME, h.START_DATE, h.TEAM_EXEC_ID`,
         toRun,
       ),
     /**
@@ -550,34 +406,6 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
         'toolCalls.byIds',
         sql`SELECT ${callColumns} FROM ${callsView} tc
          ${sql.where(sql`INVOCATION_ID IN (${ids})`, runVisible(viewer, sql`tc`))}`,
-        toToolCall,
-      ),
-    toolCallsPage: (
-      viewer: Viewer,
-      filter: ToolCallFilter,
-      window: KeysetWindow,
-    ): PagedQuery<Positioned<ToolCall>> =>
-      keysetPaged(
-        'toolCalls.page',
-        {
-          select: callColumns,
-          from: sql`${callsView} tc`,
-          filter: [
-            filter.toolName
-              ? sql`TOOL_NAME = ${sql.bind('tool_name', filter.toolName)}`
-              : undefined,
-            filter.agentName
-              ? sql`AGENT_NAME = ${sql.bind('agent_name', filter.agentName)}`
-              : undefined,
-            filter.teamExecId
-              ? sql`TEAM_EXEC_ID = ${sql.bind('team_exec_id', filter.teamExecId)}`
-              : undefined,
-            runVisible(viewer, sql`tc`),
-          ],
-          keys: TOOL_CALL_ORDER_KEYS,
-          count: 'toolCalls.count',
-        },
-        window,
         toToolCall,
       ),
   };
