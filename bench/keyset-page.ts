@@ -10,6 +10,7 @@ import type { Driver } from '../src/db/driver.js';
 import { openEmbeddedDatabase } from '../src/db/embedded/database.js';
 import { historyPlanSql, type PlanRoot } from '../src/db/sql/history-plan.js';
 import { fetchRows, paged, type Query, sql } from '../src/db/sql/statement.js';
+import { everyColumn } from '../src/model/plan.js';
 import { ANONYMOUS_ADMIN } from '../src/model/viewer.js';
 
 const DEPTH = Number(process.env.KEYSET_DEPTH ?? 250);
@@ -44,12 +45,7 @@ const plans = historyPlanSql(catalog);
 const order = { field: 'START_DATE', direction: 'DESC' } as const;
 /** A planned page reading every column of its rows and nothing below them (history-plan.ts). */
 const planned = <T>(root: PlanRoot<T>) =>
-  plans.planned(ANONYMOUS_ADMIN, root, {
-    type: root.type,
-    columns: new Set(['*']),
-    children: new Map(),
-    key: '',
-  });
+  plans.planned(ANONYMOUS_ADMIN, root, everyColumn(root.type));
 
 const [runsBefore] = await fetchRows(
   database.driver,

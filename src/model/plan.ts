@@ -106,6 +106,19 @@ export type ChildPlan =
     };
 
 /**
+ * A plan of `type` reading every column, with these children: what the registry checks every
+ * list of a statement with (src/oracle-check/statements.ts), and the contract tests read.
+ */
+export function everyColumn(type: RowType, children: [string, ChildPlan][] = []): ListPlan {
+  return {
+    type,
+    columns: new Set(['*']),
+    children: new Map(children),
+    key: `every column of ${type} ${children.map(([key]) => key).join(' ')}`,
+  };
+}
+
+/**
  * Where a planned row keeps its children, by field name: a key only the plan sets. The rows
  * of one statement serve every form that planned them, whatever its aliases.
  */

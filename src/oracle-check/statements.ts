@@ -41,12 +41,11 @@ import { type ActivityFilter, activityWindow } from '../model/activity.js';
 import type { Agent } from '../model/agent.js';
 import type { ExecStatFilter, ExecStatOrderField } from '../model/exec-stat.js';
 import {
-  type ChildPlan,
+  everyColumn,
   type ListPlan,
   plannedChild,
   RELATIONS,
   type Relation,
-  type RowType,
 } from '../model/plan.js';
 import type {
   TaskRun,
@@ -209,11 +208,6 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
   ];
 }
 
-/** A plan reading every column of `type`, with these children (src/model/plan.ts). */
-function everything(type: RowType, children: [string, ChildPlan][] = []): ListPlan {
-  return { type, columns: new Set(['*']), children: new Map(children), key: '' };
-}
-
 const related = (relation: Relation, plan: ListPlan) =>
   ({ kind: 'relation', relation, plan }) as const;
 
@@ -222,16 +216,16 @@ const related = (relation: Relation, plan: ListPlan) =>
  * relation the schema can plan below it, each relation once per type it leaves from.
  */
 function plansFrom(type: 'TeamRun' | 'TaskRun' | 'ToolCall'): ListPlan[] {
-  const team = related(RELATIONS.runTeam, everything('Team'));
-  const runUp = related(RELATIONS.taskTeamRun, everything('TeamRun', [['team', team]]));
-  const taskUp = related(RELATIONS.callTaskRun, everything('TaskRun', [['teamRun', runUp]]));
-  const calls = everything('ToolCall', [['taskRun', taskUp]]);
-  const tasks = everything('TaskRun', [
-    ['agent', related(RELATIONS.taskAgent, everything('Agent'))],
+  const team = related(RELATIONS.runTeam, everyColumn('Team'));
+  const runUp = related(RELATIONS.taskTeamRun, everyColumn('TeamRun', [['team', team]]));
+  const taskUp = related(RELATIONS.callTaskRun, everyColumn('TaskRun', [['teamRun', runUp]]));
+  const calls = everyColumn('ToolCall', [['taskRun', taskUp]]);
+  const tasks = everyColumn('TaskRun', [
+    ['agent', related(RELATIONS.taskAgent, everyColumn('Agent'))],
     ['toolCalls', related(RELATIONS.taskToolCalls, calls)],
     ['teamRun', runUp],
   ]);
-  const runs = everything('TeamRun', [
+  const runs = everyColumn('TeamRun', [
     ['team', team],
     ['tasks', related(RELATIONS.runTasks, tasks)],
     ['toolCalls', related(RELATIONS.runToolCalls, calls)],
@@ -240,8 +234,8 @@ function plansFrom(type: 'TeamRun' | 'TaskRun' | 'ToolCall'): ListPlan[] {
       {
         kind: 'group',
         members: new Map([
-          ['tasks', { relation: RELATIONS.runTasks, plan: everything('TaskRun') }],
-          ['toolCalls', { relation: RELATIONS.runToolCalls, plan: everything('ToolCall') }],
+          ['tasks', { relation: RELATIONS.runTasks, plan: everyColumn('TaskRun') }],
+          ['toolCalls', { relation: RELATIONS.runToolCalls, plan: everyColumn('ToolCall') }],
         ]),
       },
     ],
@@ -249,8 +243,8 @@ function plansFrom(type: 'TeamRun' | 'TaskRun' | 'ToolCall'): ListPlan[] {
       'run',
       {
         kind: 'self',
-        plan: everything('TeamRun', [
-          ['tasks', related(RELATIONS.runTasks, everything('TaskRun'))],
+        plan: everyColumn('TeamRun', [
+          ['tasks', related(RELATIONS.runTasks, everyColumn('TaskRun'))],
         ]),
       },
     ],

@@ -13,13 +13,7 @@ import { describe, expect, test } from 'vitest';
 import type { ViewScope } from '../../src/config.js';
 import { OWNERS } from '../../src/db/embedded/demo-data.js';
 import type { Page, Positioned } from '../../src/db/sql/statement.js';
-import {
-  type ChildPlan,
-  type ListPlan,
-  plannedChild,
-  RELATIONS,
-  type RowType,
-} from '../../src/model/plan.js';
+import { everyColumn, plannedChild, RELATIONS } from '../../src/model/plan.js';
 import {
   type Team,
   type TeamRun,
@@ -127,24 +121,17 @@ const DAY = 24 * 3600 * 1000;
 const ALL = { backward: false, limit: 1000 } as const;
 const nodes = <T>(page: Page<Positioned<T>>): T[] => page.items.map((item) => item.node);
 
-/** A plan of `type` reading every column, with these children (src/model/plan.ts). */
-const everything = (type: RowType, children: [string, ChildPlan][] = []): ListPlan => ({
-  type,
-  columns: new Set(['*']),
-  children: new Map(children),
-  key: `every ${type} column ${children.map(([key]) => key).join(' ')}`,
-});
-const RUN_COLUMNS = everything('TeamRun');
-const CALL_COLUMNS = everything('ToolCall');
+const RUN_COLUMNS = everyColumn('TeamRun');
+const CALL_COLUMNS = everyColumn('ToolCall');
 /** Runs with their tasks (each with its agent) and tool calls: the dashboard's tree. */
-const RUNS_WITH_TREE = everything('TeamRun', [
+const RUNS_WITH_TREE = everyColumn('TeamRun', [
   [
     'tasks',
     {
       kind: 'relation',
       relation: RELATIONS.runTasks,
-      plan: everything('TaskRun', [
-        ['agent', { kind: 'relation', relation: RELATIONS.taskAgent, plan: everything('Agent') }],
+      plan: everyColumn('TaskRun', [
+        ['agent', { kind: 'relation', relation: RELATIONS.taskAgent, plan: everyColumn('Agent') }],
       ]),
     },
   ],

@@ -15,13 +15,7 @@ import { type EmbeddedDatabase, openEmbeddedDatabase } from '../../src/db/embedd
 import { historyPlanSql } from '../../src/db/sql/history-plan.js';
 import { fetchRows, inList, MisalignedList } from '../../src/db/sql/statement.js';
 import { teamHistorySql } from '../../src/db/sql/team-history.js';
-import {
-  type ChildPlan,
-  type ListPlan,
-  plannedChild,
-  RELATIONS,
-  type RowType,
-} from '../../src/model/plan.js';
+import { everyColumn, plannedChild, RELATIONS } from '../../src/model/plan.js';
 import type { TaskRun } from '../../src/model/team.js';
 import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
 
@@ -120,14 +114,8 @@ describe('a JSON list whose order ties', () => {
     );
     const names = teams.map((team) => team.team_name);
     const plans = historyPlanSql(catalog);
-    const every = (type: RowType, children: [string, ChildPlan][] = []): ListPlan => ({
-      type,
-      columns: new Set(['*']),
-      children: new Map(children),
-      key: '',
-    });
-    const plan = every('TeamRun', [
-      ['tasks', { kind: 'relation', relation: RELATIONS.runTasks, plan: every('TaskRun') }],
+    const plan = everyColumn('TeamRun', [
+      ['tasks', { kind: 'relation', relation: RELATIONS.runTasks, plan: everyColumn('TaskRun') }],
     ]);
     const [tree] = await sortPerAggregate(() =>
       fetchRows(

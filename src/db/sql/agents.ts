@@ -63,7 +63,7 @@ export const agentSql = perCatalog((catalog: Catalog) => {
     /**
      * The agents named by `names` (an IN list or a subquery of names), without DESCRIBE_AGENT
      * as byNames(viewer, false) reads them, as a positional JSON list of another statement
-     * (teamRuns.historyByTeams reads the agents of its tasks so).
+     * (a planned list of tasks reads the agents it names so, src/db/sql/history-plan.ts).
      */
     namedList: (viewer: Viewer, names: Fragment): JsonList<Agent> => ({
       parts: {
