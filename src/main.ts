@@ -1,3 +1,4 @@
+import { parseCommand } from './command-line.js';
 import { ConfigError, isLoopback, loadConfig } from './config.js';
 import { openLoggedDatabase } from './db/open.js';
 import { StartupError } from './errors.js';
@@ -7,6 +8,21 @@ import { createLogger, withRedaction } from './logger.js';
 // Only the modules above load before the port is taken and the first line printed; the
 // server's (GraphQL, yoga, the schema: most of a start's module loading) load after, while
 // the database opens beside them (in its worker thread, on the other core).
+
+parseCommand({
+  name: 'npm start',
+  synopsis: '',
+  about: `Starts agent-graph: GraphQL (and GraphiQL) at /graphql, the operators' console at
+/console, /health, /ready and /metrics, on Oracle when ORACLE_CONNECT_STRING is set, else on
+the embedded database with demo data. All configuration is environment variables, listed in
+README.md (Configuration); a bad value stops the start with every problem listed.
+npm run dev starts it with NODE_ENV=development.`,
+  environment: {
+    'HOST, PORT': 'where to listen (default 127.0.0.1, 4000)',
+    LOG_LEVEL: 'fatal … trace, or silent (default info)',
+    NODE_ENV: 'development: administrators see each operation’s statements',
+  },
+});
 
 let config: ReturnType<typeof loadConfig>;
 try {
