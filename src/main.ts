@@ -3,7 +3,7 @@ import { ConfigError, isLoopback, loadConfig } from './config.js';
 import { openLoggedDatabase } from './db/open.js';
 import { StartupError } from './errors.js';
 import { type EarlyListener, listenEarly } from './listen.js';
-import { createLogger, withRedaction } from './logger.js';
+import { createLogger, logDestination, withRedaction } from './logger.js';
 
 // Only the modules above load before the port is taken and the first line printed; the
 // server's (GraphQL, yoga, the schema: most of a start's module loading) load after, while
@@ -20,6 +20,7 @@ npm run dev starts it with NODE_ENV=development.`,
   environment: {
     'HOST, PORT': 'where to listen (default 127.0.0.1, 4000)',
     LOG_LEVEL: 'fatal … trace, or silent (default info)',
+    LOG_FORMAT: 'json, pretty, or auto: pretty on a terminal (default auto)',
     NODE_ENV: 'development: administrators see each operation’s statements',
   },
 });
@@ -33,7 +34,17 @@ try {
   process.exit(1);
 }
 
-const logger = createLogger({ level: config.logLevel, base: { service: 'agent-graph' } });
+let destination: Awaited<ReturnType<typeof logDestination>>;
+try {
+  destination = await logDestination(config.logFormat);
+} catch (error) {
+  process.stderr.write(`agent-graph: ${(error as Error).message}\n`);
+  process.exit(1);
+}
+const logger = createLogger(
+  { level: config.logLevel, base: { service: 'agent-graph' } },
+  destination,
+);
 
 let listener: EarlyListener | undefined;
 try {

@@ -186,9 +186,8 @@ async function firstEvent(
     body: JSON.stringify({ query }),
     signal: abort.signal,
   });
-  const reader = (response.body as ReadableStream<Uint8Array>)
-    .pipeThrough(new TextDecoderStream())
-    .getReader();
+  if (!response.body) throw new Error(`no body: ${response.status}`);
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   try {
     const deadline = Date.now() + WAIT_MS * 3;
