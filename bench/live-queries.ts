@@ -4,17 +4,17 @@
  * then runs of that team changing state. Reports, per change, the delay from the commit to
  * each dashboard's new answer (p50, p99, max), the statements per change with one dashboard
  * and with N (the same viewer scope: one shared execution), and the bytes of an update with
- * and without patches. The dashboards' sockets live in this process (one event loop with the
- * server: the delays include the clients' own work).
+ * and without patches, and this process's CPU time per change. The server runs in this
+ * process (the bench writes the changes into its embedded database); the dashboards run in a
+ * child process (bench/live-query-clients.ts), so that the delays are the server's and not
+ * the clients' own work on a shared event loop.
  */
 import { randomUUID } from 'node:crypto';
-import { applyJSONDiffPatch } from '@n1ru4l/graphql-live-query-patch-jsondiffpatch';
-import { type Client, createClient } from 'graphql-ws';
 import pino from 'pino';
-import WebSocket from 'ws';
 import { loadConfig } from '../src/config.js';
 import { setRunState, startRun } from '../src/db/embedded/simulator.js';
 import { createServer } from '../src/server.js';
+import { ClientProcess } from './client-process.js';
 
 const TEAM = 'REPORT_SUMMARY_AGENT_TEAM';
 const DASHBOARD = `query Dashboard @live {
@@ -37,50 +37,18 @@ export interface LiveQueryRow {
   readonly maxMs: number;
   /** From the poll cycle that saw the change (its message reaching this process) to the answer. */
   readonly afterCycleP99Ms: number;
+  /** This process's CPU time (user + system) from each change to its last receipt. */
+  readonly serverCpuMsPerChange: number;
   readonly statementsPerChangeOne: number;
   readonly statementsPerChangeAll: number;
   readonly wholeBytesPerUpdate: number;
   readonly patchBytesPerUpdate: number;
 }
 
-interface Dashboard {
-  data: { team: { runs: { nodes: { execId: string; state: string }[] } } } | undefined;
-  bytes: number[];
-  seen: (execId: string, state: string) => boolean;
-}
-
-const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const now = () => performance.timeOrigin + performance.now();
 const percentile = (sorted: readonly number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-
-function open(socket: Client, patches: boolean, onAnswer: () => void): Dashboard {
-  const dashboard: Dashboard = {
-    data: undefined,
-    bytes: [],
-    seen: (execId, state) =>
-      Boolean(
-        dashboard.data?.team.runs.nodes.some((run) => run.execId === execId && run.state === state),
-      ),
-  };
-  socket.subscribe(
-    { query: DASHBOARD, ...(patches ? { extensions: { liveQueryPatch: 'jsondiffpatch' } } : {}) },
-    {
-      next: (value) => {
-        const message = value as { data?: never; patch?: never; revision?: number };
-        dashboard.bytes.push(JSON.stringify(value).length);
-        dashboard.data =
-          patches && (message.revision ?? 1) > 1
-            ? (applyJSONDiffPatch(dashboard.data as never, message.patch as never) as never)
-            : (message.data as never);
-        onAnswer();
-      },
-      error: (error) => console.error(error),
-      complete: () => {},
-    },
-  );
-  return dashboard;
-}
 
 export async function runLiveQueries(count: number, pollIntervalMs: number): Promise<LiveQueryRow> {
   const config = loadConfig({
@@ -100,37 +68,39 @@ export async function runLiveQueries(count: number, pollIntervalMs: number): Pro
     await startRun(pg, { owner: 'APP_USER', teamName: TEAM, execId });
     runs.push(execId);
   }
-  const sockets: Client[] = [];
-  let answers = 0;
-  const counted = () => {
-    answers++;
-  };
   const seenAt = new Map<string, number>();
   const stopObserving = server.live.observeCycles((message) => {
     for (const { run } of message.transitions) seenAt.set(`${run.execId} ${run.state}`, now());
   });
   const afterCycle: number[] = [];
-  const statementsPerChange = async (dashboards: Dashboard[], changes: [string, string][]) => {
+  let cpuMicros = 0;
+  const statementsPerChange = async (
+    clients: ClientProcess,
+    all: boolean,
+    changes: [string, string][],
+  ) => {
     const delays: number[] = [];
     let statements = 0;
     for (const [execId, state] of changes) {
       await sleep(pollIntervalMs * 1.5);
+      clients.send({ watch: [execId, state] });
+      await clients.answer(10_000);
       const before = await server.metrics.statementCount();
       const polls = await pollCount();
+      const cpu = process.cpuUsage();
       const at = now();
       await setRunState(pg, execId, state as never);
-      const waiting = new Set(dashboards);
-      while (waiting.size > 0) {
-        for (const dashboard of waiting) {
-          if (dashboard.seen(execId, state)) {
-            delays.push(now() - at);
-            if (dashboards.length > 1) {
-              afterCycle.push(now() - (seenAt.get(`${execId} ${state}`) ?? at));
-            }
-            waiting.delete(dashboard);
-          }
-        }
-        if (waiting.size > 0) await sleep(2);
+      const { receipts } = await clients.answer<{ receipts: number[] }>(
+        pollIntervalMs * 3 + 60_000,
+      );
+      if (all) {
+        const used = process.cpuUsage(cpu);
+        cpuMicros += used.user + used.system;
+      }
+      const cycle = seenAt.get(`${execId} ${state}`) ?? at;
+      for (const receipt of receipts) {
+        delays.push(receipt - at);
+        if (all) afterCycle.push(receipt - cycle);
       }
       // Past the poll statements themselves: what the change cost the live queries.
       statements +=
@@ -143,45 +113,24 @@ export async function runLiveQueries(count: number, pollIntervalMs: number): Pro
       .filter((v) => v.labels.statement === 'teamRuns.live')
       .reduce((sum, v) => sum + v.value, 0) ?? 0;
 
+  const clients = ClientProcess.start('bench/live-query-clients.ts', [`${url}/graphql`, DASHBOARD]);
   try {
-    const first = createClient({
-      url: `${url}/graphql`,
-      webSocketImpl: WebSocket,
-      retryAttempts: 0,
-    });
-    sockets.push(first);
-    const alone = open(first, false, counted);
-    while (answers < 1) await sleep(5);
-    const one = await statementsPerChange(
-      [alone],
-      [
-        [runs[0] as string, 'WAITING_FOR_HUMAN'],
-        [runs[0] as string, 'RUNNING'],
-      ],
-    );
-    const dashboards: Dashboard[] = [alone];
-    for (let i = 1; i < count; i++) {
-      const socket = createClient({
-        url: `${url}/graphql`,
-        webSocketImpl: WebSocket,
-        retryAttempts: 0,
-      });
-      sockets.push(socket);
-      dashboards.push(open(socket, i % 2 === 1, counted));
-    }
-    while (answers < count) await sleep(10);
-    const all = await statementsPerChange(dashboards, [
+    clients.send({ open: 1 });
+    await clients.answer(60_000);
+    const one = await statementsPerChange(clients, false, [
+      [runs[0] as string, 'WAITING_FOR_HUMAN'],
+      [runs[0] as string, 'RUNNING'],
+    ]);
+    clients.send({ open: count });
+    await clients.answer(count * 100 + 60_000);
+    const all = await statementsPerChange(clients, true, [
       [runs[1] as string, 'WAITING_FOR_HUMAN'],
       [runs[2] as string, 'WAITING_FOR_HUMAN'],
       [runs[1] as string, 'RUNNING'],
       [runs[3] as string, 'WAITING_FOR_HUMAN'],
     ]);
-    const updates = (patched: boolean) =>
-      dashboards
-        .filter((_, i) => i > 0 && i % 2 === (patched ? 1 : 0))
-        .flatMap((d) => d.bytes.slice(1));
-    const mean = (values: number[]) =>
-      values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+    clients.send({ bytes: true });
+    const bytes = await clients.answer<{ whole: number; patched: number }>(10_000);
     const delays = all.delays.sort((a, b) => a - b);
     return {
       liveQueries: count,
@@ -195,14 +144,15 @@ export async function runLiveQueries(count: number, pollIntervalMs: number): Pro
         afterCycle.sort((a, b) => a - b),
         99,
       ),
+      serverCpuMsPerChange: cpuMicros / 1000 / 4,
       statementsPerChangeOne: one.statements,
       statementsPerChangeAll: all.statements,
-      wholeBytesPerUpdate: mean(updates(false)),
-      patchBytesPerUpdate: mean(updates(true)),
+      wholeBytesPerUpdate: bytes.whole,
+      patchBytesPerUpdate: bytes.patched,
     };
   } finally {
     stopObserving();
-    await Promise.all(sockets.map((socket) => socket.dispose()));
+    await clients.close();
     await server.stop();
   }
 }

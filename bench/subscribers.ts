@@ -22,6 +22,7 @@ import { loadConfig } from '../src/config.js';
 import { setRunState, startRun } from '../src/db/embedded/simulator.js';
 import { schema } from '../src/schema/index.js';
 import { type AgentGraphServer, createServer } from '../src/server.js';
+import { ClientProcess } from './client-process.js';
 
 const TEAM = 'REPORT_SUMMARY_AGENT_TEAM';
 const BURST = 20;
@@ -121,62 +122,13 @@ const percentile = (sorted: readonly number[], p: number) =>
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-/** The subscriber process: one command line out, one answer line back. */
-class Clients {
-  private readonly answers: AsyncIterator<string>;
-
-  constructor(private readonly child: ChildProcessByStdio<Writable, Readable, null>) {
-    this.answers = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  }
-
-  static start(url: string, forms: number): Clients {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'bench/subscriber-clients.ts',
-        `${url.replace(/^http/, 'ws')}/graphql`,
-        TEAM,
-        String(forms),
-      ],
-      { cwd: new URL('..', import.meta.url), stdio: ['pipe', 'pipe', 'inherit'] },
-    );
-    return new Clients(child);
-  }
-
-  send(command: unknown): void {
-    this.child.stdin.write(`${JSON.stringify(command)}\n`);
-  }
-
-  async answer<T>(timeoutMs: number): Promise<T> {
-    return JSON.parse(await this.line(timeoutMs)) as T;
-  }
-
-  /** The next answer, unparsed. */
-  async line(timeoutMs: number): Promise<string> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no answer from the subscribers in ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-    });
-    try {
-      const next = await Promise.race([this.answers.next(), timeout]);
-      if (next.done) throw new Error('the subscriber process ended');
-      return next.value;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  async close(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.send({ close: true });
-    await exited;
-  }
-}
+/** The subscriber process (bench/subscriber-clients.ts) for the server at `url`. */
+const startClients = (url: string, forms: number) =>
+  ClientProcess.start('bench/subscriber-clients.ts', [
+    `${url.replace(/^http/, 'ws')}/graphql`,
+    TEAM,
+    String(forms),
+  ]);
 
 /** The second server process of the two-process case. */
 class Peer {
@@ -240,7 +192,7 @@ type Pg = NonNullable<AgentGraphServer['database']['embedded']>['pg'];
 async function burst(
   server: AgentGraphServer,
   pg: Pg,
-  clients: readonly Clients[],
+  clients: readonly ClientProcess[],
   runs: readonly string[],
   state: 'WAITING_FOR_HUMAN' | 'RUNNING',
   phase: number,
@@ -341,7 +293,7 @@ export async function runSubscribers(
     await startRun(pg, { owner: 'APP_USER', teamName: TEAM, execId });
     runs.push(execId);
   }
-  const clients = [Clients.start(url, forms)];
+  const clients = [startClients(url, forms)];
   /**
    * RSS once it stops falling: some buffers (the database snapshot read at start-up) are
    * released only a collection or two after they became garbage.
@@ -361,15 +313,15 @@ export async function runSubscribers(
   const rows: SubscriberRow[] = [];
   let peer: Peer | undefined;
   try {
-    (clients[0] as Clients).send({ open: 1 });
-    await (clients[0] as Clients).answer(30_000);
+    (clients[0] as ClientProcess).send({ open: 1 });
+    await (clients[0] as ClientProcess).answer(30_000);
     if (redis) {
       // Started once this process polls (its first subscriber holds the lock), so that the
       // peer only relays: its own embedded database never sees the bench's changes.
       peer = await Peer.start({ ...process.env, ...env });
-      clients.push(Clients.start(peer.url, forms));
-      (clients[1] as Clients).send({ open: 1 });
-      await (clients[1] as Clients).answer(30_000);
+      clients.push(startClients(peer.url, forms));
+      (clients[1] as ClientProcess).send({ open: 1 });
+      await (clients[1] as ClientProcess).answer(30_000);
     }
     const baseRss = await settledRss();
     const baseHeap = process.memoryUsage().heapUsed;

@@ -37,6 +37,7 @@ export class Loaders {
   #toolCallById?: DataLoader<string, ToolCall | null>;
   #failuresOfRun?: DataLoader<string, TaskFailure[]>;
   #planned?: Map<string, DataLoader<string, unknown>>;
+  #ofRuns?: Map<string, DataLoader<TeamRun, TeamRun, string>>;
   #promptPages?: Map<string, DataLoader<string, Page<LlmPrompt>>>;
 
   constructor(private readonly repositories: Repositories) {}
@@ -146,6 +147,25 @@ export class Loaders {
     return this.planned(`toolCallById|${plan.key}`, (ids) =>
       this.repositories.history.plannedCallsByIds(ids, plan),
     );
+  }
+
+  /**
+   * Runs a subscription event holds, with what their plan reads below them. An event's
+   * context is shared by every subscription of one viewer scope (src/subscription-events.ts)
+   * and plans are canonical, so every form of the event needing the same rows (whatever its
+   * aliases, field order or fragments) gets them from one statement, even when its execution
+   * starts after the first form's statement was sent.
+   */
+  plannedOfRuns(plan: ListPlan): DataLoader<TeamRun, TeamRun, string> {
+    this.#ofRuns ??= new Map();
+    let loader = this.#ofRuns.get(plan.key);
+    if (!loader) {
+      loader = new DataLoader((runs) => this.repositories.history.plannedOfRuns(runs, plan), {
+        cacheKeyFn: (run) => run.execId,
+      });
+      this.#ofRuns.set(plan.key, loader);
+    }
+    return loader;
   }
 
   /** Team.waitingForHuman with its plan. */

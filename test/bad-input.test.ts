@@ -290,7 +290,7 @@ describe('values no string may hold, and variables nested too deep', () => {
     [
       'a key of a JSON input',
       'mutation ($inputs: [AgentInput!]!) { executeAgent(name: "REPORT_SUMMARIZER", inputs: $inputs) { output } }',
-      { inputs: [{ name: 'topic', value: { ['\ud800']: 1 } }] },
+      { inputs: [{ name: 'topic', value: { '\ud800': 1 } }] },
     ],
   ])(
     'a lone surrogate in %s is BAD_USER_INPUT, as NUL is, and no statement runs',

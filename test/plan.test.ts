@@ -206,6 +206,79 @@ const SHAPES: Shape[] = [
   },
 ];
 
+describe('a canonical plan', () => {
+  test('forms differing in aliases, field order and fragments send the same SQL text, each answered in its own shape', async () => {
+    const driver = t.server.database.driver;
+    const texts: string[] = [];
+    const query = driver.query.bind(driver);
+    driver.query = (statement, binds) => {
+      texts.push(statement.text);
+      return query(statement, binds);
+    };
+    const forms = [
+      `{ teamRuns(first: 20) { nodes { execId ${TREE} } } }`,
+      `{ teamRuns(first: 20) { nodes { steps: tasks { toolCalls { tool: toolName } agent { name } taskName } now: state id: execId } } }`,
+      `{ teamRuns(first: 20) { nodes { ...Run } } }
+       fragment Run on TeamRun { state ... on TeamRun { execId tasks { ...Task } } }
+       fragment Task on TaskRun { taskName agent { name } toolCalls { toolName } }`,
+    ];
+    type Runs = { teamRuns: { nodes: Record<string, unknown>[] } };
+    const answers: Runs[] = [];
+    try {
+      for (const form of forms) {
+        const { data, errors } = await t.gql<Runs>(form);
+        expect(errors).toBeUndefined();
+        answers.push(data as Runs);
+      }
+    } finally {
+      driver.query = query;
+    }
+    expect(texts).toHaveLength(forms.length);
+    expect(new Set(texts).size).toBe(1);
+    const [plain, aliased, fragments] = answers.map((a) => a.teamRuns.nodes) as Run[][];
+    expect(fragments).toEqual(plain);
+    expect(aliased).toEqual(
+      (plain ?? []).map((run) => ({
+        steps: run.tasks.map((task) => ({
+          toolCalls: task.toolCalls.map((call) => ({ tool: call.toolName })),
+          agent: task.agent,
+          taskName: task.taskName,
+        })),
+        now: run.state,
+        id: run.execId,
+      })),
+    );
+    full(plain ?? []);
+  });
+
+  test('two aliases of one relation read one list, each with its own fields', async () => {
+    type Runs = {
+      teamRuns: {
+        nodes: {
+          named: { taskName: string | null }[];
+          states: { state: string }[];
+          tasks: { taskName: string | null; state: string }[];
+        }[];
+      };
+    };
+    const got: { data?: Runs | null } = {};
+    const count = await t.countStatements(async () => {
+      const result = await t.gql<Runs>(
+        '{ teamRuns(first: 20) { nodes { named: tasks { taskName } states: tasks { state } tasks { taskName state } } } }',
+      );
+      expect(result.errors).toBeUndefined();
+      got.data = result.data;
+    });
+    expect(count).toBe(1);
+    const runs = got.data?.teamRuns.nodes ?? [];
+    expect(runs.flatMap((run) => run.tasks).length).toBeGreaterThan(0);
+    for (const run of runs) {
+      expect(run.named).toEqual(run.tasks.map(({ taskName }) => ({ taskName })));
+      expect(run.states).toEqual(run.tasks.map(({ state }) => ({ state })));
+    }
+  });
+});
+
 describe('statements per operation', () => {
   test.each(SHAPES)('$name: $statements', async ({ query, statements, check }) => {
     const text = typeof query === 'string' ? query : await query();

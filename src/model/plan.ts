@@ -1,5 +1,5 @@
 /**
- * A plan: what one operation reads below one history root, by response key, made once per
+ * A plan: what one operation reads below one history root, by field name, made once per
  * operation by src/schema/plan.ts from the needs each field declares (src/schema/needs.ts),
  * and rendered as ONE statement by src/db/sql/history-plan.ts (docs/architecture.md, "How an
  * operation is planned"). Plain data: no GraphQL, no SQL.
@@ -78,7 +78,10 @@ export interface ListPlan {
   readonly type: RowType;
   /** The properties its fields read (the keys its relations need included). */
   readonly columns: ReadonlySet<string>;
-  /** By response key. */
+  /**
+   * By field name, in name order: canonical (aliases, field order and fragments change
+   * nothing), so equal needs make equal plans and one SQL text.
+   */
   readonly children: ReadonlyMap<string, ChildPlan>;
   /** A text naming this plan: equal texts, equal plans (loaders are made per plan). */
   readonly key: string;
@@ -101,14 +104,17 @@ export type ChildPlan =
       >;
     };
 
-/** Where a planned row keeps its children, by response key: a key only the plan sets. */
+/**
+ * Where a planned row keeps its children, by field name: a key only the plan sets. The rows
+ * of one statement serve every form that planned them, whatever its aliases.
+ */
 export const PLANNED: unique symbol = Symbol('planned children');
 
 export type Planned<T> = T & { [PLANNED]?: Readonly<Record<string, unknown>> };
 
-/** The child a plan read for `responseKey` along with `row`; undefined when none was planned. */
-export function plannedChild(row: object, responseKey: string): unknown {
-  return (row as Planned<object>)[PLANNED]?.[responseKey];
+/** The child a plan read for `fieldName` along with `row`; undefined when none was planned. */
+export function plannedChild(row: object, fieldName: string): unknown {
+  return (row as Planned<object>)[PLANNED]?.[fieldName];
 }
 
 /** The members a group child holds, per parent row: each a list in its type's order. */

@@ -64,7 +64,7 @@ export async function humanWaitOf(
   context: Context,
   info: GraphQLResolveInfo,
 ): Promise<HumanWait | null> {
-  const planned = plannedChild(run, info.path.key as string) as GroupValue | undefined;
+  const planned = plannedChild(run, info.fieldName) as GroupValue | undefined;
   if (planned) {
     return humanWaitFrom(run, planned.tasks as TaskRun[], planned.toolCalls as ToolCall[]);
   }

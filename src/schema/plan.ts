@@ -22,11 +22,15 @@ import { NEEDS, type Needs, PLANNED_TYPES } from './needs.js';
 
 /**
  * The planner: the selection below a history root field, turned once per operation into a
- * plan by response key (src/model/plan.ts), from the needs each field declares
+ * plan by field name (src/model/plan.ts), from the needs each field declares
  * (src/schema/needs.ts), as Pothos' prisma plugin maps a selection to one query
- * (map-query.ts) and grafast plans a pgSelect per field. What one path selects never widens
- * another path: each relation field below the root is a list of its own, with the columns
- * its own selection reads. Fragments count where their type condition holds; a field under
+ * (map-query.ts) and grafast plans a pgSelect per field. The plan is canonical: aliases,
+ * field order and fragments do not change it (a field's aliases read one list, since no
+ * planned relation takes arguments), so selections that need the same rows have equal plans,
+ * one SQL text and one loader (the forms of one subscription event share one statement).
+ * What one path selects never widens another path: each relation field below the root is a
+ * list of its own, with the columns its own selection reads. Fragments count where their type
+ * condition holds; a field under
  * @skip/@include counts as selected (the plan is made once per document, whatever the
  * variables). A relation whose rows a plan cannot read (an Agent with a DESCRIBE_AGENT field)
  * is left out, and its field falls back to its loader.
@@ -37,7 +41,7 @@ interface Walk {
   readonly fragments: Readonly<Record<string, FragmentDefinitionNode>>;
 }
 
-/** The fields selected on `type` by these selection sets, by response key. */
+/** The fields selected on `type` by these selection sets, by field name (aliases merged). */
 function collect(
   walk: Walk,
   type: GraphQLObjectType,
@@ -52,10 +56,10 @@ function collect(
   const visit = (set: SelectionSetNode | undefined, seen: Set<string>) => {
     for (const selection of set?.selections ?? []) {
       if (selection.kind === Kind.FIELD) {
-        const key = selection.alias?.value ?? selection.name.value;
-        const nodes = fields.get(key) ?? [];
+        const name = selection.name.value;
+        const nodes = fields.get(name) ?? [];
         nodes.push(selection);
-        fields.set(key, nodes);
+        fields.set(name, nodes);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         if (applies(selection.typeCondition?.name.value)) visit(selection.selectionSet, seen);
       } else if (!seen.has(selection.name.value)) {
@@ -106,8 +110,7 @@ function plan(
   members?: Map<string, { readonly relation: Relation; readonly draft: Draft }>,
 ): boolean {
   const fieldMap = type.getFields();
-  for (const [key, nodes] of collect(walk, type, sets)) {
-    const name = (nodes[0] as FieldNode).name.value;
+  for (const [name, nodes] of collect(walk, type, sets)) {
     if (name.startsWith('__')) continue;
     const field = fieldMap[name];
     if (!field) continue;
@@ -130,7 +133,8 @@ function plan(
           break;
         }
         const self = new Draft(draft.type);
-        if (plan(walk, target, below, self)) draft.children.set(key, { kind: 'self', draft: self });
+        if (plan(walk, target, below, self))
+          draft.children.set(name, { kind: 'self', draft: self });
         break;
       }
       case 'relation': {
@@ -141,7 +145,7 @@ function plan(
         for (const column of needs.relation.to) child.columns.add(column);
         // A relation the plan cannot read is left to the field's loader; the rest stays planned.
         if (plan(walk, target, below, child)) {
-          draft.children.set(key, { kind: 'relation', relation: needs.relation, draft: child });
+          draft.children.set(name, { kind: 'relation', relation: needs.relation, draft: child });
         }
         break;
       }
@@ -159,7 +163,7 @@ function plan(
           group.set(member, { relation, draft: child });
         }
         if (plan(walk, target, below, new Draft(draft.type), group)) {
-          draft.children.set(key, { kind: 'group', members: group });
+          draft.children.set(name, { kind: 'group', members: group });
         }
         break;
       }
@@ -182,9 +186,11 @@ function plan(
   return true;
 }
 
+/** The plan of a draft, its children in field-name order: selection order changes nothing. */
 function finish(draft: Draft): ListPlan {
   const children = new Map<string, ChildPlan>();
-  for (const [key, child] of draft.children) {
+  const sorted = [...draft.children].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [key, child] of sorted) {
     if (child.kind === 'relation') {
       children.set(key, { kind: 'relation', relation: child.relation, plan: finish(child.draft) });
     } else if (child.kind === 'self') {
@@ -261,15 +267,15 @@ function draftBelow(
 
 /**
  * What a plan read for this field along with `parent` (src/db/sql/history-plan.ts sets it
- * under the field's response key), as it is, with no promise; else what `fallback` loads: a
- * row no plan reached (a loader's), or a relation the plan left to its loader.
+ * under the field's name), as it is, with no promise; else what `fallback` loads: a row no
+ * plan reached (a loader's), or a relation the plan left to its loader.
  */
 export function plannedOr<T>(
   parent: object,
   info: GraphQLResolveInfo,
   fallback: () => T | Promise<T>,
 ): T | Promise<T> {
-  const child = plannedChild(parent, info.path.key as string);
+  const child = plannedChild(parent, info.fieldName);
   return child === undefined ? fallback() : (child as T);
 }
 

@@ -136,8 +136,8 @@ builder.subscriptionFields((t) => ({
       return context.live.teamRunChanges({ ...args.filter, owner: visibleOwner(context.viewer) });
     },
     resolve: async (change, _args, context, info) => {
-      const [run] = await context.repositories.history.plannedOfRuns([change.run], planOf(info));
-      return withPlanOf(change, run ?? change.run);
+      const run = await context.loaders.plannedOfRuns(planOf(info)).load(change.run);
+      return withPlanOf(change, run);
     },
   }),
   teamsWaitingForHuman: t.field({
@@ -154,11 +154,14 @@ builder.subscriptionFields((t) => ({
       return context.live.waitingForHuman(args.teamName ?? null, visibleOwner(context.viewer));
     },
     resolve: async (runs, _args, context, info) => {
-      const planned = await context.repositories.history.plannedOfRuns(
-        runs.map((waiting) => waiting.run),
-        planOf(info),
-      );
-      return runs.map((waiting, i) => withPlanOf(waiting, planned[i] ?? waiting.run));
+      const planned = await context.loaders
+        .plannedOfRuns(planOf(info))
+        .loadMany(runs.map((waiting) => waiting.run));
+      return runs.map((waiting, i) => {
+        const run = planned[i];
+        if (run instanceof Error) throw run;
+        return withPlanOf(waiting, run ?? waiting.run);
+      });
     },
   }),
 }));

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { ExecutionResult } from 'graphql';
 import { WebSocket } from 'ws';
 import { FAN_OUT_BATCH, nextTurn } from '../live/hub.js';
@@ -12,22 +13,20 @@ export interface SocketSubscription {
   /** Its live channel and events' one path, when its events come from src/live. */
   readonly source: EventSource | undefined;
   /** `{"id":…,"type":"next","payload":`, the part of each message that is this subscription's. */
-  readonly prefix: string;
-  readonly prefixBytes: number;
+  readonly prefix: Buffer;
 }
 
-export function socketSubscription(
-  fields: Omit<SocketSubscription, 'prefix' | 'prefixBytes'>,
-): SocketSubscription {
-  const prefix = `{"id":${JSON.stringify(fields.id)},"type":"next","payload":`;
-  return { ...fields, prefix, prefixBytes: Buffer.byteLength(prefix) };
+export function socketSubscription(fields: Omit<SocketSubscription, 'prefix'>): SocketSubscription {
+  const prefix = Buffer.from(`{"id":${JSON.stringify(fields.id)},"type":"next","payload":`);
+  return { ...fields, prefix };
 }
 
 const payloads = new WeakMap<ExecutionResult, Buffer>();
 
 /**
  * A result's JSON, serialized and encoded once however many subscriptions it goes to:
- * identical subscriptions get the same result object for an event (src/subscription-events.ts).
+ * identical subscriptions (src/subscription-events.ts) and identical live queries
+ * (src/live-queries/index.ts) get the same result object for an event.
  */
 function payloadOf(result: ExecutionResult): Buffer {
   let payload = payloads.get(result);
@@ -39,10 +38,16 @@ function payloadOf(result: ExecutionResult): Buffer {
 }
 
 /**
- * graphql-ws's own `next` message (same id, type and payload as it would send), as the bytes
- * of a text frame: one copy of the shared payload, no per-socket serialization or encoding.
- * Nothing is written to a socket that is closing or a subscription the client completed:
- * graphql-ws is ending those, with no more messages.
+ * graphql-ws's own `next` message (same id, type and payload as it would send) as one
+ * WebSocket text message in three fragments: this subscription's prefix, the shared payload
+ * itself and the closing brace. Nothing is copied or serialized per socket (a message built
+ * whole would copy the payload into a buffer of its own for each of a thousand sockets:
+ * measured, that copy and its garbage cost as much as the write), and the three frames leave
+ * in one write: `ws` has no call that sends a message from several buffers, so its socket is
+ * corked around them (`_socket`, the net.Socket under every `ws` WebSocket; without it, the
+ * frames are written one by one, which is only slower). The client's WebSocket reassembles
+ * the fragments into the one message. Nothing is written to a socket that is closing or a
+ * subscription the client completed: graphql-ws is ending those, with no more messages.
  */
 export function sendNext(subscription: SocketSubscription, result: ExecutionResult): void {
   const { socket } = subscription;
@@ -52,14 +57,18 @@ export function sendNext(subscription: SocketSubscription, result: ExecutionResu
   )
     return;
   const payload = payloadOf(result);
-  const frame = Buffer.allocUnsafe(subscription.prefixBytes + payload.length + 1);
-  frame.write(subscription.prefix, 0);
-  payload.copy(frame, subscription.prefixBytes);
-  frame[frame.length - 1] = CLOSING_BRACE;
-  socket.send(frame, { binary: false });
+  const stream = (socket as unknown as { _socket?: Duplex })._socket;
+  stream?.cork();
+  try {
+    socket.send(subscription.prefix, { binary: false, fin: false });
+    socket.send(payload, { binary: false, fin: false });
+    socket.send(CLOSING_BRACE, { binary: false, fin: true });
+  } finally {
+    stream?.uncork();
+  }
 }
 
-const CLOSING_BRACE = 0x7d;
+const CLOSING_BRACE = Buffer.from('}');
 
 /** A subscription whose live channel's events deliverPastChain can write past the iterator chain. */
 export type BypassedSubscription = SocketSubscription & { readonly source: EventSource };

@@ -51,13 +51,15 @@ import { teamSql } from './teams.js';
  *   SELECT (<root list>) AS L0_JSON, (<child list>) AS L1_JSON, …, <total> FROM DUAL
  *
  * Every list is a JSON array of columns (jsonListColumn, src/db/sql/statement.ts), one per
- * planned relation at each response path, with only the columns that path reads. Every
+ * planned relation at each field path, with only the columns that path reads. Every
  * history row carries TEAM_EXEC_ID and every history relation keeps it, so each list below the
  * root is bounded by the root's runs (`TEAM_EXEC_ID IN (SELECT w.TEAM_EXEC_ID FROM w …)`),
  * whatever its depth, and visible exactly when its run is (docs/oracle.md): the root applies
  * the viewer's rule once. The agents of a list of tasks are those its names name. Decoded,
  * each list's rows are grouped by the relation's keys and set on their parents under the
- * field's response key (PLANNED): the resolvers read them there.
+ * field's name (PLANNED): the resolvers read them there, whatever their aliases. A plan is
+ * canonical (src/schema/plan.ts), so differently written selections of the same needs build
+ * the same text.
  */
 
 /** A root's rows: the common table `w` and, unless the rows are given, its list. */
