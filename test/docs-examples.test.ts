@@ -15,7 +15,7 @@ import { WAIT_MS } from './support/wait.js';
  *   <!-- example: not run here: needs an Oracle database -->
  *
  * and one that streams until stopped (curl -N) says `<!-- example: streams -->`: it passes
- * once it has streamed an event. The server's default address in an example (127.0.0.1:4000,
+ * once it has streamed an event or a keep-alive, and no error. The server's default address in an example (127.0.0.1:4000,
  * and 4001 for the A2A stand-in) is replaced by the address of the server it runs against.
  */
 interface Example {
@@ -149,7 +149,8 @@ function runShell(
     );
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
-      if (streams && /^data: /m.test(stdout)) {
+      // An event, or the stream's keep-alive (a line of just `:`): it was accepted.
+      if (streams && /^(data: |:$)/m.test(stdout)) {
         clearTimeout(timer);
         stop();
         resolve({ code: 0, stdout, stderr });
