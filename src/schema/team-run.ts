@@ -236,6 +236,7 @@ builder.queryFields((t) => ({
       return keysetConnection(
         args,
         { name: `teamRuns:${order.field}:${order.direction}`, keys: runOrderKeys(order) },
+        info,
         (window) =>
           context.repositories.history.plannedRunsPage(
             filter,

@@ -17,6 +17,9 @@ const { serialize } = protocol;
 
 const ROW_MODE = { rowMode: 'array' } as const;
 
+/** Names are numbered per process, so that two caches on one session never name alike. */
+let named = 0;
+
 /** How many texts stay prepared: the statements of the registry's common forms, and more. */
 const CAPACITY = 256;
 
@@ -49,7 +52,6 @@ function concatenated(parts: readonly Uint8Array[]): Uint8Array {
 export class PreparedStatements {
   /** By text, least recently used first. */
   private readonly prepared = new Map<string, Prepared>();
-  private named = 0;
 
   constructor(private readonly pg: PGlite) {}
 
@@ -106,7 +108,7 @@ export class PreparedStatements {
   }
 
   private async prepare(text: string): Promise<Prepared> {
-    const name = `agent_graph_${++this.named}`;
+    const name = `agent_graph_${++named}`;
     const { messages: replies } = await this.pg.execProtocol(
       concatenated([
         serialize.parse({ name, text }),

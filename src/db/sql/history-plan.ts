@@ -504,7 +504,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
         orderBy: ['RN'],
         decode: (row, node) => ({ node: node as T, position: page.position(row) }),
       },
-      total: sql`(SELECT COUNT(*) FROM ${page.filtered})`,
+      ...(window.counted === false ? {} : { total: sql`(SELECT COUNT(*) FROM ${page.filtered})` }),
     };
   }
 });
