@@ -28,7 +28,7 @@ import type { Repositories } from './repositories/create.js';
 export class Loaders {
   #agentByName?: DataLoader<string, Agent | null>;
   #agentByNameWithoutDetails?: DataLoader<string, Agent | null>;
-  #teamByName?: DataLoader<string, Team | null>;
+  #teamByKey?: DataLoader<string, Team | null>;
   #toolsOfTeam?: DataLoader<string, TeamTool[]>;
   #statsOfTeam?: DataLoader<string, TeamStats>;
   #runById?: DataLoader<string, TeamRun | null>;
@@ -55,9 +55,14 @@ export class Loaders {
     return this.#agentByNameWithoutDetails;
   }
 
-  get teamByName(): DataLoader<string, Team | null> {
-    this.#teamByName ??= new DataLoader((names) => this.repositories.teams.byNames(names));
-    return this.#teamByName;
+  /**
+   * Teams by key: teamKey(owner, name) or a bare name (the first of that name by owner), see
+   * src/model/team.ts. Every loader of a team's rows below takes team keys: in DBA_ views two
+   * owners may each have a team of one name, and each has its own tools, runs and stats.
+   */
+  get teamByKey(): DataLoader<string, Team | null> {
+    this.#teamByKey ??= new DataLoader((keys) => this.repositories.teams.byKeys(keys));
+    return this.#teamByKey;
   }
 
   get toolsOfTeam(): DataLoader<string, TeamTool[]> {
@@ -116,15 +121,18 @@ export class Loaders {
     return loaderFor(this.#planned as Map<string, DataLoader<string, V>>, key, load);
   }
 
-  /** Team.runs: one loader per (filter, window, plan); all teams asking it batch together. */
+  /**
+   * Team.runs by team key: one loader per (filter, window, plan); all teams asking it batch
+   * together.
+   */
   runsOfTeam(
     filter: TeamRunFilter,
     offset: number,
     limit: number,
     plan: ListPlan,
   ): DataLoader<string, Page<TeamRun>> {
-    return this.planned(JSON.stringify(['runsOfTeam', filter, offset, limit, plan.key]), (names) =>
-      this.repositories.history.plannedRunPages(names, filter, offset, limit, plan),
+    return this.planned(JSON.stringify(['runsOfTeam', filter, offset, limit, plan.key]), (keys) =>
+      this.repositories.history.plannedRunPages(keys, filter, offset, limit, plan),
     );
   }
 
@@ -168,10 +176,10 @@ export class Loaders {
     return loader;
   }
 
-  /** Team.waitingForHuman with its plan. */
+  /** Team.waitingForHuman with its plan, by team key. */
   plannedWaitingOfTeam(plan: ListPlan): DataLoader<string, TeamRun[]> {
-    return this.planned(`waitingOfTeam|${plan.key}`, (names) =>
-      this.repositories.history.plannedWaiting(names, plan),
+    return this.planned(`waitingOfTeam|${plan.key}`, (keys) =>
+      this.repositories.history.plannedWaiting(keys, plan),
     );
   }
 }

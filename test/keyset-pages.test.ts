@@ -215,6 +215,46 @@ describe('teamRuns pages by keyset', () => {
     expect(past.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
   });
 
+  test('a page that selects no totalCount is the same page, read without counting', async () => {
+    const driver = t.server.database.driver;
+    const query = driver.query.bind(driver);
+    const texts: string[] = [];
+    driver.query = (statement, binds) => {
+      texts.push(statement.text);
+      return query(statement, binds);
+    };
+    try {
+      for (const [field, shape] of [
+        ['teamRuns', 'execId'],
+        ['toolCalls', 'invocationId'],
+      ] as const) {
+        for (const window of ['first: 7', 'last: 7']) {
+          const read = async (selection: string) => {
+            texts.length = 0;
+            const { data, errors } = await t.post<Record<string, Connection>>(
+              `{ ${field}(${window}) { ${selection} edges { cursor node { id: ${shape} } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`,
+            );
+            expect(errors).toBeUndefined();
+            expect(texts).toHaveLength(1);
+            return {
+              page: data?.[field],
+              counts: texts.some((text) => text.includes('TOTAL_COUNT')),
+            };
+          };
+          const counted = await read('totalCount');
+          const uncounted = await read('');
+          expect(counted.counts).toBe(true);
+          expect(uncounted.counts).toBe(false);
+          const { totalCount, ...rest } = counted.page as Connection;
+          expect(totalCount).toBeGreaterThan(7);
+          expect(uncounted.page).toEqual(rest);
+        }
+      }
+    } finally {
+      driver.query = query;
+    }
+  });
+
   test('pageInfo: the first page has no previous page, the last no next one, either way', async () => {
     const first = await page(RUNS, { first: 5 });
     expect(first.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });

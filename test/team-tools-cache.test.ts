@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from './support/server.js';
 
 const tool = (teamName: string, name: string): TeamTool => ({
   teamName,
+  teamOwner: 'APP_USER',
   toolId: null,
   name,
   owner: 'APP_USER',

@@ -67,12 +67,16 @@ export async function startA2A(
     password: a2a.password ?? STANDIN_PASSWORD,
   };
   const standin = await startA2AStandin({
+    // The A2A server addresses a team by name (seed 001's card URL): of two owners' teams of
+    // one name it publishes the one a name finds, the first by owner.
     loadCatalog: async (): Promise<A2ACatalog> => ({
-      teams: (await deps.teams.allWithTools()).map(({ team, tools }) => ({
-        name: team.name,
-        description: team.description,
-        tools: tools.map(catalogTool),
-      })),
+      teams: (await deps.teams.allWithTools())
+        .filter(({ team }, i, all) => all.findIndex((t) => t.team.name === team.name) === i)
+        .map(({ team, tools }) => ({
+          name: team.name,
+          description: team.description,
+          tools: tools.map(catalogTool),
+        })),
     }),
     credentials,
     staticTokens: a2a.token === undefined ? [] : [a2a.token],

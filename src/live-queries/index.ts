@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { useLiveQuery } from '@envelop/live-query';
 import { isAsyncIterable, MapperKind, mapSchema } from '@graphql-tools/utils';
 import { InMemoryLiveQueryStore } from '@n1ru4l/in-memory-live-query-store';
@@ -41,7 +42,10 @@ import { KEY_OF_TYPE, keyOfGlobalId, keysOfAction, keysOfCycle } from './keys.js
  *   through the hub on the poller's channel so that every instance hears it (Redis).
  * - **Coalesced**: a cycle's keys are flushed at once, together with what actions invalidated
  *   since the last flush; actions alone flush at most once per poll interval (leading edge,
- *   then the rest at the interval's end). A flush runs each affected live query once.
+ *   then the rest at the interval's end). A flush runs each affected live query once, and a
+ *   live query runs again at most once per poll interval: a flush that comes sooner after its
+ *   last run (an action's, then the cycle that sees the same change) waits for the interval's
+ *   end, and what that run reads then is newer still, so no answer is older than one interval.
  * - **Shared**: identical live queries (normalised document, variables, viewer scope; as
  *   subscription events are grouped, src/subscription-events.ts) run once per flush, with a
  *   context of their own (fresh loaders, request id, statement count), then bounded, masked,
@@ -108,6 +112,10 @@ interface Group {
   /** Runs started, and the latest of them that has finished. */
   runs: number;
   lastRun: number;
+  /** When the last run after an invalidation started (performance.now()). */
+  rerunAt: number;
+  /** A run after an invalidation waits for the interval's end: later flushes join it. */
+  deferred: boolean;
 }
 
 export function createLiveQueries(schema: GraphQLSchema, options: LiveQueriesOptions): LiveQueries {
@@ -168,15 +176,40 @@ export function createLiveQueries(schema: GraphQLSchema, options: LiveQueriesOpt
       const original = originalOf(tracked);
       const group = groups.get(groupKeyOf(args, original));
       if (!group) return execute(args);
-      if (!group.current || group.stale) {
-        group.stale = false;
+      if (!group.current) {
         group.current = runShared(group, execute, args, tracked, original);
+      } else if (group.stale) {
+        group.stale = false;
+        if (!group.deferred) group.current = rerun(group, execute, args, tracked, original);
       }
       return group.current.then(({ result, keys }) => {
         tracked.addResourceIdentifier(keys);
         return result;
       });
     };
+
+  /** Runs the group again, once its last run after an invalidation is one interval old. */
+  async function rerun(
+    group: Group,
+    execute: (args: ExecutionArgs) => unknown,
+    args: ExecutionArgs,
+    tracked: StoreContext,
+    original: Context,
+  ): Promise<Shared> {
+    const wait = group.rerunAt + options.pollIntervalMs - performance.now();
+    if (wait > 0) {
+      group.deferred = true;
+      try {
+        await delay(wait, undefined, { ref: false });
+      } finally {
+        group.deferred = false;
+      }
+      // Every member left meanwhile (or the server stopped): nobody reads a run.
+      if (group.members === 0) return { result: group.last?.result ?? {}, keys: [...group.keys] };
+    }
+    group.rerunAt = performance.now();
+    return runShared(group, execute, args, tracked, original);
+  }
 
   async function runShared(
     group: Group,
@@ -263,6 +296,8 @@ export function createLiveQueries(schema: GraphQLSchema, options: LiveQueriesOpt
         last: undefined,
         runs: 0,
         lastRun: 0,
+        rerunAt: Number.NEGATIVE_INFINITY,
+        deferred: false,
       };
       groups.set(key, group);
     }

@@ -1,15 +1,25 @@
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import type { CycleMessage } from '../live/hub.js';
+import { teamIds, teamKey as teamKeyOf } from '../model/team.js';
 
 /**
  * What a live query's answer is made of, and what a change makes stale, as one set of keys
  * (the in-memory store's resource identifiers): `TeamRun:<execId>` for a run and everything
- * of it (its tasks, tool calls, wait), `Team:<name>` for a team and what it lists (its runs,
+ * of it (its tasks, tool calls, wait), `Team:<id>` for a team and what it lists (its runs,
  * its waiting set, its statistics), and the store's own `Query.<field>` for each root field.
  * The response cache keys the same changes by global id (src/production/response-cache.ts).
  */
 export const runKey = (execId: string) => `TeamRun:${execId}`;
-export const teamKey = (teamName: string) => `Team:${teamName}`;
+/** A team's key: `Team:` and its id (Team.id, src/model/team.ts). */
+const teamIdKey = (teamId: string) => `Team:${teamId}`;
+
+/**
+ * The keys a change to a team makes stale: its id is its name (USER_ views) or its owner and
+ * name (DBA_ views, where two owners may each have a team of one name), so both forms; the
+ * form the views do not use names no answer.
+ */
+export const teamKeys = (owner: string, teamName: string): string[] =>
+  teamIds(owner, teamName).map(teamIdKey);
 
 /**
  * The root fields whose answer any run's change may alter without naming it: lists and
@@ -39,8 +49,11 @@ export const KEY_OF_TYPE: Readonly<Record<string, (source: Source) => string | n
   ToolCall: (call) => keyOf(runKey, call.teamExecId),
   HumanWait: (wait) => keyOf(runKey, (wait.run as Source | null)?.execId),
   TaskFailure: (failure) => keyOf(runKey, failure.teamExecId),
-  Team: (team) => keyOf(teamKey, team.name),
-  TeamStats: (stats) => keyOf(teamKey, stats.teamName),
+  Team: (team) => keyOf(teamIdKey, team.id),
+  TeamStats: (stats) =>
+    typeof stats.teamOwner === 'string' && typeof stats.teamName === 'string'
+      ? teamIdKey(teamKeyOf(stats.teamOwner, stats.teamName))
+      : null,
 };
 
 function keyOf(make: (id: string) => string, id: unknown): string | null {
@@ -64,8 +77,9 @@ export function keysOfAction(result: unknown): string[] {
   const source = result as Source;
   const run = text(source.execId);
   const team = text(source.teamName);
+  const owner = text(source.teamOwner);
   if (run) keys.push(runKey(run));
-  if (team) keys.push(teamKey(team));
+  if (team && owner) keys.push(...teamKeys(owner, team));
   return keys;
 }
 
@@ -75,7 +89,7 @@ export function keysOfCycle(message: CycleMessage): string[] {
   const keys = new Set<string>(HISTORY_ROOTS);
   for (const { run } of message.transitions) {
     keys.add(runKey(run.execId));
-    keys.add(teamKey(run.teamName));
+    for (const key of teamKeys(run.owner, run.teamName)) keys.add(key);
   }
   return [...keys];
 }

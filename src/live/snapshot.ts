@@ -50,7 +50,7 @@ export interface CycleMessage {
 
 /**
  * What an action (a mutation: an answer, a new run, an agent execution) changed, as the keys
- * of the live queries to run again (`TeamRun:<execId>`, `Team:<name>`, `Query.<field>`). It
+ * of the live queries to run again (`TeamRun:<execId>`, `Team:<id>`, `Query.<field>`). It
  * travels on the poller's channel, so that every instance's live queries see what any
  * instance's mutation did.
  */

@@ -36,6 +36,11 @@ export interface KeysetWindow {
   /** Read from the end of the order (the rows come back last first). */
   readonly backward: boolean;
   readonly limit: number;
+  /**
+   * False when no one reads the page's total (the operation selects no totalCount): a planned
+   * page then skips counting, as PostGraphile counts only when asked. Counted when absent.
+   */
+  readonly counted?: boolean;
 }
 
 export interface Positioned<T> {

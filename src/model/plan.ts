@@ -61,8 +61,9 @@ export const RELATIONS = {
     name: 'TeamRun.team',
     target: 'Team',
     many: false,
-    from: ['teamName'],
-    to: ['name'],
+    // By owner too: in DBA_ views two owners may each have a team of one name.
+    from: ['owner', 'teamName'],
+    to: ['owner', 'name'],
   },
   taskAgent: {
     name: 'TaskRun.agent',

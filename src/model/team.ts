@@ -14,6 +14,12 @@ export type TeamRunState = (typeof TEAM_RUN_STATES)[number];
 export const ACTIVE_STATES: readonly TeamRunState[] = ['RUNNING', 'WAITING_FOR_HUMAN', 'RESUMING'];
 
 export interface Team {
+  /**
+   * Its key in the GraphQL id: the name where the teams view is one owner's (USER_), which
+   * keeps those ids as they were; teamKey(owner, name) where it lists every owner's (DBA_),
+   * in which two owners may each have a team of one name.
+   */
+  readonly id: string;
   readonly name: string;
   readonly owner: string;
   readonly description: string | null;
@@ -22,6 +28,8 @@ export interface Team {
 
 export interface TeamTool {
   readonly teamName: string;
+  /** The owner of the team (not of the tool): what tells same-named teams' tools apart. */
+  readonly teamOwner: string;
   readonly toolId: string | null;
   readonly name: string;
   readonly owner: string;
@@ -31,6 +39,70 @@ export interface TeamTool {
   readonly agentName: string | null;
   readonly taskName: string | null;
 }
+
+/**
+ * A team as the loaders key it (src/loaders.ts): owner and name, since the DBA_ views list
+ * every owner's teams and two owners may each have one of a name (seed 003: TEAM_OWNER). The
+ * same text is the id of a Team read from such a view.
+ */
+export const teamKey = (owner: string, name: string): string => JSON.stringify([owner, name]);
+
+/** The ids a team of `owner` may have (Team.id): its name (USER_ views), its key (DBA_ views). */
+export const teamIds = (owner: string, name: string): string[] => [name, teamKey(owner, name)];
+
+/** What a team key or a bare team name asks for: a bare name is that name of any owner. */
+export interface TeamRef {
+  readonly owner: string | null;
+  readonly name: string;
+}
+
+export function teamRefOf(key: string): TeamRef {
+  if (key.startsWith('[')) {
+    try {
+      const pair: unknown = JSON.parse(key);
+      if (
+        Array.isArray(pair) &&
+        pair.length === 2 &&
+        typeof pair[0] === 'string' &&
+        typeof pair[1] === 'string'
+      ) {
+        return { owner: pair[0], name: pair[1] };
+      }
+    } catch {
+      // Not a key: a name that begins with a bracket (a quoted identifier may).
+    }
+  }
+  return { owner: null, name: key };
+}
+
+/**
+ * The items of each team key, in the keys' order, from rows read by the keys' names: a key
+ * takes its owner's rows of its name, a bare name every owner's (in the rows' order).
+ */
+export function perTeamKey<T>(
+  keys: readonly string[],
+  items: readonly T[],
+  teamOf: (item: T) => { readonly owner: string; readonly name: string },
+): T[][] {
+  const byKey = new Map<string, T[]>();
+  const add = (key: string, item: T) => {
+    const group = byKey.get(key);
+    if (group) group.push(item);
+    else byKey.set(key, [item]);
+  };
+  const byName = keys.some((key) => teamRefOf(key).owner === null);
+  for (const item of items) {
+    const { owner, name } = teamOf(item);
+    add(teamKey(owner, name), item);
+    if (byName) add(name, item);
+  }
+  return keys.map((key) => byKey.get(key) ?? []);
+}
+
+/** The distinct names of team keys: what a statement's IN list reads. */
+export const namesOfTeamKeys = (keys: readonly string[]): string[] => [
+  ...new Set(keys.map((key) => teamRefOf(key).name)),
+];
 
 export interface TeamFilter {
   readonly nameContains?: string | null;
@@ -117,6 +189,7 @@ export interface ToolCallFilter {
 
 export interface TeamStats {
   readonly teamName: string;
+  readonly teamOwner: string;
   readonly runCount: number;
   readonly runsByState: Readonly<Record<TeamRunState, number>>;
   /** Succeeded runs over finished runs; null before any run has finished. */

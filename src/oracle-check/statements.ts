@@ -336,6 +336,8 @@ function plannedStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
     teamExecId: [null, VALUE.teamExecId],
   });
   const firstPage = { backward: false, limit: 5 };
+  /** A page whose total no one reads (no totalCount selected): no count. */
+  const uncounted = { ...firstPage, counted: false };
   const newest = { field: 'START_DATE', direction: 'DESC' } as const;
   const [teams] = lists.teams as [Fragment];
   const [runIds] = lists.runs as [Fragment];
@@ -343,6 +345,7 @@ function plannedStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
   return [
     ...both(sql.runsPage(viewer, {}, newest, firstPage)),
     ...runFilters.map((filter) => keysOf(sql.runsPage(viewer, filter, newest, firstPage))),
+    ...both(sql.runsPage(viewer, {}, newest, uncounted)),
     ...orders.flatMap((order) => [
       keysOf(sql.runsPage(viewer, { conversationId: VALUE.conversationId }, order, firstPage)),
       ...keysetWindows(runOrderKeys(order)).map((page) =>
@@ -352,6 +355,7 @@ function plannedStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
     ...both(sql.runsOfTeams({}, window, viewer, teams)),
     ...runFilters.map((filter) => keysOf(sql.runsOfTeams(filter, window, viewer, teams))),
     ...both(sql.callsPage(viewer, {}, firstPage)),
+    ...both(sql.callsPage(viewer, {}, uncounted)),
     ...callFilters.map((filter) => keysOf(sql.callsPage(viewer, filter, firstPage))),
     ...keysetWindows(TOOL_CALL_ORDER_KEYS).map((page) => keysOf(sql.callsPage(viewer, {}, page))),
     ...both(sql.runsByIds(viewer, runIds)),

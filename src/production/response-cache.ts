@@ -22,6 +22,7 @@ import type { Context } from '../context.js';
 import type { CycleMessage, LiveHub } from '../live/hub.js';
 import { asksLive } from '../live-queries/index.js';
 import type { Metrics } from '../metrics.js';
+import { teamIds } from '../model/team.js';
 import { answerScope } from '../model/viewer.js';
 import { memoryCache, redisCache } from './cache-stores.js';
 
@@ -157,9 +158,11 @@ function changedEntities(message: CycleMessage): { typename: string; id: string 
   const entities = new Map<string, { typename: string; id: string }>();
   for (const { run } of message.transitions) {
     const runId = encodeGlobalID('TeamRun', run.execId);
-    const teamId = encodeGlobalID('Team', run.teamName);
     entities.set(`r${runId}`, { typename: 'TeamRun', id: runId });
-    entities.set(`t${teamId}`, { typename: 'Team', id: teamId });
+    for (const id of teamIds(run.owner, run.teamName)) {
+      const teamId = encodeGlobalID('Team', id);
+      entities.set(`t${teamId}`, { typename: 'Team', id: teamId });
+    }
   }
   return [...entities.values()];
 }

@@ -83,6 +83,8 @@ export const outcomeOf = (error: unknown): ActionOutcome => {
 export interface Submitted {
   readonly execId: string | null;
   readonly teamName: string;
+  /** The team's owner: with the name, what tells two owners' teams of one name apart. */
+  readonly teamOwner: string;
   readonly conversationId: string | null;
   readonly submittedAt: Date;
 }
@@ -169,7 +171,7 @@ export class TeamActions {
   }
 
   private async startRun(teamName: string, prompt: string): Promise<Submitted> {
-    const [team] = await this.teams.byNames([teamName]);
+    const [team] = await this.teams.byKeys([teamName]);
     if (!team) throw await this.teams.unknown(teamName);
     this.checkOwner(team.owner);
     return this.submit({
@@ -198,6 +200,7 @@ export class TeamActions {
         return {
           execId: request.execId,
           teamName: request.teamName,
+          teamOwner: request.teamOwner,
           conversationId: outcome.conversationId ?? request.conversationId,
           submittedAt: new Date(),
         };

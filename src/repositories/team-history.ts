@@ -16,16 +16,18 @@ import { type NestedLists, type RunsOfTeams, teamHistorySql } from '../db/sql/te
 import type { Agent } from '../model/agent.js';
 import { type ListPlan, PLANNED, type Planned, readsBelow } from '../model/plan.js';
 import type { Wanted } from '../model/reading.js';
-import type {
-  LlmPrompt,
-  PolledRun,
-  TaskFailure,
-  TaskRun,
-  TeamRun,
-  TeamRunFilter,
-  TeamRunOrder,
-  ToolCall,
-  ToolCallFilter,
+import {
+  type LlmPrompt,
+  namesOfTeamKeys,
+  type PolledRun,
+  perTeamKey,
+  type TaskFailure,
+  type TaskRun,
+  type TeamRun,
+  type TeamRunFilter,
+  type TeamRunOrder,
+  type ToolCall,
+  type ToolCallFilter,
 } from '../model/team.js';
 import type { Viewer } from '../model/viewer.js';
 import { requireView } from './views.js';
@@ -93,9 +95,12 @@ export class TeamHistoryRepository {
     return { items: result?.rows ?? [], totalCount: result?.total ?? 0 };
   }
 
-  /** Team.runs: each team's window of runs with their plan (see pagesByTeams). */
+  /**
+   * Team.runs: each team's window of runs with their plan, by team key (src/model/team.ts):
+   * read by the teams' names, windowed per owner and name.
+   */
   async plannedRunPages(
-    teamNames: readonly string[],
+    teamKeys: readonly string[],
     filter: TeamRunFilter,
     offset: number,
     limit: number,
@@ -103,12 +108,18 @@ export class TeamHistoryRepository {
   ): Promise<Page<TeamRun>[]> {
     requireView(this.catalog.teamHistory);
     const windows = await this.plannedForKeys(
-      teamNames,
+      namesOfTeamKeys(teamKeys),
       'team',
       (teams) => this.plans.runsOfTeams(filter, { offset, limit }, this.viewer, teams),
       plan,
     );
-    return pagesPerKey(teamNames, windows, offset, (row) => [row.run.teamName, row.run]);
+    return perTeamKey(teamKeys, windows, ({ run }) => ({
+      owner: run.owner,
+      name: run.teamName,
+    })).map((rows) => ({
+      items: rows.filter((row) => row.rowNumber > offset).map((row) => row.run),
+      totalCount: rows[0]?.totalCount ?? 0,
+    }));
   }
 
   /** Query.teamRuns: one keyset page of runs with their plan, and the total, in one statement. */
@@ -171,17 +182,16 @@ export class TeamHistoryRepository {
     return ids.map((id) => found.get(id) ?? null);
   }
 
-  /** Team.waitingForHuman: each team's waiting runs with their plan, oldest first. */
-  async plannedWaiting(teamNames: readonly string[], plan: ListPlan): Promise<TeamRun[][]> {
+  /** Team.waitingForHuman: each team's waiting runs with their plan, oldest first, by team key. */
+  async plannedWaiting(teamKeys: readonly string[], plan: ListPlan): Promise<TeamRun[][]> {
     requireView(this.catalog.teamHistory);
     const runs = await this.plannedForKeys(
-      teamNames,
+      namesOfTeamKeys(teamKeys),
       'team',
       (teams) => this.plans.waitingOfTeams(this.viewer, teams),
       plan,
     );
-    const groups = groupedBy(runs, (run) => run.teamName);
-    return teamNames.map((name) => groups.get(name) ?? []);
+    return perTeamKey(teamKeys, runs, (run) => ({ owner: run.owner, name: run.teamName }));
   }
 
   /**

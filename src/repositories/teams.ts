@@ -11,7 +11,16 @@ import {
 import { emptyStats, teamSql } from '../db/sql/teams.js';
 import { type AppError, notFound } from '../errors.js';
 import { nearestName, unknownTeamMessage } from '../model/names.js';
-import type { Team, TeamFilter, TeamStats, TeamTool } from '../model/team.js';
+import {
+  namesOfTeamKeys,
+  perTeamKey,
+  type Team,
+  type TeamFilter,
+  type TeamStats,
+  type TeamTool,
+  teamKey,
+  teamRefOf,
+} from '../model/team.js';
 import type { Viewer } from '../model/viewer.js';
 import type { TeamToolsCache } from './team-tools-cache.js';
 import { requireView } from './views.js';
@@ -36,13 +45,14 @@ export class TeamRepository {
     return fetchPage(this.driver, this.sql.page(this.viewer, filter, { offset, limit }));
   }
 
-  async byNames(names: readonly string[]): Promise<(Team | null)[]> {
+  /**
+   * Teams by key (src/model/team.ts): a team key is its owner's team of that name, a bare name
+   * the first visible team of it by owner (as `team(name:)` finds one).
+   */
+  async byKeys(keys: readonly string[]): Promise<(Team | null)[]> {
     requireView(this.catalog.teams);
-    const found = new Map<string, Team>();
-    for (const team of await this.forTeams(names, this.sql.byNames)) {
-      if (!found.has(team.name)) found.set(team.name, team);
-    }
-    return names.map((name) => found.get(name) ?? null);
+    const teams = await this.forTeams(keys, this.sql.byNames);
+    return perTeamKey(keys, teams, (team) => team).map((found) => found[0] ?? null);
   }
 
   /**
@@ -67,46 +77,54 @@ export class TeamRepository {
       teams.push(...page.items);
       if (teams.length >= page.totalCount || page.items.length === 0) break;
     }
-    const tools = await this.toolsOf(teams.map((team) => team.name));
+    const tools = await this.toolsOf(teams.map((team) => teamKey(team.owner, team.name)));
     return teams.map((team, i) => ({ team, tools: tools[i] ?? [] }));
   }
 
   /**
-   * Each team's tools (through its members' tasks), one statement per 1,000 teams not in the
-   * cross-request cache (team-tools-cache.ts).
+   * Each team's tools (through its members' tasks), by team key (src/model/team.ts), one
+   * statement per 1,000 team names not in the cross-request cache (team-tools-cache.ts).
    */
-  async toolsOf(teamNames: readonly string[]): Promise<TeamTool[][]> {
+  async toolsOf(teamKeys: readonly string[]): Promise<TeamTool[][]> {
     requireView(this.catalog.teamAttributes);
     requireView(this.catalog.taskAttributes);
     requireView(this.catalog.tools);
     return this.toolsCache
-      ? this.toolsCache.toolsOf(this.viewer, teamNames, (names) => this.readToolsOf(names))
-      : this.readToolsOf(teamNames);
+      ? this.toolsCache.toolsOf(this.viewer, teamKeys, (keys) => this.readToolsOf(keys))
+      : this.readToolsOf(teamKeys);
   }
 
-  private async readToolsOf(teamNames: readonly string[]): Promise<TeamTool[][]> {
-    const byTeam = new Map<string, Map<string, TeamTool>>();
-    for (const tool of await this.forTeams(teamNames, this.sql.toolsByTeams)) {
-      const tools = byTeam.get(tool.teamName) ?? new Map<string, TeamTool>();
-      if (!tools.has(tool.name)) tools.set(tool.name, tool);
-      byTeam.set(tool.teamName, tools);
-    }
-    return teamNames.map((name) => [...(byTeam.get(name)?.values() ?? [])]);
+  private async readToolsOf(teamKeys: readonly string[]): Promise<TeamTool[][]> {
+    const tools = await this.forTeams(teamKeys, this.sql.toolsByTeams);
+    // A tool two members' tasks list is the team's once, where it is first listed.
+    const firstByName = (found: TeamTool[]) => {
+      const byName = new Map<string, TeamTool>();
+      for (const tool of found) if (!byName.has(tool.name)) byName.set(tool.name, tool);
+      return [...byName.values()];
+    };
+    return perTeamKey(teamKeys, tools, (tool) => ({
+      owner: tool.teamOwner,
+      name: tool.teamName,
+    })).map(firstByName);
   }
 
-  async statsOf(teamNames: readonly string[]): Promise<TeamStats[]> {
+  /** Each team's run statistics, by team key (src/model/team.ts). */
+  async statsOf(teamKeys: readonly string[]): Promise<TeamStats[]> {
     requireView(this.catalog.teamHistory);
-    const found = new Map<string, TeamStats>();
-    for (const stats of await this.forTeams(teamNames, this.sql.statsByTeams)) {
-      found.set(stats.teamName, stats);
-    }
-    return teamNames.map((name) => found.get(name) ?? emptyStats(name));
+    const stats = await this.forTeams(teamKeys, this.sql.statsByTeams);
+    return perTeamKey(teamKeys, stats, (s) => ({ owner: s.teamOwner, name: s.teamName })).map(
+      (found, i) => {
+        const { owner, name } = teamRefOf(teamKeys[i] as string);
+        return found[0] ?? emptyStats(name, owner ?? this.catalog.sessionUser);
+      },
+    );
   }
 
+  /** The rows of the keys' teams, read by their names (an owner's rows are told apart after). */
   private forTeams<T>(
-    names: readonly string[],
+    keys: readonly string[],
     build: (viewer: Viewer) => (list: Fragment) => Query<T>,
   ): Promise<T[]> {
-    return fetchForKeys(this.driver, names, 'team', build(this.viewer));
+    return fetchForKeys(this.driver, namesOfTeamKeys(keys), 'team', build(this.viewer));
   }
 }

@@ -8,6 +8,7 @@ import type {
   AgentCardSkill,
 } from '../a2a/normalize.js';
 import { builder } from '../builder.js';
+import { teamKey } from '../model/team.js';
 import { bounded, ORACLE_NAME } from './bounds.js';
 import { TEAM_NAME_ARG } from './descriptions.js';
 import { needs } from './needs.js';
@@ -40,7 +41,7 @@ export const AgentCardRef = builder.loadableObjectRef('AgentCard', {
     // The A2A server answers with the service's identity. Administrators see whatever it
     // publishes; anyone else only the cards of teams they may see (another owner's team does
     // not exist for them).
-    const teams = context.viewer.admin ? [] : await context.loaders.teamByName.loadMany(teamNames);
+    const teams = context.viewer.admin ? [] : await context.loaders.teamByKey.loadMany(teamNames);
     return Promise.all(
       teamNames.map((teamName, i) => {
         const team = teams[i];
@@ -296,7 +297,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, _args, context) => {
       const listings = await context.a2a.listAgents();
       if (context.viewer.admin) return listings;
-      const teams = await context.loaders.teamByName.loadMany(listings.map((l) => l.name));
+      const teams = await context.loaders.teamByKey.loadMany(listings.map((l) => l.name));
       return listings.filter((_, i) => teams[i] && !(teams[i] instanceof Error));
     },
   }),
@@ -307,7 +308,7 @@ builder.objectField(A2AAgentListingRef, 'team', (t) =>
     type: TeamRef,
     nullable: true,
     description: 'The Select AI team of that name, when the caller can see it.',
-    resolve: (listing, _args, context) => context.loaders.teamByName.load(listing.name),
+    resolve: (listing, _args, context) => context.loaders.teamByKey.load(listing.name),
   }),
 );
 
@@ -340,7 +341,7 @@ builder.objectFields(TeamRef, (t) => ({
     resolve: async (team, _args, context) => {
       const [card, tools] = await Promise.all([
         AgentCardRef.getDataloader(context).load(team.name),
-        context.loaders.toolsOfTeam.load(team.name),
+        context.loaders.toolsOfTeam.load(teamKey(team.owner, team.name)),
       ]);
       return cardDrift(card, tools.map(catalogTool), {
         name: team.name,

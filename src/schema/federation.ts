@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { teamKey } from '../model/team.js';
 import { AgentRef } from './agent.js';
 import { type ArgumentBound, type EntityKeys, KEY, ORACLE_NAME } from './bounds.js';
 import { planOf } from './plan.js';
@@ -51,8 +52,7 @@ builder.asEntity(AgentRef, {
 builder.asEntity(TeamRef, {
   key: builder.selection<{ owner: string; name: string }>(KEYS.Team.selection),
   resolveReference: async ({ owner, name }, context) => {
-    const team = await context.loaders.teamByName.load(name);
-    return team?.owner === owner ? team : null;
+    return context.loaders.teamByKey.load(teamKey(owner, name));
   },
 });
 

@@ -1,8 +1,10 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import { builder } from '../builder.js';
 import { badUserInput } from '../errors.js';
 import type { KeysetWindow, KeyValue, Position, Positioned, SortKey } from '../model/keyset.js';
 import { needs } from './needs.js';
 import { storableDate } from './scalars.js';
+import { selectsAny } from './selection.js';
 
 export type SchemaTypesOf =
   typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -192,11 +194,13 @@ function cursorToPosition(order: KeysetOrder, cursor: string, argument: string):
  * order keys, so rows inserted or removed before a page do not shift it (as offsets would).
  * `first`/`after` read forward; `last` (with or without `before`) reads from the end. With
  * `after`, hasPreviousPage is true (the cursor's row came before); with `before`,
- * hasNextPage is: Relay lets a server answer so when it does not count them.
+ * hasNextPage is: Relay lets a server answer so when it does not count them. The page is
+ * counted only when the operation selects totalCount (the window's `counted`).
  */
 export async function keysetConnection<T>(
   args: PageArgs,
   order: KeysetOrder,
+  info: GraphQLResolveInfo,
   fetch: (window: KeysetWindow) => Promise<Page<Positioned<T>>>,
 ): Promise<ConnectionResult<T>> {
   checkSize(args.first, 'first');
@@ -205,7 +209,8 @@ export async function keysetConnection<T>(
   const before = args.before ? cursorToPosition(order, args.before, 'before') : undefined;
   const backward = args.first == null && args.last != null;
   const size = (backward ? args.last : args.first) ?? DEFAULT_PAGE_SIZE;
-  const page = await fetch({ after, before, backward, limit: size + 1 });
+  const counted = selectsAny(info, TOTAL_COUNT);
+  const page = await fetch({ after, before, backward, limit: size + 1, counted });
   const more = page.items.length > size;
   let rows = page.items.slice(0, size);
   if (backward) rows.reverse();
@@ -227,6 +232,9 @@ export async function keysetConnection<T>(
     },
   };
 }
+
+/** The connection field a keyset page counts for (keysetConnection). */
+const TOTAL_COUNT: ReadonlySet<string> = new Set(['totalCount']);
 
 builder.globalConnectionField('totalCount', (t) =>
   t.int({

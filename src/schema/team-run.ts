@@ -1,7 +1,13 @@
 import { builder } from '../builder.js';
 import { badUserInput } from '../errors.js';
 import { RELATIONS } from '../model/plan.js';
-import { durationMs, TEAM_RUN_STATES, type TeamRun, type TeamRunFilter } from '../model/team.js';
+import {
+  durationMs,
+  TEAM_RUN_STATES,
+  type TeamRun,
+  type TeamRunFilter,
+  teamKey,
+} from '../model/team.js';
 import { runOrderKeys } from '../repositories/team-history.js';
 import { bounded, KEY, ORACLE_NAME } from './bounds.js';
 import {
@@ -51,7 +57,9 @@ TeamRunRef.implement({
       description:
         'The team of that name in the catalog; null once the team is dropped or when the caller may not see it.',
       resolve: (run, _args, context, info) =>
-        plannedOr(run, info, () => context.loaders.teamByName.load(run.teamName)),
+        plannedOr(run, info, () =>
+          context.loaders.teamByKey.load(teamKey(run.owner, run.teamName)),
+        ),
     }),
     owner: t.exposeString('owner', {
       ...needs.run('owner'),
@@ -193,7 +201,7 @@ builder.objectFields(TeamRef, (t) => ({
       offsetConnection(args, (offset, limit) =>
         context.loaders
           .runsOfTeam(checkDates(args.filter), offset, limit, planOf(info, 'TeamRun'))
-          .load(team.name),
+          .load(teamKey(team.owner, team.name)),
       ),
   }),
   waitingForHuman: t.field({
@@ -201,7 +209,9 @@ builder.objectFields(TeamRef, (t) => ({
     ...needs.nothing(),
     description: 'Runs of this team paused in WAITING_FOR_HUMAN, oldest first.',
     resolve: (team, _args, context, info) =>
-      context.loaders.plannedWaitingOfTeam(planOf(info, 'TeamRun')).load(team.name),
+      context.loaders
+        .plannedWaitingOfTeam(planOf(info, 'TeamRun'))
+        .load(teamKey(team.owner, team.name)),
   }),
 }));
 
@@ -226,6 +236,7 @@ builder.queryFields((t) => ({
       return keysetConnection(
         args,
         { name: `teamRuns:${order.field}:${order.direction}`, keys: runOrderKeys(order) },
+        info,
         (window) =>
           context.repositories.history.plannedRunsPage(
             filter,

@@ -1,5 +1,11 @@
 import { builder } from '../builder.js';
-import { TEAM_RUN_STATES, type Team, type TeamStats, type TeamTool } from '../model/team.js';
+import {
+  TEAM_RUN_STATES,
+  type Team,
+  type TeamStats,
+  type TeamTool,
+  teamKey,
+} from '../model/team.js';
 import { bounded, ORACLE_NAME, ORACLE_NAME_PART } from './bounds.js';
 import {
   NULL_WHEN_VIEW_NOT_GRANTED,
@@ -17,8 +23,8 @@ import {
 } from './pagination.js';
 
 const teams = nodeByKey<Team>('Team', {
-  id: (team) => team.name,
-  loader: (context) => context.loaders.teamByName,
+  id: (team) => team.id,
+  loader: (context) => context.loaders.teamByKey,
   // The one answer to an unknown team name, with its near miss (src/repositories/teams.ts).
   missing: (name, context) => context.repositories.teams.unknown(name),
 });
@@ -156,13 +162,15 @@ TeamRef.implement({
       type: [TeamToolRef],
       description:
         'The tools of the team’s tasks, in the order the team lists its members and each task its tools (team attribute agents, task attribute tools). Shared across requests: a change to the catalog shows within TEAM_TOOLS_CACHE_TTL_MS (60 s by default).',
-      resolve: (team, _args, context) => context.loaders.toolsOfTeam.load(team.name),
+      resolve: (team, _args, context) =>
+        context.loaders.toolsOfTeam.load(teamKey(team.owner, team.name)),
     }),
     stats: t.field({
       ...needs.nothing(),
       type: TeamStatsRef,
       description: 'Run statistics over the team’s whole history.',
-      resolve: (team, _args, context) => context.loaders.statsOfTeam.load(team.name),
+      resolve: (team, _args, context) =>
+        context.loaders.statsOfTeam.load(teamKey(team.owner, team.name)),
     }),
   }),
 });
@@ -194,7 +202,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) =>
       offsetConnection(args, async (offset, limit) => {
         const page = await context.repositories.teams.page(args.filter ?? {}, offset, limit);
-        for (const team of page.items) context.loaders.teamByName.prime(team.name, team);
+        for (const team of page.items) context.loaders.teamByKey.prime(team.id, team);
         return page;
       }),
   }),

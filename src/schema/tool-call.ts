@@ -167,8 +167,12 @@ builder.queryFields((t) => ({
             teamExecId: args.filter.teamExecId == null ? null : String(args.filter.teamExecId),
           }
         : {};
-      return keysetConnection(args, { name: 'toolCalls', keys: TOOL_CALL_ORDER_KEYS }, (window) =>
-        context.repositories.history.plannedCallsPage(filter, window, planOf(info, 'ToolCall')),
+      return keysetConnection(
+        args,
+        { name: 'toolCalls', keys: TOOL_CALL_ORDER_KEYS },
+        info,
+        (window) =>
+          context.repositories.history.plannedCallsPage(filter, window, planOf(info, 'ToolCall')),
       );
     },
   }),

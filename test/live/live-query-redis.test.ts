@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
+import { RedisCoordinator } from '../../src/live/coordinator.js';
+import { runKey } from '../../src/live-queries/keys.js';
 import { redisUrl } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import {
@@ -119,5 +122,81 @@ describe('two instances behind Redis', () => {
       await metric(b.server, 'agentgraph_live_query_flushes_total', { source: 'action' }),
     ).toBe(1);
     onB.close();
+  });
+});
+
+describe('one run per live query per poll interval', () => {
+  test('an action just before a cycle that sees the same change: the second run waits for the interval', async () => {
+    const interval = 3_000;
+    const prefix = `agentgraph-test:${randomUUID()}:`;
+    // This test is the instance that polls: it holds the lock and publishes the cycles, so
+    // that a cycle comes exactly when it wants (the server only relays them).
+    const poller = new RedisCoordinator({
+      url: REDIS_URL,
+      prefix,
+      intervalMs: 600_000,
+      logger: pino({ level: 'silent' }),
+    });
+    const token = randomUUID();
+    expect(await poller.claim(token)).not.toBe(0);
+    const t = await startTestServer({
+      REDIS_URL,
+      REDIS_PREFIX: prefix,
+      POLL_INTERVAL_MS: String(interval),
+    });
+    servers.push(t);
+    try {
+      const pg = embeddedPg(t.server);
+      const execId = await sameRun([pg], 'RUNNING');
+      const live = subscribeWs<RunAnswer>(client(t), RUN, { id: execId });
+      await live.take(1);
+      const executions = () =>
+        metric(t.server, 'agentgraph_subscription_events_total', { operation: 'Run' });
+      const before = await executions();
+
+      // An action: the run waits for a human, and the live query runs at once.
+      await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
+      await t.server.live.invalidate([runKey(execId)]);
+      await live.until(() => live.data.at(-1)?.teamRun?.state === 'WAITING_FOR_HUMAN');
+      const acted = live.events.at(-1)?.at as number;
+
+      // The run moves on, and a poll cycle reports it straight after.
+      await setRunState(pg, execId, 'RUNNING');
+      const polledAt = new Date().toISOString();
+      const run = {
+        execId,
+        teamName: TEAM,
+        owner: 'APP_USER',
+        state: 'RUNNING' as const,
+        startDate: polledAt,
+        endDate: null,
+        instanceId: null,
+        waitingSince: null,
+      };
+      const epoch = randomUUID();
+      expect(
+        await poller.commit(
+          token,
+          { epoch, seq: 1, polledAt, runs: [run] },
+          { epoch, seq: 1, polledAt, transitions: [{ run, previousState: null }], waiting: [] },
+        ),
+      ).toBe(true);
+      await until(
+        async () =>
+          (await metric(t.server, 'agentgraph_live_query_flushes_total', { source: 'cycle' })) > 0,
+        10_000,
+        'the cycle flushed',
+      );
+      // The cycle's run comes one interval after the action's (it would have come at once),
+      // and it does come: the answer is never older than the interval.
+      await live.until(() => live.data.at(-1)?.teamRun?.state === 'RUNNING');
+      const polled = live.events.at(-1)?.at as number;
+      expect(polled - acted).toBeGreaterThanOrEqual(interval / 2);
+      expect(await executions()).toBe(before + 2);
+      live.close();
+    } finally {
+      await poller.release(token);
+      await poller.close();
+    }
   });
 });

@@ -13,12 +13,15 @@ import { describe, expect, test } from 'vitest';
 import type { ViewScope } from '../../src/config.js';
 import { OWNERS } from '../../src/db/embedded/demo-data.js';
 import type { Page, Positioned } from '../../src/db/sql/statement.js';
-import type {
-  Team,
-  TeamRun,
-  TeamRunFilter,
-  TeamStats,
-  ToolCallFilter,
+import type { ListPlan } from '../../src/model/plan.js';
+import {
+  type Team,
+  type TeamRun,
+  type TeamRunFilter,
+  type TeamStats,
+  type ToolCallFilter,
+  teamKey,
+  teamRefOf,
 } from '../../src/model/team.js';
 import { ANONYMOUS_ADMIN, type Viewer } from '../../src/model/viewer.js';
 import { AgentRepository } from '../../src/repositories/agents.js';
@@ -85,7 +88,10 @@ function audiences(sessionUser: string): Audience[] {
 function visible(audience: Audience) {
   const runs = RUNS.filter((r) => audience.sees(r.owner));
   return {
-    teams: TEAMS.filter((t) => audience.sees(t.owner)),
+    // A team's id is its key where the view lists every owner (DBA_), its name otherwise.
+    teams: TEAMS.filter((t) => audience.sees(t.owner)).map((t) =>
+      audience.scope === 'dba' ? t : { ...t, id: t.name },
+    ),
     runs,
     tasks: TASKS.filter((t) => audience.sees(t.owner ?? '')),
     calls: CALLS.filter((c) => audience.sees(c.toolOwner ?? '')),
@@ -106,6 +112,8 @@ const BUSY_RUN = RUNS.filter((r) => r.owner === 'ANALYST')
   .map((r) => ({ id: r.execId, calls: CALLS.filter((c) => c.teamExecId === r.execId).length }))
   .sort((a, b) => b.calls - a.calls)[0]?.id as string;
 const TEAM_NAMES = [...TEAMS.map((t) => t.name), 'NO_SUCH_TEAM'];
+/** Every team by key (owner and name: two owners have a team of one name), and an unknown one. */
+const TEAM_KEYS = [...TEAMS.map((t) => teamKey(t.owner, t.name)), teamKey('OPS', 'NO_SUCH_TEAM')];
 /** The start of a run: filters at exactly that instant show which side includes it. */
 const MIDDLE_RUN = sortRuns(RUNS, NEWEST_FIRST)[Math.floor(RUNS.length / 2)] as TeamRun;
 const MIDDLE = MIDDLE_RUN.startDate as Date;
@@ -113,6 +121,14 @@ const DAY = 24 * 3600 * 1000;
 /** A keyset window that holds every row of the fixture. */
 const ALL = { backward: false, limit: 1000 } as const;
 const nodes = <T>(page: Page<Positioned<T>>): T[] => page.items.map((item) => item.node);
+
+/** A plan of runs reading every column and nothing below (src/model/plan.ts). */
+const RUN_COLUMNS: ListPlan = {
+  type: 'TeamRun',
+  columns: new Set(['*']),
+  children: new Map(),
+  key: 'every run column',
+};
 
 /** Team stats, field by field; the computed figures to 6 decimals. */
 function expectStats(actual: readonly TeamStats[], expected: readonly TeamStats[]): void {
@@ -234,7 +250,7 @@ for (const target of TARGETS) {
       );
 
       test.each(AUDIENCES)(
-        'byNames: in the order asked, null where unknown or not visible ($label)',
+        'byKeys: bare names in the order asked, the first by owner, null where unknown or not visible ($label)',
         async (a) => {
           const names = [
             'ORDER_SUPPORT_TEAM',
@@ -243,7 +259,7 @@ for (const target of TARGETS) {
             'INCIDENT_RESPONSE_TEAM',
             'ORDER_SUPPORT_TEAM',
           ];
-          const [found, issued] = await counted(() => teams(a).byNames(names));
+          const [found, issued] = await counted(() => teams(a).byKeys(names));
           expect(found).toEqual(
             names.map((name) => visible(a).teams.find((t) => t.name === name) ?? null),
           );
@@ -260,6 +276,7 @@ for (const target of TARGETS) {
         ]);
         expect(tools?.[1]).toEqual({
           teamName: 'ORDER_SUPPORT_TEAM',
+          teamOwner: 'APP_USER',
           toolId: expect.stringMatching(/^\d+$/),
           name: 'REFUND_APPROVAL',
           owner: 'APP_USER',
@@ -275,10 +292,10 @@ for (const target of TARGETS) {
       test.each(AUDIENCES)(
         'toolsOf: every team’s tools with instruction, type and id, in one statement ($label)',
         async (a) => {
-          const [tools, issued] = await counted(() => teams(a).toolsOf(TEAM_NAMES));
+          const [tools, issued] = await counted(() => teams(a).toolsOf(TEAM_KEYS));
           expect(tools).toEqual(
-            TEAM_NAMES.map((name) => {
-              const team = visible(a).teams.find((t) => t.name === name);
+            TEAM_KEYS.map((key) => {
+              const team = visible(a).teams.find((t) => teamKey(t.owner, t.name) === key);
               return team ? teamTools(team) : [];
             }),
           );
@@ -290,10 +307,13 @@ for (const target of TARGETS) {
         'statsOf: runs by state, success rate, duration p50/p95 and human waits agree with the runs ($label)',
         async (a) => {
           const { runs, calls } = visible(a);
-          const [stats, issued] = await counted(() => teams(a).statsOf(TEAM_NAMES));
+          const [stats, issued] = await counted(() => teams(a).statsOf(TEAM_KEYS));
           expectStats(
             stats,
-            TEAM_NAMES.map((name) => teamStats(name, runs, calls)),
+            TEAM_KEYS.map((key) => {
+              const { owner, name } = teamRefOf(key);
+              return teamStats(owner ?? '', name, runs, calls);
+            }),
           );
           expect(issued).toEqual(sql(a, 'teams.stats'));
           if (a === ADMIN) {
@@ -558,21 +578,21 @@ for (const target of TARGETS) {
           ] as const) {
             const [shown, issued] = await counted(async () => {
               const page = await teams(a).page({}, 0, teamCount);
-              const names = page.items.map((t) => t.name);
+              const keys = page.items.map((t) => teamKey(t.owner, t.name));
               const [tools, runPages] = await Promise.all([
-                teams(a).toolsOf(names),
-                history(a).pagesByTeams(names, {}, 0, runCount),
+                teams(a).toolsOf(keys),
+                history(a).plannedRunPages(keys, {}, 0, runCount, RUN_COLUMNS),
               ]);
-              const ids = runPages.pages.flatMap((p) => p.items.map((r) => r.execId));
+              const ids = runPages.flatMap((p) => p.items.map((r) => r.execId));
               const tasks = await history(a).tasksOf(ids);
               const calls = await history(a).toolCallsOf(ids);
-              return [names, tools.flat(), ids, tasks.flat(), calls.flat()].map((l) => l.length);
+              return [keys, tools.flat(), ids, tasks.flat(), calls.flat()].map((l) => l.length);
             });
             const { runs, tasks, calls } = visible(a);
             const shownTeams = sortTeams(visible(a).teams).slice(0, teamCount);
             const shownRuns = shownTeams.flatMap((t) =>
               sortRuns(
-                runs.filter((r) => r.teamName === t.name),
+                runs.filter((r) => r.owner === t.owner && r.teamName === t.name),
                 NEWEST_FIRST,
               ).slice(0, runCount),
             );
@@ -587,8 +607,8 @@ for (const target of TARGETS) {
             expect(issued.sort()).toEqual(
               sql(
                 a,
+                'history.runsOfTeams',
                 'taskRuns.byRuns',
-                'teamRuns.byTeams',
                 'teams.page',
                 'teams.tools',
                 'toolCalls.byRuns',
@@ -601,7 +621,7 @@ for (const target of TARGETS) {
       test('an empty list of keys costs no statement', async () => {
         const [results, issued] = await counted(() =>
           Promise.all([
-            teams(ADMIN).byNames([]),
+            teams(ADMIN).byKeys([]),
             teams(ADMIN).toolsOf([]),
             teams(ADMIN).statsOf([]),
             history(ADMIN)
@@ -627,28 +647,28 @@ for (const target of TARGETS) {
         expected(key: string): unknown;
       }[] = [
         {
-          method: 'TeamRepository.byNames',
+          method: 'TeamRepository.byKeys',
           statement: 'teams.byNames',
-          keys: TEAMS.map((t) => t.name),
-          run: (keys) => teams(ADMIN).byNames(keys),
-          expected: (key) => TEAMS.find((t) => t.name === key) ?? null,
+          keys: TEAMS.map((t) => teamKey(t.owner, t.name)),
+          run: (keys) => teams(ADMIN).byKeys(keys),
+          expected: (key) => TEAMS.find((t) => teamKey(t.owner, t.name) === key) ?? null,
         },
         {
           method: 'TeamRepository.toolsOf',
           statement: 'teams.tools',
-          keys: TEAMS.map((t) => t.name),
+          keys: TEAMS.map((t) => teamKey(t.owner, t.name)),
           run: (keys) => teams(ADMIN).toolsOf(keys),
           expected: (key) => {
-            const team = TEAMS.find((t) => t.name === key);
+            const team = TEAMS.find((t) => teamKey(t.owner, t.name) === key);
             return team ? teamTools(team) : [];
           },
         },
         {
           method: 'TeamRepository.statsOf',
           statement: 'teams.stats',
-          keys: TEAMS.map((t) => t.name),
+          keys: TEAMS.map((t) => teamKey(t.owner, t.name)),
           run: async (keys) => (await teams(ADMIN).statsOf(keys)).map((s) => s.runCount),
-          expected: (key) => RUNS.filter((r) => r.teamName === key).length,
+          expected: (key) => RUNS.filter((r) => teamKey(r.owner, r.teamName) === key).length,
         },
         {
           method: 'TeamHistoryRepository.pagesByTeams',

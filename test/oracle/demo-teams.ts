@@ -16,6 +16,7 @@ import {
   type TeamTool,
   type ToolCall,
   type ToolCallFilter,
+  teamKey,
 } from '../../src/model/team.js';
 import { percentileCont, rounded } from './contract-support.js';
 
@@ -38,6 +39,7 @@ export const TEAMS: readonly Team[] = table<{
   description: string | null;
   status: string | null;
 }>('dba_ai_agent_teams').map((r) => ({
+  id: teamKey(r.owner, r.agent_team_name),
   name: r.agent_team_name,
   owner: r.owner,
   description: r.description,
@@ -170,6 +172,7 @@ export function teamTools(team: Team): TeamTool[] {
       if (!tool) continue;
       found.push({
         teamName: team.name,
+        teamOwner: team.owner,
         toolId: String(tool.tool_id),
         name,
         owner: team.owner,
@@ -192,11 +195,12 @@ const durationMs = (item: { startDate: Date | null; endDate: Date | null }) =>
  * (the waits for a person) in those runs.
  */
 export function teamStats(
+  teamOwner: string,
   teamName: string,
   runs: readonly TeamRun[],
   calls: readonly ToolCall[],
 ): TeamStats {
-  const own = runs.filter((r) => r.teamName === teamName);
+  const own = runs.filter((r) => r.owner === teamOwner && r.teamName === teamName);
   const count = (state: string) => own.filter((r) => r.state === state).length;
   const durations = own.map(durationMs).filter((d): d is number => d !== null);
   const ids = new Set(own.map((r) => r.execId));
@@ -212,6 +216,7 @@ export function teamStats(
   const finished = count('SUCCEEDED') + count('FAILED');
   return {
     teamName,
+    teamOwner,
     runCount: own.length,
     runsByState: Object.fromEntries(
       TEAM_RUN_STATES.map((s) => [s, count(s)]),

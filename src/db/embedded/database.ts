@@ -27,6 +27,7 @@ import { built, enclosed, query, sql, statement } from '../sql/statement.js';
 import { DDL } from './ddl.js';
 import { DEMO_DATE_COLUMNS, DEMO_PRESENT, demoData } from './demo-data.js';
 import { ORACLE_BUILTINS, ORACLE_SEARCH_PATH, PLSQL_EMULATION } from './plsql.js';
+import { type ArrayRows, PreparedStatements } from './prepared.js';
 
 /** What the simulator and the tests run through PGlite, inside a transaction or not. */
 export type EmbeddedStatements = Pick<Transaction, 'query' | 'exec'>;
@@ -72,8 +73,9 @@ export async function openEmbeddedDatabase(
   log: StartupLog = () => {},
 ): Promise<EmbeddedDatabase<PGlite>> {
   const { pg, fromSnapshot } = await openPGlite(config, warn, log);
+  const prepared = new PreparedStatements(pg);
   const statements: StatementRunner = {
-    rows: (text, params, maxRows) => arrayRows(pg, text, params, maxRows),
+    rows: (text, params, maxRows) => prepared.rows(text, params, maxRows),
     close: async () => {
       if (!pg.closed) await pg.close();
     },
@@ -253,31 +255,10 @@ const columnsOfViews = (views: readonly string[]) =>
     (row) => row,
   );
 
-/** A statement's rows as PGlite returns them with `rowMode: 'array'`, and its column names. */
-export interface ArrayRows {
-  readonly columns: string[];
-  readonly rows: unknown[][];
-}
-
 /** Where the driver's statements run: PGlite on this thread, or in a worker thread. */
 export interface StatementRunner {
   rows(text: string, params: BindValue[], maxRows: number | undefined): Promise<ArrayRows>;
   close(): Promise<void>;
-}
-
-export async function arrayRows(
-  pg: EmbeddedStatements,
-  text: string,
-  params: BindValue[],
-  maxRows: number | undefined,
-): Promise<ArrayRows> {
-  // Rows as arrays, keyed once per statement by normalizeRows: PGlite would otherwise build an
-  // object per row only for normalizeRow to copy it (GC was 15 % of a dashboard's CPU).
-  const result = await pg.query<unknown[]>(text, params, { rowMode: 'array' });
-  return {
-    columns: result.fields.map((field) => field.name),
-    rows: maxRows === undefined ? result.rows : result.rows.slice(0, maxRows),
-  };
 }
 
 export class EmbeddedDriver implements Driver {

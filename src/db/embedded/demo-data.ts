@@ -261,6 +261,27 @@ const HANDCRAFTED_TEAMS: TeamDef[] = [
   },
 ];
 
+/**
+ * Another owner's team of a name ANALYST's team has: TEAM_OWNER tells them apart in the DBA_
+ * views (seed 003), and each has its own tools, runs, windows, totals and stats. Last in the
+ * list, so the other teams' generated rows are what they were without it.
+ */
+const SAME_NAMED_TEAM: TeamDef = {
+  owner: 'OPS',
+  name: 'SALES_INSIGHT_TEAM',
+  description: 'Checks the sales figures the operations dashboards publish',
+  members: [
+    {
+      agent: 'OPS_SALES_CHECKER',
+      task: 'CHECK_SALES_FEED',
+      tools: [
+        tool('SALES_FEED_SQL', 'SQL', 'Compare the sales feed with the warehouse totals'),
+        tool('SALES_FEED_SIGNOFF', 'HUMAN', 'Ask an operator to sign off a gap in the feed'),
+      ],
+    },
+  ],
+};
+
 const GENERATED_TEAM_TOPICS = [
   ['DATA_QUALITY', 'Checks nightly loads for data quality problems'],
   ['CONTRACT_REVIEW', 'Reviews supplier contracts for risky clauses'],
@@ -393,7 +414,7 @@ export function demoData(): Tables {
     dba_cloud_ai_conversation_prompts: [],
     gv$agent_exec_stat: execStats(random),
   };
-  const teams = [...HANDCRAFTED_TEAMS, ...generatedTeams(random)];
+  const teams = [...HANDCRAFTED_TEAMS, ...generatedTeams(random), SAME_NAMED_TEAM];
   let toolId = 5001;
   for (const team of teams) {
     const { owner } = team;

@@ -6,7 +6,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { messages, type PGlite, type QueryOptions, type Transaction } from '@electric-sql/pglite';
 import type { EmbeddedDatabaseConfig } from '../../config.js';
 import type { BindValue } from '../driver.js';
-import { arrayRows, type EmbeddedStatements, openPGlite } from './database.js';
+import { type EmbeddedStatements, openPGlite } from './database.js';
+import { PreparedStatements } from './prepared.js';
 
 export type Request =
   | {
@@ -101,8 +102,9 @@ if (port) {
       (fields, message) => post({ log: 'info', fields, message }),
     );
     const transactions = new Map<number, OpenTransaction>();
+    const prepared = new PreparedStatements(pg);
     port.on('message', ({ id, request }: { id: number; request: Request }) => {
-      serve(pg, transactions, id, request).then(
+      serve(pg, prepared, transactions, id, request).then(
         (value) => post({ id, value }),
         (error: unknown) => post({ id, error: threadError(error) }),
       );
@@ -115,6 +117,7 @@ if (port) {
 
 async function serve(
   pg: PGlite,
+  prepared: PreparedStatements,
   transactions: Map<number, OpenTransaction>,
   id: number,
   request: Request,
@@ -127,7 +130,7 @@ async function serve(
   };
   switch (request.op) {
     case 'rows':
-      return arrayRows(pg, request.text, request.params, request.maxRows);
+      return prepared.rows(request.text, request.params, request.maxRows);
     case 'query':
       return on(request.tx).query(request.text, request.params, request.options);
     case 'exec':

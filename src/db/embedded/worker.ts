@@ -4,7 +4,6 @@ import { messages, type QueryOptions, type Results } from '@electric-sql/pglite'
 import type { EmbeddedDatabaseConfig } from '../../config.js';
 import type { BindValue } from '../driver.js';
 import {
-  type ArrayRows,
   type DatabaseLost,
   type EmbeddedDatabase,
   EmbeddedDriver,
@@ -13,6 +12,7 @@ import {
   type StartupLog,
   type StatementRunner,
 } from './database.js';
+import type { ArrayRows } from './prepared.js';
 import type { Notice, Reply, Request, ThreadData, ThreadError } from './worker-thread.js';
 
 /**

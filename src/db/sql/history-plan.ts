@@ -251,7 +251,8 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       if (relation.target === 'Agent' || relation.target === 'Team') {
         // The catalog rows the parent's rows name (a task's agent without DESCRIBE_AGENT, a
         // run's team), as their loaders read them.
-        const [property] = relation.from;
+        // The parent's property that holds the name (a run's team is its owner's too).
+        const property = relation.from[relation.to.indexOf('name')];
         const column = parentTable.columns.find(([p]) => p === property)?.[1] ?? '';
         const names = sql`SELECT ${itemsOf(parentTable, [column])[0] as Fragment} FROM ${parentTable.from}
           WHERE TEAM_EXEC_ID IN (${scope})`;
@@ -337,6 +338,10 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
   }
 
   const runItems = Object.values(tables.TeamRun.select);
+  const teamPartition = sql.join(
+    history.teamOfRun.map((column) => sql`h.${sql.raw(column)}`),
+    ', ',
+  );
   const runSelect = sql.join(runItems, ', ');
   const tasksOnRuns = (viewer: Viewer) => history.runVisible(viewer, sql`t`);
 
@@ -358,14 +363,14 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
         name: 'history.runsOfTeams',
         type: 'TeamRun',
         with: sql`SELECT ${runSelect},
-             ROW_NUMBER() OVER (PARTITION BY h.TEAM_NAME ORDER BY h.START_DATE DESC NULLS LAST, h.TEAM_EXEC_ID) AS RN,
-             COUNT(*) OVER (PARTITION BY h.TEAM_NAME) AS TOTAL_COUNT
+             ROW_NUMBER() OVER (PARTITION BY ${teamPartition} ORDER BY h.START_DATE DESC NULLS LAST, h.TEAM_EXEC_ID) AS RN,
+             COUNT(*) OVER (PARTITION BY ${teamPartition}) AS TOTAL_COUNT
            FROM ${tables.TeamRun.from}
            ${sql.where(sql`h.TEAM_NAME IN (${teams})`, ...history.runFilter(viewer, filter))}`,
         rows: {
           where: sql`(${inWindow}) OR w.RN = 1`,
           extras: [sql`RN`, sql`TOTAL_COUNT`],
-          orderBy: ['TEAM_NAME', 'RN'],
+          orderBy: [...history.teamOfRun, 'RN'],
           decode: (row, run) => ({
             run: run as TeamRun,
             rowNumber: num(row.rn),
@@ -465,7 +470,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
         ${sql.where(sql`h.TEAM_NAME IN (${teams})`, sql`h.STATE = 'WAITING_FOR_HUMAN'`, history.viewerRuns(viewer))}`,
       rows: {
         extras: [],
-        orderBy: ['TEAM_NAME', 'START_DATE', 'TEAM_EXEC_ID'],
+        orderBy: [...history.teamOfRun, 'START_DATE', 'TEAM_EXEC_ID'],
         decode: (_row, run) => run as TeamRun,
       },
     }),
@@ -499,7 +504,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
         orderBy: ['RN'],
         decode: (row, node) => ({ node: node as T, position: page.position(row) }),
       },
-      total: sql`(SELECT COUNT(*) FROM ${page.filtered})`,
+      ...(window.counted === false ? {} : { total: sql`(SELECT COUNT(*) FROM ${page.filtered})` }),
     };
   }
 });

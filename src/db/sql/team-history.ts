@@ -395,6 +395,12 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
   return {
     /** The row types as planned statements read them (src/db/sql/history-plan.ts). */
     tables: { TeamRun: runTable, TaskRun: taskTable, ToolCall: callTable },
+    /**
+     * What tells a run's team apart, as output columns of the runs (h): its owner and name
+     * where the view names owners (DBA_: two owners may each have a team of one name), its
+     * name where the view is one owner's (USER_). Windows partition and lists order by it.
+     */
+    teamOfRun: runOwner ? (['TEAM_OWNER', 'TEAM_NAME'] as const) : (['TEAM_NAME'] as const),
     runFilter,
     viewerRuns,
     readable: { runs, tasks, calls },

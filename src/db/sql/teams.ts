@@ -5,6 +5,7 @@ import {
   type TeamRunState,
   type TeamStats,
   type TeamTool,
+  teamKey,
 } from '../../model/team.js';
 import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn, type ViewInfo } from '../catalog.js';
@@ -76,6 +77,7 @@ export const teamSql = perCatalog((catalog: Catalog) => {
   /** The team's name in the team attributes, as the teams view names it. */
   const attributeName = sql.identifier(catalog, catalog.teamAttributes, catalog.columns.teamName);
   const owner = ownerColumn(teams);
+  const runOwner = ownerColumn(catalog.teamHistory, ['TEAM_OWNER']);
   const selectItems = [
     owner ? sql`OWNER` : sql`NULL AS OWNER`,
     sql`${name} AS TEAM_NAME`,
@@ -87,12 +89,19 @@ export const teamSql = perCatalog((catalog: Catalog) => {
   const toolAttr = sql.identifier(catalog, catalog.toolAttributes);
   /** The teams view decides what a viewer sees of every team statement. */
   const mine = (viewer: Viewer) => viewerOwns(catalog, teams, viewer);
-  const toTeam = (row: Row): Team => ({
-    name: str(row.teamName),
-    owner: strOrNull(row.owner) ?? catalog.sessionUser,
-    description: strOrNull(row.description),
-    status: strOrNull(row.status),
-  });
+  const toTeam = (row: Row): Team => {
+    const name = str(row.teamName);
+    const teamOwner = strOrNull(row.owner) ?? catalog.sessionUser;
+    return {
+      id: owner ? teamKey(teamOwner, name) : name,
+      name,
+      owner: teamOwner,
+      description: strOrNull(row.description),
+      status: strOrNull(row.status),
+    };
+  };
+  /** The team attributes' owner, the team's: a team's tools are its owner's. */
+  const attributesOwner = ownerColumn(catalog.teamAttributes);
 
   return {
     /**
@@ -143,7 +152,7 @@ export const teamSql = perCatalog((catalog: Catalog) => {
     toolsByTeams: (viewer: Viewer) => (names: Fragment) =>
       query(
         'teams.tools',
-        sql`SELECT ta.${attributeName} AS TEAM_NAME, m.AGENT_NAME, m.TASK_NAME, tl.TOOL_NAME,
+        sql`SELECT ta.${attributeName} AS TEAM_NAME, ${attributesOwner ? sql`ta.OWNER AS TEAM_OWNER, ` : sql``}m.AGENT_NAME, m.TASK_NAME, tl.TOOL_NAME,
            ${catalog.columns.toolId ? sql`tl.${sql.identifier(catalog, catalog.tools, catalog.columns.toolId)}` : sql`NULL`} AS TOOL_ID,
            ${ownerColumn(catalog.tools) ? sql`tl.OWNER` : sql`NULL`} AS OWNER,
            ins.ATTRIBUTE_VALUE AS INSTRUCTION, typ.ATTRIBUTE_VALUE AS TOOL_TYPE
@@ -160,9 +169,10 @@ export const teamSql = perCatalog((catalog: Catalog) => {
            ON ins.TOOL_NAME = tl.TOOL_NAME AND ins.ATTRIBUTE_NAME = 'instruction' ${sameOwner(catalog.toolAttributes, sql`ins`, sql`tl`)}
          LEFT JOIN ${toolAttr} typ ON ${toolTypeOf(catalog, sql`typ`, sql`tl.TOOL_NAME`, sql`tl.OWNER`)}
          ${sql.where(sql`ta.ATTRIBUTE_NAME = 'agents'`, sql`ta.${attributeName} IN (${names})`, mine(viewer)('ta.OWNER'))}
-         ORDER BY ta.${attributeName}, m.MEMBER_ORDER, kt.TOOL_ORDER`,
+         ORDER BY ta.${attributeName}, ${attributesOwner ? sql`ta.OWNER, ` : sql``}m.MEMBER_ORDER, kt.TOOL_ORDER`,
         (row): TeamTool => ({
           teamName: str(row.teamName),
+          teamOwner: strOrNull(row.teamOwner) ?? catalog.sessionUser,
           toolId: strOrNull(row.toolId),
           name: str(row.toolName),
           owner: strOrNull(row.owner) ?? catalog.sessionUser,
@@ -177,30 +187,36 @@ export const teamSql = perCatalog((catalog: Catalog) => {
       const byState = (state: TeamRunState) =>
         sql`SUM(CASE WHEN h.STATE = '${sql.raw(state)}' THEN 1 ELSE 0 END) AS ${sql.raw(state)}`;
       const ofTeams = [sql`h.TEAM_NAME IN (${names})`, mine(viewer)('h.TEAM_OWNER')];
+      // Per owner and name where the history names owners (DBA_): two owners' teams of one
+      // name are two teams.
+      const team = runOwner ? sql`h.TEAM_OWNER, h.TEAM_NAME` : sql`h.TEAM_NAME`;
+      const sameTeam = runOwner
+        ? sql`w.TEAM_OWNER = r.TEAM_OWNER AND w.TEAM_NAME = r.TEAM_NAME`
+        : sql`w.TEAM_NAME = r.TEAM_NAME`;
       return query(
         'teams.stats',
         sql`SELECT r.*, w.HUMAN_WAIT_COUNT, w.HUMAN_WAIT_TOTAL_MS, w.HUMAN_WAIT_AVG_MS
          FROM (
-           SELECT h.TEAM_NAME, COUNT(*) AS RUN_COUNT,
+           SELECT ${team}, COUNT(*) AS RUN_COUNT,
              ${sql.join(TEAM_RUN_STATES.map(byState), ', ')},
              1.0 * SUM(CASE WHEN h.STATE = 'SUCCEEDED' THEN 1 ELSE 0 END)
                / NULLIF(SUM(CASE WHEN h.STATE IN ('SUCCEEDED', 'FAILED') THEN 1 ELSE 0 END), 0) AS SUCCESS_RATE,
              PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ${durationMsExpression(sql`h`)}) AS DURATION_P50_MS,
              PERCENTILE_CONT(0.95) WITHIN GROUP (ORDER BY ${durationMsExpression(sql`h`)}) AS DURATION_P95_MS
            FROM ${history} h ${sql.where(...ofTeams)}
-           GROUP BY h.TEAM_NAME
+           GROUP BY ${team}
          ) r
          LEFT JOIN (
-           SELECT h.TEAM_NAME, COUNT(*) AS HUMAN_WAIT_COUNT,
+           SELECT ${team}, COUNT(*) AS HUMAN_WAIT_COUNT,
              SUM(${durationMsExpression(sql`c`)}) AS HUMAN_WAIT_TOTAL_MS,
              AVG(${durationMsExpression(sql`c`)}) AS HUMAN_WAIT_AVG_MS
            FROM ${sql.identifier(catalog, catalog.toolHistory)} c
            JOIN ${history} h ON h.TEAM_EXEC_ID = c.TEAM_EXEC_ID
            ${humanToolCalls(catalog, sql`c`)}
            ${sql.where(...ofTeams, sql`c.END_DATE IS NOT NULL`)}
-           GROUP BY h.TEAM_NAME
-         ) w ON w.TEAM_NAME = r.TEAM_NAME`,
-        toStats,
+           GROUP BY ${team}
+         ) w ON ${sameTeam}`,
+        (row) => toStats(row, catalog.sessionUser),
       );
     },
   };
@@ -213,12 +229,13 @@ function byState(read: (state: TeamRunState) => number): Record<TeamRunState, nu
   >;
 }
 
-function toStats(row: Row): TeamStats {
+function toStats(row: Row, sessionUser: string): TeamStats {
   const runsByState = byState((state) =>
     num(row[state.toLowerCase().replace(/_([a-z])/g, (_, c) => c.toUpperCase())]),
   );
   return {
     teamName: str(row.teamName),
+    teamOwner: strOrNull(row.teamOwner) ?? sessionUser,
     runCount: num(row.runCount),
     runsByState,
     successRate: roundedOrNull(row.successRate, 3),
@@ -231,9 +248,10 @@ function toStats(row: Row): TeamStats {
 }
 
 /** What a team without visible runs reports. */
-export function emptyStats(teamName: string): TeamStats {
+export function emptyStats(teamName: string, teamOwner: string): TeamStats {
   return {
     teamName,
+    teamOwner,
     runCount: 0,
     runsByState: byState(() => 0),
     successRate: null,
