@@ -5,11 +5,22 @@
  *   npx tsx bench/abuse.ts [runs]
  */
 import pino from 'pino';
+import { parseCommand } from '../src/command-line.js';
 import { loadConfig } from '../src/config.js';
 import { createServer } from '../src/server.js';
 import { ABUSE_CASES, type AbuseCase, DASHBOARD } from '../test/security/abuse-cases.js';
 
-const runs = Number(process.argv[2] ?? 5);
+const { positionals, fail } = parseCommand({
+  name: 'npx tsx bench/abuse.ts',
+  synopsis: '[runs]',
+  positionals: true,
+  about: `Times each abuse case against a real server over a socket and prints a Markdown table:
+case, HTTP status or error code, median and worst time of [runs] runs (default 5).`,
+});
+const runs = Number(positionals[0] ?? 5);
+if (!(Number.isInteger(runs) && runs > 0) || positionals.length > 1) {
+  fail('takes at most one argument, a whole number of runs');
+}
 
 interface Row {
   readonly name: string;

@@ -26,6 +26,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import { parseCommand } from '../src/command-line.js';
 import { SHAPES } from './anchor-shapes.js';
 import { freePort, startServer } from './server-process.js';
 import { shareOf, type ThreadShare, threadCpu } from './thread-cpu.js';
@@ -37,8 +38,31 @@ const POSTGRES_URL = process.env.ANCHOR_DATABASE_URL ?? 'postgres://postgres@127
 const ROUNDS = Number(process.env.ANCHOR_ROUNDS ?? 4);
 const DURATION_S = Number(process.env.ANCHOR_DURATION_S ?? 5);
 const CPU_REQUESTS = Number(process.env.ANCHOR_CPU_REQUESTS ?? 100);
+const { values } = parseCommand({
+  name: 'npm run bench:anchor --',
+  about: `agent-graph against the anchor, PostGraphile serving the very same rows, side by side in
+alternating rounds: median req/s, p50, p99 and errors of each query, the ratio, and the CPU one
+dashboard costs per process and thread. Writes bench/results-anchor.json.`,
+  options: {
+    shapes: {
+      type: 'boolean',
+      description:
+        'every shape of bench/anchor-shapes.ts at 1 and 32 connections, CPU per shape (bench/results-anchor-shapes.json)',
+    },
+  },
+  environment: {
+    ANCHOR_ENGINE: 'pglite (default) or postgres',
+    ANCHOR_DATABASE_URL: 'the PostgreSQL of ANCHOR_ENGINE=postgres',
+    ANCHOR_KIT: 'the anchor kit (default /work/shared/anchors/postgraphile)',
+    ANCHOR_DIR: 'where the kit is installed (default $TMPDIR/agent-graph-anchor)',
+    ANCHOR_ROUNDS: 'rounds (default 4)',
+    ANCHOR_DURATION_S: 'seconds per query and round (default 5)',
+    ANCHOR_CPU_REQUESTS: 'sequential dashboards per round for the CPU figures (default 100)',
+    ANCHOR_BASELINE: 'another checkout of agent-graph to run as a third server',
+  },
+});
 /** `--shapes`: every shape of bench/anchor-shapes.ts at 1 and 32 connections, CPU per shape. */
-const SHAPES_MODE = process.argv.includes('--shapes');
+const SHAPES_MODE = values.shapes;
 const RUNS: readonly { query: string; connections: number }[] = SHAPES_MODE
   ? Object.keys(SHAPES).flatMap((query) => [
       { query, connections: 1 },

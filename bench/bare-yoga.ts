@@ -6,6 +6,15 @@
  */
 import { createServer } from 'node:http';
 import { createSchema, createYoga } from 'graphql-yoga';
+import { parseCommand } from '../src/command-line.js';
+
+parseCommand({
+  name: 'npx tsx bench/bare-yoga.ts',
+  synopsis: '',
+  about: `graphql-yoga alone (a one-field schema, no plugins, no database) on node:http: the
+ceiling of agent-graph's { __typename } floor, to load with the same client.`,
+  environment: { PORT: 'where to listen (default 4001)' },
+});
 
 const yoga = createYoga({
   schema: createSchema({ typeDefs: 'type Query { x: Int }' }),

@@ -14,23 +14,31 @@
  *
  *   npx tsx bench/cache-fault-soak.ts             # 60 s
  *   SOAK_SECONDS=20 npx tsx bench/cache-fault-soak.ts
- *   npx tsx bench/cache-fault-soak.ts --help
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer as netServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import pino from 'pino';
+import { parseCommand } from '../src/command-line.js';
 import { loadConfig } from '../src/config.js';
 import { setRunState, startRun } from '../src/db/embedded/simulator.js';
 import { type AgentGraphServer, createServer } from '../src/server.js';
 
-if (process.argv.includes('--help')) {
-  console.log(
-    (await import('node:fs')).readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0],
-  );
-  process.exit(0);
-}
+parseCommand({
+  name: 'npx tsx bench/cache-fault-soak.ts',
+  synopsis: '',
+  about: `Two servers with the response cache on, one in memory and one in a private
+redis-server, queried while the soak changes runs, pushes the memory bound and answers waits,
+as that redis-server is killed, restarted empty, paused and resumed. Prints per server the
+requests, errors, cache hits, misses and failures, stale answers, the largest cache size
+against its bound and the largest heap; exit code 1 on a stale answer, a failed request, a
+passed bound or an unhandled rejection.`,
+  environment: {
+    SOAK_SECONDS: 'how long (default 60)',
+    RESPONSE_CACHE_MAX_BYTES: "the in-memory cache's bound",
+  },
+});
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const TTL_MS = 5_000;

@@ -9,8 +9,25 @@
  */
 import { writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
+import { parseCommand } from '../src/command-line.js';
 import { REPEATED_DASHBOARD } from './scenarios.js';
 import { startServer } from './server-process.js';
+
+parseCommand({
+  name: 'npm run bench:cache --',
+  synopsis: '',
+  about: `Many clients asking for the same dashboard, against two server processes side by side,
+one without the response cache and one with it, in alternating rounds, runs moving through
+their states: requests/s, p99 and database statements per second of each. Writes
+bench/results-cache.json.`,
+  environment: {
+    BENCH_DURATION_S: 'seconds per round and server (default 5)',
+    BENCH_CLIENTS: 'concurrent clients (default 50)',
+    BENCH_ROUNDS: 'rounds (default 2)',
+    RESPONSE_CACHE_TTL_MS: "the cached server's TTL (default 60000)",
+    BENCH_SIMULATE: 'false keeps the history still (default true)',
+  },
+});
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);

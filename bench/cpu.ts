@@ -8,21 +8,46 @@
  * With `--baseline <checkout>`, that checkout's server is measured in the same rounds,
  * alternating, for a change's effect. Servers run as bench/server-process.ts starts them.
  */
+import { parseCommand } from '../src/command-line.js';
 import { SCENARIOS } from './scenarios.js';
 import { startServer } from './server-process.js';
 import { shareOf, threadCpu } from './thread-cpu.js';
 
-const argument = (name: string) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? process.argv[at + 1] : undefined;
-};
-const REQUESTS = Number(argument('requests') ?? 200);
-const ROUNDS = Number(argument('rounds') ?? 2);
+const { values: args, fail } = parseCommand({
+  name: 'npm run bench:cpu --',
+  about: `The CPU one request costs, per thread of the server process (the serving thread, the
+busiest other one, the rest), read from /proc around sequential requests after 30 warm-ups:
+steadier than req/s on a shared machine.`,
+  options: {
+    only: {
+      type: 'string',
+      placeholder: 'a,b',
+      description: `scenarios to measure (${SCENARIOS.map((s) => s.name).join(', ')}); all but lookup by default`,
+    },
+    requests: {
+      type: 'string',
+      default: '200',
+      placeholder: 'n',
+      description: 'requests per round',
+    },
+    rounds: { type: 'string', default: '2', placeholder: 'n', description: 'rounds' },
+    baseline: {
+      type: 'string',
+      placeholder: 'dir',
+      description: "another checkout's server, measured in the same rounds, alternating",
+    },
+  },
+});
+const REQUESTS = Number(args.requests);
+const ROUNDS = Number(args.rounds);
+if (!(Number.isInteger(REQUESTS) && REQUESTS > 0 && Number.isInteger(ROUNDS) && ROUNDS > 0)) {
+  fail('--requests and --rounds take whole numbers of at least 1');
+}
 const WARM_UP = 30;
-const only = argument('only')?.split(',');
+const only = args.only?.split(',');
 const scenarios = SCENARIOS.filter((s) => (only ? only.includes(s.name) : s.name !== 'lookup'));
 const checkouts: [string, string | undefined][] = [['this checkout', undefined]];
-const baseline = argument('baseline');
+const baseline = args.baseline;
 if (baseline) checkouts.push(['baseline', baseline]);
 
 interface Measure {

@@ -4,6 +4,7 @@
  * warm-ups. `KEYSET_EXTRA_RUNS=20000` first adds that many runs (copies, new ids) to see how
  * each scales. Usage: `npx tsx bench/keyset-page.ts`.
  */
+import { parseCommand } from '../src/command-line.js';
 import { loadConfig } from '../src/config.js';
 import { discoverDatabase } from '../src/db/discover.js';
 import type { Driver } from '../src/db/driver.js';
@@ -11,6 +12,17 @@ import { openEmbeddedDatabase } from '../src/db/embedded/database.js';
 import { fetchRows, paged, type Query, sql } from '../src/db/sql/statement.js';
 import { teamHistorySql } from '../src/db/sql/team-history.js';
 import { ANONYMOUS_ADMIN } from '../src/model/viewer.js';
+
+parseCommand({
+  name: 'npx tsx bench/keyset-page.ts',
+  synopsis: '',
+  about: `A page deep in teamRuns and toolCalls read by OFFSET and by keyset on the embedded
+database: statement time, median of 50 after 10 warm-ups.`,
+  environment: {
+    KEYSET_DEPTH: 'rows before the page (default 250)',
+    KEYSET_EXTRA_RUNS: 'runs to add first (copies with new ids), to see how each scales',
+  },
+});
 
 const DEPTH = Number(process.env.KEYSET_DEPTH ?? 250);
 const SIZE = 20;

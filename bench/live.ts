@@ -19,25 +19,60 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { parseCommand } from '../src/command-line.js';
 import { runLiveQueries } from './live-queries.js';
 import { runSubscribers, subscriberTable } from './subscribers.js';
 
-const { values } = parseArgs({
+const { values, fail } = parseCommand({
+  name: 'npm run bench:live --',
+  about: `The live scenario of \`npm run bench\` alone: idle graphql-ws subscribers (or live
+queries) on a server process, runs changing state, delivery latency per count. Writes
+bench/results-live.json (bench/results-live-queries.json with --live-queries) and prints the
+table. Each subscriber holds one socket here and one in the client process: raise
+\`ulimit -n\` to twice the largest count.`,
   options: {
-    'live-queries': { type: 'string' },
-    subscribers: { type: 'string', default: '1000,5000' },
-    interval: { type: 'string', default: '2000' },
-    processes: { type: 'string', default: '1' },
-    forms: { type: 'string', default: '1' },
-    'heap-snapshots': { type: 'string' },
+    subscribers: {
+      type: 'string',
+      default: '1000,5000',
+      placeholder: 'n,n,…',
+      description: 'subscriber counts, one run each',
+    },
+    interval: {
+      type: 'string',
+      default: '2000',
+      placeholder: 'ms',
+      description: 'POLL_INTERVAL_MS',
+    },
+    processes: {
+      type: 'string',
+      default: '1',
+      placeholder: '1|2',
+      description: '2: each count on two processes behind Redis (REDIS_URL, else 127.0.0.1:6379)',
+    },
+    forms: {
+      type: 'string',
+      default: '1',
+      placeholder: '1-10',
+      description: 'differently written forms of the same subscription',
+    },
+    'heap-snapshots': {
+      type: 'string',
+      placeholder: 'dir',
+      description: 'write V8 heap snapshots there, with the first subscriber and at each count',
+    },
+    'live-queries': {
+      type: 'string',
+      placeholder: 'n',
+      description: 'n live dashboards (@live, half with patches) instead of subscribers',
+    },
   },
+  environment: { REDIS_URL: 'the Redis of --processes 2' },
 });
 if (values['live-queries'] !== undefined) {
   const count = Number(values['live-queries']);
   const interval = Number(values.interval);
   if (!Number.isInteger(count) || count < 2 || !(interval > 0)) {
-    throw new Error('usage: bench:live -- --live-queries 1000 [--interval 2000]');
+    fail('--live-queries takes a whole number of at least 2, --interval a positive number');
   }
   const row = await runLiveQueries(count, interval);
   await writeFile(
@@ -57,8 +92,8 @@ if (
   ![1, 2].includes(processes) ||
   !(Number.isInteger(forms) && forms >= 1 && forms <= 10)
 ) {
-  throw new Error(
-    'usage: bench:live -- --subscribers 5000,10000 [--interval 2000] [--processes 1|2] [--forms 1-10]',
+  fail(
+    '--subscribers takes whole numbers of at least 2, --interval a positive number, --processes 1 or 2, --forms 1 to 10',
   );
 }
 
@@ -74,7 +109,7 @@ const openFileLimit = () => {
 const limit = openFileLimit();
 const largest = Math.max(...counts);
 if (largest + SPARE_DESCRIPTORS > limit) {
-  throw new Error(
+  fail(
     `${largest} subscribers need about ${largest + SPARE_DESCRIPTORS} open files in this process ` +
       `and as many in the client process; the limit is ${limit}: raise it (ulimit -n ${largest * 2}) or lower the count`,
   );

@@ -17,9 +17,20 @@ import { createInterface } from 'node:readline';
 import { createClient } from 'graphql-ws';
 import pino from 'pino';
 import WebSocket from 'ws';
+import { parseCommand } from '../src/command-line.js';
 import { loadConfig } from '../src/config.js';
 import { setRunState, startRun } from '../src/db/embedded/simulator.js';
 import { createServer } from '../src/server.js';
+
+parseCommand({
+  name: 'npx tsx bench/redis-outage-soak.ts',
+  synopsis: '',
+  about: `A server on the embedded database with REDIS_URL at a private redis-server on a free
+port, under mixed load (queries, runs started and ended, graphql-ws subscribers) while that
+redis-server is killed and restarted, then paused and resumed. Prints, per subscriber, how
+many runs' final states were expected and how many arrived.`,
+  environment: { SOAK_SECONDS: 'how long (default 60)' },
+});
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const SUBSCRIBERS = 8;

@@ -11,6 +11,7 @@
 import { writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import { parseCommand } from '../src/command-line.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 import { startServer } from './server-process.js';
 import { runStop } from './stop.js';
@@ -20,8 +21,26 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = 32;
 const SUBSCRIBERS = (process.env.BENCH_SUBSCRIBERS ?? '1000,5000').split(',').map(Number);
 const POLL_INTERVAL_MS = Number(process.env.POLL_INTERVAL_MS ?? 2000);
-const onlyAt = process.argv.indexOf('--only');
-const ONLY = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : null;
+const { values } = parseCommand({
+  name: 'npm run bench --',
+  about: `Loads a real agent-graph process over loopback as its users do: requests/s, latency,
+statements per request and each throughput as a ratio to the { __typename } floor of the same
+run; then idle graphql-ws subscribers and bursts of changes; then how long stop() takes.
+Writes bench/results.json (bench/results-only.json with --only).`,
+  options: {
+    only: {
+      type: 'string',
+      placeholder: 'a,b',
+      description: `run only these parts: ${SCENARIOS.map((s) => s.name).join(', ')}, subscribers, stop`,
+    },
+  },
+  environment: {
+    BENCH_DURATION_S: 'seconds per scenario (default 5)',
+    BENCH_SUBSCRIBERS: 'subscriber counts (default 1000,5000)',
+    POLL_INTERVAL_MS: 'the server poll interval (default 2000)',
+  },
+});
+const ONLY = values.only === undefined ? null : new Set(values.only.split(','));
 const wanted = (name: string) => ONLY === null || ONLY.has(name);
 
 interface Row {

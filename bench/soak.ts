@@ -20,7 +20,21 @@ import type { ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { parseCommand } from '../src/command-line.js';
 import { startServer } from './server-process.js';
+
+parseCommand({
+  name: 'npm run soak --',
+  synopsis: '',
+  about: `A server on the embedded database in a child process, driven over loopback by query
+clients, graphql-ws and SSE subscribers and one misbehaving client (slowloris, a subscriber
+that never reads, oversized bodies and messages, reconnect storms, malformed documents). Prints
+RSS, heap, descriptors, subscriptions and p99s per sample, then whether anything leaked.`,
+  environment: {
+    SOAK_MINUTES: 'how long (default 10; 1 for a quick look)',
+    SOAK_SAMPLE_SECONDS: 'between samples (default 30)',
+  },
+});
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const SAMPLE_MS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 30) * 1000;

@@ -176,6 +176,12 @@ export interface Config {
   readonly port: number;
   readonly logLevel: LogLevel;
   /**
+   * LOG_FORMAT: `json` (one object a line), `pretty` (pino-pretty: readable on a terminal),
+   * or `auto`, the default: pretty when stdout is a terminal and pino-pretty is installed (a
+   * development dependency: never in the image), JSON otherwise. src/logger.ts decides.
+   */
+  readonly logFormat: LogFormat;
+  /**
    * NODE_ENV=development: an administrator's responses carry the operation's statements
    * (src/statement-log.ts). Any other NODE_ENV, production above all, never shows them.
    */
@@ -216,6 +222,9 @@ export class ConfigError extends Error {
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+export type LogFormat = 'auto' | 'json' | 'pretty';
+const LOG_FORMATS: readonly LogFormat[] = ['auto', 'json', 'pretty'];
 
 const LOG_LEVELS: readonly LogLevel[] = [
   'fatal',
@@ -541,6 +550,7 @@ export function loadConfig(rawEnv: Env): Config {
     host,
     port: env.integer('PORT', 4000, 0, 65_535),
     logLevel: env.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: env.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
     development: env.string('NODE_ENV') === 'development',
     database,
     auth: readAuth(env, host),

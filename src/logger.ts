@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import type { LogFormat } from './config.js';
 
 /**
  * Every error the server logs goes through `serializeError`: pino's own error serializer
@@ -51,6 +52,36 @@ const redactUrl = (url: unknown) => (typeof url === 'string' ? redactText(url) :
 
 /** Errors, and the URL fields the A2A client and the stand-in log. */
 const serializers = { err: serializeError, url: redactUrl, baseUrl: redactUrl };
+
+/**
+ * Where the process logger writes (LOG_FORMAT, src/config.ts): pino-pretty's readable lines
+ * for a person at a terminal, pino's JSON (its default destination, undefined here) for
+ * anything that reads the logs. pino-pretty is a development dependency, loaded only when
+ * wanted, in this thread and synchronously (so a line written just before an exit is not
+ * lost): the image installs production dependencies only, and its logs are JSON.
+ */
+export async function logDestination(
+  format: LogFormat,
+  stdout: { isTTY?: boolean } = process.stdout,
+): Promise<DestinationStream | undefined> {
+  if (format === 'json' || (format === 'auto' && !stdout.isTTY)) return undefined;
+  let pretty: typeof import('pino-pretty').build;
+  try {
+    pretty = (await import('pino-pretty')).build;
+  } catch (error) {
+    if (format === 'auto') return undefined;
+    throw new Error(
+      'LOG_FORMAT=pretty needs pino-pretty, a development dependency (npm ci without --omit=dev)',
+      { cause: error },
+    );
+  }
+  return pretty({
+    sync: true,
+    colorize: Boolean(stdout.isTTY),
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service',
+  });
+}
 
 /** The process logger (main.ts), with the redacting error serializer. */
 export function createLogger(options: LoggerOptions, destination?: DestinationStream): Logger {

@@ -1,12 +1,29 @@
+import { parseCommand } from './command-line.js';
 import { ConfigError, isLoopback, loadConfig } from './config.js';
 import { openLoggedDatabase } from './db/open.js';
 import { StartupError } from './errors.js';
 import { type EarlyListener, listenEarly } from './listen.js';
-import { createLogger, withRedaction } from './logger.js';
+import { createLogger, logDestination, withRedaction } from './logger.js';
 
 // Only the modules above load before the port is taken and the first line printed; the
 // server's (GraphQL, yoga, the schema: most of a start's module loading) load after, while
 // the database opens beside them (in its worker thread, on the other core).
+
+parseCommand({
+  name: 'npm start',
+  synopsis: '',
+  about: `Starts agent-graph: GraphQL (and GraphiQL) at /graphql, the operators' console at
+/console, /health, /ready and /metrics, on Oracle when ORACLE_CONNECT_STRING is set, else on
+the embedded database with demo data. All configuration is environment variables, listed in
+README.md (Configuration); a bad value stops the start with every problem listed.
+npm run dev starts it with NODE_ENV=development.`,
+  environment: {
+    'HOST, PORT': 'where to listen (default 127.0.0.1, 4000)',
+    LOG_LEVEL: 'fatal … trace, or silent (default info)',
+    LOG_FORMAT: 'json, pretty, or auto: pretty on a terminal (default auto)',
+    NODE_ENV: 'development: administrators see each operation’s statements',
+  },
+});
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -17,7 +34,17 @@ try {
   process.exit(1);
 }
 
-const logger = createLogger({ level: config.logLevel, base: { service: 'agent-graph' } });
+let destination: Awaited<ReturnType<typeof logDestination>>;
+try {
+  destination = await logDestination(config.logFormat);
+} catch (error) {
+  process.stderr.write(`agent-graph: ${(error as Error).message}\n`);
+  process.exit(1);
+}
+const logger = createLogger(
+  { level: config.logLevel, base: { service: 'agent-graph' } },
+  destination,
+);
 
 let listener: EarlyListener | undefined;
 try {

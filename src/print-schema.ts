@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { printSubgraphSchema } from '@apollo/subgraph';
 import { printSchema } from 'graphql';
+import { parseCommand } from './command-line.js';
 import { schema, subgraphSchema } from './schema/index.js';
 
 /**
@@ -17,7 +18,18 @@ export const PRINTED = [
 const pathOf = (file: string) => new URL(`../${file}`, import.meta.url);
 
 async function run(): Promise<void> {
-  if (process.argv.includes('--check')) {
+  const { values } = parseCommand({
+    name: 'tsx src/print-schema.ts',
+    synopsis: '[--write | --check]',
+    about: `Prints the schema as clients see it (schema.graphql). npm run schema (--write) rewrites
+schema.graphql and schema.subgraph.graphql from the code; npm run schema:check (--check)
+fails when either differs from it.`,
+    options: {
+      write: { type: 'boolean', description: 'rewrite both files' },
+      check: { type: 'boolean', description: 'exit 1 when either file is out of date' },
+    },
+  });
+  if (values.check) {
     for (const { file, print } of PRINTED) {
       const current = await readFile(pathOf(file), 'utf8').catch(() => '');
       if (current !== print()) {
@@ -25,7 +37,7 @@ async function run(): Promise<void> {
         process.exit(1);
       }
     }
-  } else if (process.argv.includes('--write')) {
+  } else if (values.write) {
     for (const { file, print } of PRINTED) await writeFile(pathOf(file), print());
   } else {
     process.stdout.write(PRINTED[0].print());

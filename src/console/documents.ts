@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { parseCommand } from '../command-line.js';
 import { documentHash } from '../production/trusted-documents.js';
 import { CONSOLE_MANIFEST } from './serve.js';
 
@@ -85,8 +86,15 @@ export const printManifest = (manifest: Record<string, string>) =>
   `${JSON.stringify(manifest, null, 2)}\n`;
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseCommand({
+    name: 'npm run console:documents --',
+    synopsis: '[--check]',
+    about: `Rewrites src/console/static/persisted-documents.json, the console's trusted-document
+manifest, from the operations in console.js.`,
+    options: { check: { type: 'boolean', description: 'exit 1 when the file is out of date' } },
+  });
   const printed = printManifest(consoleManifest());
-  if (process.argv.includes('--check')) {
+  if (values.check) {
     if (readFileSync(CONSOLE_MANIFEST, 'utf8') !== printed) {
       process.stderr.write(
         'src/console/static/persisted-documents.json is out of date: run `npm run console:documents`\n',

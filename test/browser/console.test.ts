@@ -3,9 +3,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import type { EmbeddedPg } from '../../src/db/embedded/database.js';
-import { startRun } from '../../src/db/embedded/simulator.js';
+import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { REPORT, stillWaiting, waitingRun } from '../hitl/support.js';
-import { embeddedPg, runsIn, settled } from '../live/support.js';
+import { embeddedPg, liveQueriesSettled, runsIn, settled } from '../live/support.js';
 import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -44,6 +44,10 @@ afterAll(async () => {
   await browser?.close();
   await Promise.all([t?.stop(), secured?.stop()]);
 });
+
+/** The page's requests to /graphql (queries and mutations over HTTP; not its WebSocket). */
+const graphqlPosts = (requested: readonly string[]) =>
+  requested.filter((url) => new URL(url).pathname === '/graphql' && url.startsWith('http')).length;
 
 /** Opens the console and records every request and WebSocket it makes. */
 async function open(url: string): Promise<{ page: Page; requested: string[] }> {
@@ -186,8 +190,10 @@ describe('the console at /console', () => {
     expect(await prompts.getAttribute('open')).toBeNull();
     await page.screenshot({ path: `${SCREENSHOTS}/console-run.png`, fullPage: true });
 
-    // Answered elsewhere: the page says so, and loads the new state when asked.
-    await settled(t.server, 1);
+    // Answered elsewhere: the page says so (its live query's new answer), and shows the new
+    // state when asked, with nothing fetched again.
+    await liveQueriesSettled(t.server, 1);
+    const fetched = graphqlPosts(requested);
     const answered = await t.post(
       'mutation($execId: ID!) { respondToHuman(execId: $execId, response: "done") { execId } }',
       { execId },
@@ -197,6 +203,8 @@ describe('the console at /console', () => {
     await changed.getByText('RESUMING').waitFor();
     await changed.getByRole('button', { name: 'Show the latest' }).click();
     await expect.poll(() => humanCallTook.textContent()).toMatch(/^\d+ ms$|^\d+s$/);
+    expect(graphqlPosts(requested)).toBe(fetched);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-37-run-live.png`, fullPage: true });
 
     await page.getByRole('link', { name: REPORT }).first().click();
     await page.getByRole('heading', { name: 'Drift from the catalog' }).waitFor();
@@ -214,6 +222,17 @@ describe('the console at /console', () => {
     await page.locator('svg.activity-bars').waitFor();
     expect(await page.locator('main').textContent()).toContain('A2A card');
     await page.screenshot({ path: `${SCREENSHOTS}/console-team.png`, fullPage: true });
+
+    // The team page follows its runs through live queries (the runs' first page and the
+    // activity): a run that ends shows as ended, and the page fetches nothing for it.
+    const row = page.locator('tr', { hasText: execId });
+    await row.waitFor();
+    await liveQueriesSettled(t.server, 2);
+    const teamFetched = graphqlPosts(requested);
+    await setRunState(pg, execId, 'SUCCEEDED');
+    await row.getByText('SUCCEEDED').waitFor();
+    expect(graphqlPosts(requested)).toBe(teamFetched);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-37-team-live.png`, fullPage: true });
     expect(requested.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
     await page.close();
   });
@@ -310,7 +329,7 @@ describe('the console at /console', () => {
   });
 
   test('the statistics page charts team-run activity, with hover values, and redraws when a run starts', async () => {
-    const { page } = await open(`${t.url}/console#/stats`);
+    const { page, requested } = await open(`${t.url}/console#/stats`);
     const bars = page.locator('svg.activity-bars');
     await bars.waitFor();
     expect(Number(await bars.getAttribute('data-started-total'))).toBeGreaterThan(0);
@@ -330,10 +349,12 @@ describe('the console at /console', () => {
     expect(await page.locator('.readout').textContent()).toMatch(/: \d+ started \(.*\); \d+ ended/);
     await page.screenshot({ path: `${SCREENSHOTS}/console-activity.png`, fullPage: true });
 
-    // A run starts: the subscription's event redraws the chart with it in the current hour.
+    // A run starts: the live query's new answer redraws the chart with it in the current hour,
+    // and the page fetches nothing for it.
     const current = () => bars.locator('g.bucket').last().getAttribute('data-started');
     const before = Number(await current());
-    await settled(t.server, 1);
+    await liveQueriesSettled(t.server, 1);
+    const fetched = graphqlPosts(requested);
     await startRun(pg, {
       owner: 'APP_USER',
       teamName: REPORT,
@@ -342,6 +363,7 @@ describe('the console at /console', () => {
     await expect
       .poll(async () => Number(await current()), { timeout: 10_000 })
       .toBeGreaterThan(before);
+    expect(graphqlPosts(requested)).toBe(fetched);
     await page.screenshot({ path: `${SCREENSHOTS}/console-activity-updated.png`, fullPage: true });
 
     await page.getByRole('button', { name: 'Last 30 days' }).click();

@@ -181,8 +181,27 @@ describe('the demo in a steady state (issue 36, item 8)', () => {
              FROM dba_ai_agent_team_history`,
           )
         ).rows[0] as { runs: number; waiting: number; active: number };
+      // What Select AI records beside a run, its tasks' prompts and failed jobs, goes with it.
+      const unowned = async () =>
+        (
+          await database.pg.query<{ prompts: number; jobs: number; all: number }>(
+            `SELECT
+               (SELECT count(*)::int FROM dba_cloud_ai_conversation_prompts p
+                WHERE NOT EXISTS (SELECT 1 FROM dba_ai_agent_task_history t
+                  WHERE t.coversation_param::json->>'conversation_id' = p.conversation_id)) AS prompts,
+               (SELECT count(*)::int FROM dba_scheduler_job_run_details d
+                WHERE NOT EXISTS (SELECT 1 FROM dba_ai_agent_task_history t
+                  WHERE d.owner = t.task_owner AND d.job_name = t.team_name || '$' || t.task_name
+                    AND d.actual_start_date >= t.start_date - INTERVAL '1 minute'
+                    AND (t.end_date IS NULL OR d.actual_start_date <= t.end_date + INTERVAL '1 minute'))) AS jobs,
+               (SELECT count(*)::int FROM dba_cloud_ai_conversation_prompts)
+                 + (SELECT count(*)::int FROM dba_scheduler_job_run_details) AS all`,
+          )
+        ).rows[0] as { prompts: number; jobs: number; all: number };
       const simulator = new Simulator(database.pg, { seed: 36 });
       const begin = await counts();
+      const unownedBefore = await unowned();
+      expect(unownedBefore).toMatchObject({ prompts: 0, jobs: 0 });
       expect(begin.waiting).toBeGreaterThan(0);
       // Steps 30 s apart on a clock that does not wait for them (the timer's are 3 s; the
       // same two hours in 2,400 such steps held too, at a minute of PGlite per 700 steps).
@@ -222,6 +241,10 @@ describe('the demo in a steady state (issue 36, item 8)', () => {
         'SELECT max(start_date) AS newest FROM dba_ai_agent_team_history',
       );
       expect(rows[0]?.newest.getTime()).toBeGreaterThan(DEMO_PRESENT + (hours - 0.1) * 3_600_000);
+      const unownedAfter = await unowned();
+      expect(unownedAfter).toMatchObject({ prompts: 0, jobs: 0 });
+      // Bounded as the runs are, not growing with every run the simulator has ended.
+      expect(unownedAfter.all).toBeLessThanOrEqual(unownedBefore.all * 1.5);
     } finally {
       await database.driver.close();
     }

@@ -219,6 +219,20 @@ export async function settled(server: AgentGraphServer, subscriptions: number): 
   await until(async () => (await goodCycles(server)) > cycles, WAIT_MS, 'a poll cycle');
 }
 
+/** As settled, for pages that watch through live queries (agentgraph_live_queries). */
+export async function liveQueriesSettled(
+  server: AgentGraphServer,
+  liveQueries: number,
+): Promise<void> {
+  await until(
+    async () => (await metric(server, 'agentgraph_live_queries')) === liveQueries,
+    WAIT_MS,
+    `${liveQueries} live queries`,
+  );
+  const cycles = await goodCycles(server);
+  await until(async () => (await goodCycles(server)) > cycles, WAIT_MS, 'a poll cycle');
+}
+
 export function embeddedPg(server: AgentGraphServer): EmbeddedPg {
   const pg = server.database.embedded?.pg;
   if (!pg) throw new Error('the test server is not embedded');

@@ -8,7 +8,9 @@
  * column being the one it reads but does not show (USER_ views: the owner, bound to
  * APP_USER as the embedded session user; V$: INST_ID = 1). The rows come from demoData().
  */
+
 import { pathToFileURL } from 'node:url';
+import { parseCommand } from '../../src/command-line.js';
 import { loadConfig } from '../../src/config.js';
 import { openEmbeddedDatabase } from '../../src/db/embedded/database.js';
 import { pgColumn } from '../../src/db/embedded/ddl.js';
@@ -312,5 +314,11 @@ export async function runFixture(connection: FixtureConnection, sql: string): Pr
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  parseCommand({
+    name: 'npm run -s oracle:fixture',
+    synopsis: '> test/oracle/fixture.sql',
+    about: `Prints test/oracle/fixture.sql: the embedded database's tables, views and demo rows,
+rewritten for an Oracle test schema (USER_ views bound to APP_USER, V$ to INST_ID = 1).`,
+  });
   process.stdout.write(await generateFixture());
 }

@@ -809,6 +809,14 @@ const RUNS = `query ConsoleRuns($first: Int, $last: Int, $after: String, $before
     nodes { ${RUN_FIELDS} }
   }
 }`;
+/** The first page, kept true by the server. */
+const RUNS_LIVE = `query ConsoleRunsLive($first: Int, $filter: TeamRunFilter) @live {
+  teamRuns(first: $first, filter: $filter) {
+    totalCount
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+    nodes { ${RUN_FIELDS} }
+  }
+}`;
 /** A search: the run with that id, and the runs of that conversation, both filtered. */
 const RUN_SEARCH = `query ConsoleRunSearch($execId: ID!, $filter: TeamRunFilter) {
   teamRun(execId: $execId) { ${RUN_FIELDS} }
@@ -827,30 +835,6 @@ const PERIODS = {
   '30d': ['in the last 30 days', 30 * 86_400_000],
 };
 const RUNS_PAGE = 25;
-
-/**
- * The one place a watching page fetches its data again: `load` now, then once after each
- * burst of state changes of the team's runs (every team's when null), coalesced. A page that
- * moves to a live query changes only this call.
- * @param {string | null} teamName
- * @param {() => unknown} load
- * @returns {() => void} stops watching
- */
-function watchRuns(teamName, load) {
-  let timer;
-  const later = () => {
-    clearTimeout(timer);
-    timer = setTimeout(load, 300);
-  };
-  const stop = teamName
-    ? subscribe(RUN_CHANGED, { teamName }, later, () => {})
-    : subscribe(CHANGES, {}, later, () => {});
-  load();
-  return () => {
-    clearTimeout(timer);
-    stop();
-  };
-}
 
 /**
  * A list of runs, paged 25 at a time, with filters (team unless `team` is fixed, states,
@@ -966,40 +950,70 @@ function runList(team, params) {
   };
 
   let latest = 0;
+  /** Stops the live query of the first page, when it is shown. */
+  let stopLive = () => {};
   const load = async () => {
     const chosen = state();
     const asked = ++latest;
     const filter = filterOf(chosen);
-    let runs = [];
-    let total = 0;
-    let info = { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null };
-    let errors = [];
+    stopLive();
+    stopLive = () => {};
+    const noInfo = {
+      hasNextPage: false,
+      hasPreviousPage: false,
+      startCursor: null,
+      endCursor: null,
+    };
     if (chosen.q) {
       const result = await gql(RUN_SEARCH, {
         execId: chosen.q,
         filter: { ...filter, conversationId: chosen.q },
       });
-      errors = result.errors;
       const byId = result.data?.teamRun;
       const byConversation = result.data?.teamRuns?.nodes ?? [];
-      runs = [
+      const runs = [
         ...(byId && matches(byId, chosen) ? [byId] : []),
         ...byConversation.filter((run) => run.execId !== byId?.execId),
       ];
-      total = runs.length;
-    } else {
+      show(asked, chosen, runs, runs.length, noInfo, result.errors);
+    } else if (page.after || page.before) {
+      // A later page holds its place by its cursor: it is not followed.
       const result = await gql(RUNS, {
         filter,
         ...(page.before
           ? { last: RUNS_PAGE, before: page.before }
           : { first: RUNS_PAGE, after: page.after }),
       });
-      errors = result.errors;
       const connection = result.data?.teamRuns;
-      runs = connection?.nodes ?? [];
-      total = connection?.totalCount ?? 0;
-      if (connection) info = connection.pageInfo;
+      show(
+        asked,
+        chosen,
+        connection?.nodes ?? [],
+        connection?.totalCount ?? 0,
+        connection?.pageInfo ?? noInfo,
+        result.errors,
+      );
+    } else {
+      // The first page follows the runs: a live query, sent again by the server as they change.
+      stopLive = subscribe(
+        RUNS_LIVE,
+        { filter, first: RUNS_PAGE },
+        (data) => {
+          const connection = data?.teamRuns;
+          show(
+            asked,
+            chosen,
+            connection?.nodes ?? [],
+            connection?.totalCount ?? 0,
+            connection?.pageInfo ?? noInfo,
+            [],
+          );
+        },
+        (errors) => show(asked, chosen, [], 0, noInfo, errors),
+      );
     }
+  };
+  const show = (asked, chosen, runs, total, info, errors) => {
     if (asked !== latest) return;
     const words = described(chosen);
     const clearButton = h('button', { type: 'button' }, 'Clear the filters');
@@ -1078,9 +1092,7 @@ function runList(team, params) {
       }
     });
   }
-  // Only the first page follows the runs: a later one holds its place by its cursor.
-  const stop = watchRuns(team, () => (page.after || page.before ? undefined : load()));
-  if (page.after || page.before) load();
+  load();
   return {
     element: h(
       'section',
@@ -1092,7 +1104,8 @@ function runList(team, params) {
     ),
     stop: () => {
       clearTimeout(typing);
-      stop();
+      latest++;
+      stopLive();
     },
   };
 }
@@ -1103,7 +1116,7 @@ function runsView(root, _argument, params) {
   return list.stop;
 }
 
-const RUN = `query ConsoleRun($execId: ID!) {
+const RUN = `query ConsoleRun($execId: ID!) @live {
   teamRun(execId: $execId) {
     execId teamName owner state startDate endDate durationMs
     team { tools { name toolType } }
@@ -1122,10 +1135,6 @@ function collapsed(summary, text) {
   return h('details', {}, h('summary', {}, summary), h('pre', {}, text));
 }
 
-const RUN_CHANGED = `subscription ConsoleRunChanged($teamName: String!) {
-  teamRunChanged(filter: { teamName: $teamName }) { state run { execId } }
-}`;
-
 function runView(root, execId) {
   const notice = h('div', { role: 'status' });
   // An answer sent from this page is confirmed here, outside what a reload redraws.
@@ -1134,37 +1143,46 @@ function runView(root, execId) {
   add(root, h('h2', { tabindex: '-1' }, 'Run ', execId), notice, confirmation, body);
   /** The wait (its since) answered from this page: its box is not offered again. */
   let answered;
-  let closed = false;
-  let stopLive;
-  // The page is not redrawn under the reader (opened prompts would close): a change of the
-  // run is announced, and the reader chooses when to load it.
-  const live = (teamName) =>
-    subscribe(
-      RUN_CHANGED,
-      { teamName },
-      ({ teamRunChanged: change }) => {
-        if (change.run.execId !== execId) return;
-        const refresh = h('button', { type: 'button' }, 'Show the latest');
-        refresh.addEventListener('click', () => {
-          notice.replaceChildren();
-          load();
-        });
-        notice.replaceChildren(
-          h('p', { class: 'changed' }, 'The run is now ', stateBadge(change.state), ' ', refresh),
-        );
-      },
-      (errors) => notice.replaceChildren(errorBanner(errors)),
-    );
-  const load = () =>
-    gql(RUN, { execId }).then(({ data, errors }) => {
-      if (closed) return;
-      body.replaceChildren();
-      if (errors.length) add(body, errorBanner(errors));
-      const run = data?.teamRun;
-      if (!run) return;
-      stopLive ??= live(run.teamName);
-      render(run);
-    });
+  let shown = false;
+  // The run is a live query: the server sends it again when it changes. The page is not
+  // redrawn under the reader (opened prompts would close): a new answer is announced, and the
+  // reader chooses when to see it, with nothing fetched again.
+  const show = (data, errors) => {
+    body.replaceChildren();
+    if (errors.length) add(body, errorBanner(errors));
+    const run = data?.teamRun;
+    if (run) render(run);
+  };
+  const stop = subscribe(
+    RUN,
+    { execId },
+    (data) => {
+      if (!shown || !data?.teamRun) {
+        shown = true;
+        show(data, []);
+        return;
+      }
+      const latest = h('button', { type: 'button' }, 'Show the latest');
+      latest.addEventListener('click', () => {
+        notice.replaceChildren();
+        show(data, []);
+      });
+      notice.replaceChildren(
+        h(
+          'p',
+          { class: 'changed' },
+          'The run is now ',
+          stateBadge(data.teamRun.state),
+          ' ',
+          latest,
+        ),
+      );
+    },
+    (errors) => {
+      if (shown) notice.replaceChildren(errorBanner(errors));
+      else show(null, errors);
+    },
+  );
   const render = (run) =>
     add(
       body,
@@ -1297,11 +1315,7 @@ function runView(root, execId) {
     section.append(form);
     return section;
   };
-  load();
-  return () => {
-    closed = true;
-    stopLive?.();
-  };
+  return stop;
 }
 
 const STATS_FIELDS =
@@ -1360,7 +1374,7 @@ const TEAM = `query ConsoleTeam($name: String!) {
 const RUN_TEAM = `mutation ConsoleRunTeam($teamName: String!, $prompt: String!, $idempotencyKey: String) {
   runTeam(teamName: $teamName, prompt: $prompt, idempotencyKey: $idempotencyKey) { conversationId }
 }`;
-const RUN_OF_CONVERSATION = `query ConsoleRunOfConversation($conversationId: String!) {
+const RUN_OF_CONVERSATION = `query ConsoleRunOfConversation($conversationId: String!) @live {
   teamRuns(first: 1, filter: { conversationId: $conversationId }) { nodes { execId } }
 }`;
 
@@ -1414,13 +1428,18 @@ function startRunForm(teamName) {
       ').',
     );
     stopFinding();
-    stopFinding = watchRuns(teamName, async () => {
-      const { data: found } = await gql(RUN_OF_CONVERSATION, { conversationId });
-      const execId = found?.teamRuns?.nodes?.[0]?.execId;
-      if (!execId) return;
-      stopFinding();
-      location.hash = `#/run/${encodeURIComponent(execId)}`;
-    });
+    // A live query: the server answers again once the run is in the database.
+    stopFinding = subscribe(
+      RUN_OF_CONVERSATION,
+      { conversationId },
+      (found) => {
+        const execId = found?.teamRuns?.nodes?.[0]?.execId;
+        if (!execId) return;
+        stopFinding();
+        location.hash = `#/run/${encodeURIComponent(execId)}`;
+      },
+      () => {},
+    );
   });
   return {
     element: h(
@@ -1680,7 +1699,7 @@ function statsView(root) {
 
 // ---- activity over time (teamRunActivity), on the Statistics and Team pages ----
 
-const ACTIVITY = `query ConsoleActivity($bucket: ActivityBucket!, $filter: TeamRunActivityFilter) {
+const ACTIVITY = `query ConsoleActivity($bucket: ActivityBucket!, $filter: TeamRunActivityFilter) @live {
   teamRunActivity(bucket: $bucket, filter: $filter) {
     bucket from to
     buckets {
@@ -1978,15 +1997,27 @@ function activitySection(teamName) {
     });
     return button;
   });
-  const load = () =>
-    gql(ACTIVITY, { bucket, filter: teamName ? { teamName } : null }).then(({ data, errors }) => {
-      const activity = data?.teamRunActivity;
-      body.replaceChildren(
-        errors.length ? errorBanner(errors) : '',
-        activity ? activityCharts(activity) : '',
-      );
-    });
-  const stop = watchRuns(teamName, load);
+  const show = (data, errors) => {
+    const activity = data?.teamRunActivity;
+    body.replaceChildren(
+      errors.length ? errorBanner(errors) : '',
+      activity ? activityCharts(activity) : '',
+    );
+  };
+  // A live query: the server sends the activity again when a run changes; another period is
+  // another live query.
+  let stopLive = () => {};
+  const load = () => {
+    stopLive();
+    stopLive = subscribe(
+      ACTIVITY,
+      { bucket, filter: teamName ? { teamName } : null },
+      (data) => show(data, []),
+      (errors) => show(null, errors),
+    );
+  };
+  load();
+  const stop = () => stopLive();
   const section = h(
     'section',
     { class: 'activity-section', 'aria-label': 'Activity over time' },

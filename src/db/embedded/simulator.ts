@@ -518,7 +518,12 @@ export class Simulator {
     };
   }
 
-  /** Deletes the oldest ended runs beyond `total`, with their tasks and tool calls. */
+  /**
+   * Deletes the oldest ended runs beyond `total`, with their tasks and tool calls and what
+   * Select AI recorded beside them: their tasks' conversation prompts (a conversation no kept
+   * task holds) and their failed tasks' scheduler job runs, found as task-details.ts finds a
+   * task's job (name, owner, started within a minute of the task).
+   */
   private async ageOut(total: number): Promise<void> {
     await this.pg.transaction(async (tx) => {
       const { rows } = await tx.query<{ team_exec_id: string }>(
@@ -529,6 +534,26 @@ export class Simulator {
       );
       if (rows.length === 0) return;
       const ids = rows.map((row) => row.team_exec_id);
+      await tx.query(
+        `DELETE FROM dba_cloud_ai_conversation_prompts p
+         WHERE p.conversation_id IN (
+             SELECT t.coversation_param::json->>'conversation_id'
+             FROM dba_ai_agent_task_history t WHERE t.team_exec_id = ANY($1))
+           AND NOT EXISTS (
+             SELECT 1 FROM dba_ai_agent_task_history k
+             WHERE k.team_exec_id <> ALL($1)
+               AND k.coversation_param::json->>'conversation_id' = p.conversation_id)`,
+        [ids],
+      );
+      await tx.query(
+        `DELETE FROM dba_scheduler_job_run_details d
+         USING dba_ai_agent_task_history t
+         WHERE t.team_exec_id = ANY($1) AND d.owner = t.task_owner
+           AND d.job_name = t.team_name || '$' || t.task_name
+           AND d.actual_start_date >= t.start_date - INTERVAL '1 minute'
+           AND (t.end_date IS NULL OR d.actual_start_date <= t.end_date + INTERVAL '1 minute')`,
+        [ids],
+      );
       for (const table of ['tool', 'task', 'team']) {
         await tx.query(`DELETE FROM dba_ai_agent_${table}_history WHERE team_exec_id = ANY($1)`, [
           ids,
