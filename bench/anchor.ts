@@ -99,12 +99,15 @@ function install(): void {
   }
 }
 
+/** PGlite's WebAssembly alone takes over 30 s to start on the loaded shared machine. */
+const START_SECONDS = 120;
+
 async function waitFor(what: string, ready: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < START_SECONDS * 10; i++) {
     if (await ready().catch(() => false)) return;
     await sleep(100);
   }
-  throw new Error(`${what} did not start in 30 s`);
+  throw new Error(`${what} did not start in ${START_SECONDS} s`);
 }
 
 /** The anchor's database: a PGlite socket server of its own, or the machine's PostgreSQL. */
