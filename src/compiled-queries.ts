@@ -15,15 +15,23 @@ import type { Plugin } from 'graphql-yoga';
 
 type Compiled = CompiledQuery | ExecutionResult;
 
+/** How an operation is executed: the one function every path calls. */
+export type Execute = (args: ExecutionArgs) => ExecutionResult | Promise<ExecutionResult>;
+
 /**
- * Queries run as graphql-jit compiles them, once per parsed document (yoga's parse cache hands
- * every request of the same text the same document object): a dashboard's 4,000 fields cost
- * half the serving thread's CPU under graphql-tools' executor, which allocates closures,
- * promises and argument objects for every field. Mutations stay on graphql-tools' executor:
- * it hands resolvers the operation's abort signal (`info.signal`, executeAgent's
- * cancellation) and stops scheduling resolvers once it aborts. Subscription events take their
- * own path (src/subscription-events.ts). A stopped query sends no further statement all the
- * same (OperationUsage in src/context.ts).
+ * The one executor: queries, mutations and the executions of subscription events all run as
+ * graphql-jit compiles their document, once per parsed document and operation (yoga's parse
+ * cache hands every request of the same text the same document object; a subscription keeps
+ * its document for its life). So a resolver, and whatever wraps resolvers, is written for
+ * one executor, and cancellation reaches resolvers one way on every path: the operation's
+ * signal in its context (`context.usage.stopped`, src/context.ts), which the timeout aborts
+ * (hardening/request-timeout.ts) and under which no further statement is sent. graphql-jit
+ * hands resolvers no `info.signal` and keeps calling resolvers once aborted; their statements
+ * are refused, and a long call listens to the signal (executeAgent).
+ *
+ * Why graphql-jit: a dashboard's 4,000 fields cost half the serving thread's CPU under
+ * graphql-tools' executor, which allocates closures, promises and argument objects for every
+ * field (docs/architecture.md, "One executor, compiled").
  *
  * Own code rather than @envelop/graphql-jit, whose executor hands on what graphql-jit makes
  * of bad variables (its own messages, a thrown scalar error as no GraphQL error at all) and
@@ -32,16 +40,13 @@ type Compiled = CompiledQuery | ExecutionResult;
  * graphql-js first, with the errors graphql-tools' executor gives, and each error of a result
  * is a graphql-js error located in the document.
  *
- * A compiled query lives as long as its document in yoga's parse cache (an LRU of 1,024
+ * A compiled document lives as long as its document (yoga's parse cache is an LRU of 1,024
  * documents; a compiled dashboard adds ~15 KB to its 16 KB document), and compiling one costs
  * one to two times what validating it does (dashboard 2.4 ms against 1.1 ms): a document never
  * seen before costs parse, validation and compilation, within the same document limits
  * (hardening/document-limits.ts).
- *
- * First in yoga's plugin list: the execute wrappers of later plugins (request-timeout.ts,
- * response-size.ts) wrap the compiled query.
  */
-export function useCompiledQueries(): Plugin {
+export function compiledExecutor(): Execute {
   const cache = new WeakMap<
     DocumentNode,
     Map<string, { schema: GraphQLSchema; query: Compiled }>
@@ -62,22 +67,31 @@ export function useCompiledQueries(): Plugin {
     byOperation.set(name, { schema: args.schema, query });
     return query;
   };
+  return (args) => run(args, getOperationAST(args.document, args.operationName), compiled(args));
+}
+
+/**
+ * Queries and mutations take the one executor in yoga (subscriptions take theirs in
+ * src/subscription-events.ts, which executes each event with it). First in yoga's plugin
+ * list: the execute wrappers of later plugins (request-timeout.ts, response-size.ts) wrap it.
+ */
+export function useCompiledExecution(execute: Execute): Plugin {
   return {
     onExecute({ args, setExecuteFn }) {
       const operation = getOperationAST(args.document, args.operationName);
-      if (operation?.operation !== 'query') return;
-      setExecuteFn((execution) => run(execution, operation, compiled(execution)));
+      if (operation?.operation === 'subscription') return;
+      setExecuteFn(execute);
     },
   };
 }
 
 function run(
   args: ExecutionArgs,
-  operation: OperationDefinitionNode,
+  operation: OperationDefinitionNode | null | undefined,
   query: Compiled,
 ): ExecutionResult | Promise<ExecutionResult> {
   const variables = args.variableValues ?? {};
-  if (operation.variableDefinitions?.length) {
+  if (operation?.variableDefinitions?.length) {
     const coerced = getVariableValues(args.schema, operation.variableDefinitions, variables, {
       maxErrors: 50,
     });

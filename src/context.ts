@@ -34,12 +34,17 @@ export interface Context {
 }
 
 /**
- * What one operation has cost so far. Once `stopped` aborts (the operation timed out or its
- * client went away: hardening/request-timeout.ts), the operation sends no further statement,
- * whichever executor runs its resolvers (src/yoga.ts).
+ * What one operation has cost so far, and its signal. Once `stopped` aborts (the operation
+ * timed out or its client went away: hardening/request-timeout.ts), the operation sends no
+ * further statement.
  */
 export interface OperationUsage {
   statements: number;
+  /**
+   * The operation's signal: the one way cancellation reaches a resolver, for a query, a
+   * mutation and a subscription event alike (src/compiled-queries.ts); a long call passes it
+   * on (executeAgent).
+   */
   stopped?: AbortSignal;
   /**
    * The statements themselves, when this operation's response shows them (development mode,

@@ -5,7 +5,6 @@ import {
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
-  execute,
   type FragmentDefinitionNode,
   getOperationAST,
   Kind,
@@ -13,6 +12,7 @@ import {
   visit,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { Execute } from './compiled-queries.js';
 import { type Context, operationState, type RepositoriesFor } from './context.js';
 import { boundedResult } from './hardening/response-size.js';
 import { mapAsyncIterable } from './iterables.js';
@@ -39,6 +39,12 @@ import { withStatements } from './statement-log.js';
  * test/live/one-path.test.ts holds the transports' events equal.
  */
 export interface SubscriptionEventsOptions {
+  /**
+   * How an event is executed: the executor of queries and mutations (src/compiled-queries.ts)
+   * under the request timeout (hardening/request-timeout.ts withTimeout), so an event's
+   * resolvers see cancellation as a query's do, in their context.
+   */
+  readonly execute: Execute;
   readonly repositoriesFor: RepositoriesFor;
   readonly maskError: MaskError;
   readonly maxResponseBytes: number;
@@ -68,7 +74,9 @@ export const eventSourceOf = (args: ExecutionArgs): EventSource | undefined => s
  * so per-request DataLoaders (ours, and those Pothos keys on the context object) would
  * answer later events with rows cached by earlier ones, and the event's statements would
  * count into the subscribe request. This replaces graphql-js's subscribe with the same two
- * steps (source stream, then execute per event) on this path.
+ * steps on this path: the source stream (graphql-js's createSourceEventStream, which calls
+ * only the field's `subscribe`), then each event executed by the one executor of queries and
+ * mutations (`options.execute`).
  */
 export function useSubscriptionEvents(options: SubscriptionEventsOptions): Plugin<Context> {
   const path = new EventPath(options);
@@ -147,7 +155,7 @@ class EventPath {
     payload: unknown,
     contextValue: Context,
   ): Promise<ExecutionResult> {
-    return execute({ ...args, rootValue: payload, contextValue });
+    return this.options.execute({ ...args, rootValue: payload, contextValue });
   }
 
   /** The event's statements go with it when they are logged (src/statement-log.ts). */

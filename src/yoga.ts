@@ -1,6 +1,7 @@
 import {
   type ASTNode,
   type DocumentNode,
+  type ExecutionArgs,
   GraphQLError,
   type GraphQLSchema,
   Kind,
@@ -12,12 +13,13 @@ import type { A2ACards } from './a2a/client.js';
 import { authFailureRecorder } from './auth/failures.js';
 import type { Authenticate } from './auth/jwt.js';
 import { useAuthentication } from './auth/plugin.js';
-import { useCompiledQueries } from './compiled-queries.js';
+import { compiledExecutor, useCompiledExecution } from './compiled-queries.js';
 import type { HttpConfig, LimitsConfig, RateLimitConfig } from './config.js';
 import { type Context, operationState, type RepositoriesFor } from './context.js';
 import { AppError } from './errors.js';
 import type { GraphiqlPage } from './graphiql.js';
 import { corsOptions, hardeningPlugins } from './hardening/index.js';
+import { withTimeout } from './hardening/request-timeout.js';
 import type { LiveHub } from './live/hub.js';
 import { createLiveQueries } from './live-queries/index.js';
 import { copyError, type MaskError, maskedReply, useErrorRequestIds } from './masking.js';
@@ -141,14 +143,19 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
   const { viewers } = options;
   const requestLog = createRequestLog(options.logger, options.metrics);
   const { graphiql } = options;
+  // The one executor of queries, mutations and subscription events (src/compiled-queries.ts).
+  const execute = compiledExecutor();
+  const events = {
+    execute: (args: ExecutionArgs) =>
+      withTimeout(execute, args, options.limits.requestTimeoutMs, options.logger),
+    repositoriesFor: options.repositoriesFor,
+    maskError: options.maskError,
+    maxResponseBytes: options.limits.maxResponseBytes,
+    record: requestLog.event,
+  };
   const liveQueries = createLiveQueries(options.schema, {
     hub: options.live,
-    events: {
-      repositoriesFor: options.repositoriesFor,
-      maskError: options.maskError,
-      maxResponseBytes: options.limits.maxResponseBytes,
-      record: requestLog.event,
-    },
+    events,
     limits: options.limits,
     pollIntervalMs: options.pollIntervalMs,
     metrics: options.metrics,
@@ -183,7 +190,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       };
     },
     plugins: [
-      useCompiledQueries(),
+      useCompiledExecution(execute),
       // Yoga runs every onRequest hook (authentication) before any onRequestParse hook,
       // whatever this order; among the rest, cheap rejections (size, tokens, depth) come first.
       ...hardeningPlugins(options),
@@ -202,12 +209,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       ...options.production.plugins,
       useErrorRequestIds(),
       useStatementLog(options.development),
-      useSubscriptionEvents({
-        repositoriesFor: options.repositoriesFor,
-        maskError: options.maskError,
-        maxResponseBytes: options.limits.maxResponseBytes,
-        record: requestLog.event,
-      }),
+      useSubscriptionEvents(events),
       requestLog.plugin,
       ...(options.tracing ? [options.tracing.plugin] : []),
     ],

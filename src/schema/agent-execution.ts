@@ -251,12 +251,12 @@ builder.mutationFields((t) => ({
         description: 'Also return the execution’s trace (the TRACES overload of EXECUTE_AGENT).',
       }),
     },
-    resolve: (_root, args, context, info) =>
+    resolve: (_root, args, context) =>
       context.repositories.executions.execute(
         args.name,
         args.inputs.map((input) => ({ name: input.name, value: input.value ?? null })),
         args.trace ?? false,
-        (info as { signal?: AbortSignal }).signal,
+        context.usage.stopped,
       ),
   }),
 }));

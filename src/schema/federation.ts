@@ -2,6 +2,7 @@ import { builder } from '../builder.js';
 import { teamKey } from '../model/team.js';
 import { AgentRef } from './agent.js';
 import { type ArgumentBound, type EntityKeys, KEY, ORACLE_NAME } from './bounds.js';
+import { planOf } from './plan.js';
 import { TeamRef } from './team.js';
 import { TeamRunRef } from './team-run.js';
 
@@ -10,7 +11,9 @@ import { TeamRunRef } from './team-run.js';
  * natural key, owner and name; team runs by exec id. A reference is resolved through the
  * request's batched loaders, so `_entities` costs one statement per entity type however many
  * representations it carries, and sees only what the viewer may see: another owner's object
- * (or a name that no owner of that name has) resolves to null.
+ * (or a name that no owner of that name has) resolves to null. Team runs are planned as
+ * `nodes` is (src/schema/plan.ts): the runs and what the selection reads below them, one
+ * statement.
  */
 /** The field names of a key selection: "owner name" → "owner" | "name". */
 type KeyFields<S extends string> = S extends `${infer Field} ${infer Rest}`
@@ -55,5 +58,6 @@ builder.asEntity(TeamRef, {
 
 builder.asEntity(TeamRunRef, {
   key: builder.selection<{ execId: string }>(KEYS.TeamRun.selection),
-  resolveReference: ({ execId }, context) => context.loaders.runById.load(execId),
+  resolveReference: ({ execId }, context, info) =>
+    context.loaders.plannedRunById(planOf(info, 'TeamRun')).load(execId),
 });

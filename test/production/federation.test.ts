@@ -186,6 +186,43 @@ describe('composed into a supergraph, served by Hive Gateway', () => {
     expect(await statements('teams.byNames')).toBe(byName + 1);
   });
 
+  test('_entities of team runs with their tree are planned: one statement for the runs, their team, tasks, agents and tool calls', async () => {
+    const admin = { authorization: `Bearer ${await token({ roles: ['admin'] })}` };
+    const representations = runs.map((run) => ({ __typename: 'TeamRun', execId: run.execId }));
+    const query = `query ($r: [_Any!]!) { _entities(representations: $r) { ... on TeamRun {
+      execId team { name } tasks { taskName agent { name } toolCalls { toolName } } toolCalls { toolName } } } }`;
+    type Entity = {
+      execId: string;
+      team: { name: string } | null;
+      tasks: { taskName: string | null; toolCalls: unknown[] }[];
+      toolCalls: unknown[];
+    };
+    const got: { entities?: Entity[] } = {};
+    const total = await agentGraph.countStatements(async () => {
+      const result = await agentGraph.post<{ _entities: Entity[] }>(
+        query,
+        { r: representations },
+        admin,
+      );
+      expect(result.errors).toBeUndefined();
+      got.entities = result.data?._entities;
+    });
+    expect(total).toBe(1);
+    expect(got.entities?.map((entity) => entity.execId)).toEqual(runs.map((run) => run.execId));
+    for (const [i, entity] of (got.entities ?? []).entries()) {
+      expect(entity.team?.name).toBe(runs[i]?.teamName);
+    }
+    // The same tree through teamRun(execId) answers alike.
+    const first = runs[0] as (typeof runs)[number];
+    const alone = await agentGraph.post<{ teamRun: Entity }>(
+      `{ teamRun(execId: "${first.execId}") { execId team { name } tasks { taskName agent { name } toolCalls { toolName } } toolCalls { toolName } } }`,
+      undefined,
+      admin,
+    );
+    expect(got.entities?.[0]).toEqual(alone.data?.teamRun);
+    expect(got.entities?.flatMap((entity) => entity.tasks).length).toBeGreaterThan(0);
+  });
+
   test('owner isolation is unchanged: another owner’s entities resolve to null', async () => {
     const admin = { authorization: `Bearer ${await token({ roles: ['admin'] })}` };
     const all = await agentGraph.post<{ teamRuns: { nodes: typeof runs } }>(
