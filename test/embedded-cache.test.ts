@@ -1,7 +1,6 @@
 import { copyFile, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { snapshotFile } from '../src/db/embedded/database.js';
@@ -22,11 +21,15 @@ describe('a damaged snapshot in EMBEDDED_CACHE_DIR', () => {
   test.each([
     ['truncated to half', (path: string, size: number) => truncate(path, size >> 1)],
     ['its last 100 bytes missing', (path: string, size: number) => truncate(path, size - 100)],
-    ['not gzip at all', (path: string) => writeFile(path, 'not a tarball')],
+    ['not a snapshot at all', (path: string) => writeFile(path, 'not a tarball')],
+    ['zeros', (path: string) => writeFile(path, Buffer.alloc(65_536))],
     [
-      'a gzip header and zeros',
-      (path: string) =>
-        writeFile(path, Buffer.concat([Buffer.from([0x1f, 0x8b]), Buffer.alloc(4096)])),
+      'one byte changed in the middle',
+      async (path: string, size: number) => {
+        const bytes = await readFile(path);
+        bytes[size >> 1] = (bytes[size >> 1] ?? 0) ^ 0xff;
+        await writeFile(path, bytes);
+      },
     ],
   ])(
     '%s: discarded with one log line naming it, seeded again, and the server answers',
@@ -49,7 +52,7 @@ describe('a damaged snapshot in EMBEDDED_CACHE_DIR', () => {
         expect(warnings[0]?.level).toBe(40);
         expect(warnings[0]?.msg).toContain(path);
         // A fresh snapshot replaced the damaged one, and it is whole.
-        expect(gunzipSync(await readFile(path)).length).toBeGreaterThan(1_000_000);
+        expect((await stat(path)).size).toBeGreaterThan(1_000_000);
       } finally {
         await t.stop();
       }

@@ -2,8 +2,6 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { EmbeddedDatabaseConfig } from '../../config.js';
 import {
@@ -28,6 +26,7 @@ import { DDL } from './ddl.js';
 import { DEMO_DATE_COLUMNS, DEMO_PRESENT, demoData } from './demo-data.js';
 import { ORACLE_BUILTINS, ORACLE_SEARCH_PATH, PLSQL_EMULATION } from './plsql.js';
 import { type ArrayRows, PreparedStatements } from './prepared.js';
+import { sealed, unsealed, withoutDirectories } from './snapshot.js';
 
 /** What the simulator and the tests run through PGlite, inside a transaction or not. */
 export type EmbeddedStatements = Pick<Transaction, 'query' | 'exec'>;
@@ -64,8 +63,8 @@ const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB']
 
 /**
  * Opens PGlite with the Oracle-named views and the demo data. A cold PGlite start plus
- * seeding takes seconds, so the seeded data directory is cached as a tarball keyed by a
- * hash of everything that shapes it, and later starts load that snapshot.
+ * seeding takes seconds, so the seeded data directory is cached (src/db/embedded/snapshot.ts)
+ * keyed by a hash of everything that shapes it, and later starts load that snapshot.
  */
 export async function openEmbeddedDatabase(
   config: EmbeddedDatabaseConfig,
@@ -94,7 +93,7 @@ export async function openPGlite(
   const data = demoData();
   const snapshotPath = snapshotFile(config.cacheDir, data);
 
-  let pg: PGlite | undefined = await loadSnapshot(snapshotPath, Object.keys(data), warn);
+  let pg: PGlite | undefined = await loadSnapshot(snapshotPath, warn);
   let fromSnapshot = true;
   if (pg) {
     log({ snapshot: snapshotPath, ms: elapsedMs() }, 'embedded database loaded from its snapshot');
@@ -150,29 +149,26 @@ export function snapshotFile(cacheDir: string, data = demoData()): string {
     .update(JSON.stringify(data))
     .digest('hex')
     .slice(0, 16);
-  return join(cacheDir, `pglite-${key}.tar.gz`);
+  return join(cacheDir, `pglite-${key}.tar`);
 }
 
 /**
  * The cached data directory, or undefined when there is none or it cannot be used. It is a
- * cache: a truncated or corrupt one is deleted (one log line naming it) and seeding starts
- * over. The gzip layer is undone here because gunzip checks the CRC and length of the whole
- * file, and PGlite, given a damaged archive, rejects and also leaves an unhandled rejection
- * from its own decompression stream behind.
+ * cache: a truncated or corrupt one (its seal does not match: src/db/embedded/snapshot.ts) is
+ * deleted (one log line naming it) and seeding starts over.
  */
 async function loadSnapshot(
   path: string,
-  tables: readonly string[],
   warn: (message: string) => void,
 ): Promise<PGlite | undefined> {
-  const compressed = await readFile(path).catch(() => undefined);
-  if (!compressed) return undefined;
+  // readFile's Buffer sits on an ordinary ArrayBuffer; @types/node 22 types it as possibly shared.
+  const stored = (await readFile(path).catch(() => undefined)) as Buffer<ArrayBuffer> | undefined;
+  if (!stored) return undefined;
   let pg: PGlite | undefined;
   try {
-    // gunzip's Buffer sits on an ordinary ArrayBuffer; @types/node 22 types it as possibly shared.
-    const tar = (await promisify(gunzip)(compressed)) as Buffer<ArrayBuffer>;
+    const tar = unsealed(stored);
+    if (!tar) throw new Error('not a whole snapshot');
     pg = await PGlite.create({ loadDataDir: new Blob([tar]), startParams: START_PARAMS });
-    for (const table of tables) await pg.query(`SELECT count(*) FROM ${table}`);
     return pg;
   } catch (error) {
     await pg?.close().catch(() => undefined);
@@ -199,10 +195,17 @@ async function seed(pg: PGlite, data: Record<string, Record<string, unknown>[]>)
 
 async function saveSnapshot(pg: PGlite, dir: string, path: string): Promise<boolean> {
   try {
-    const dump = await pg.dumpDataDir('gzip');
+    const templates = await pg.query<{ oid: number }>(
+      'SELECT oid::int AS oid FROM pg_database WHERE datistemplate',
+    );
+    const dump = await pg.dumpDataDir('none');
+    const tar = withoutDirectories(
+      new Uint8Array(await dump.arrayBuffer()),
+      templates.rows.map((row) => `base/${row.oid}`),
+    );
     await mkdir(dir, { recursive: true });
     const temporary = `${path}.${process.pid}.tmp`;
-    await writeFile(temporary, Buffer.from(await dump.arrayBuffer()));
+    await writeFile(temporary, sealed(tar));
     await rename(temporary, path);
     return true;
   } catch {
