@@ -3,7 +3,7 @@ import type { LiveHub } from './live/hub.js';
 import { Loaders } from './loaders.js';
 import type { Viewer } from './model/viewer.js';
 import type { Repositories } from './repositories/create.js';
-import type { LoggedStatement } from './statement-log.js';
+import type { LoggedStatement } from './db/statement-log.js';
 
 /**
  * What every resolver receives: one per request, and one per event of a subscription (see

@@ -38,7 +38,7 @@ import { TeamToolsCache } from './repositories/team-tools-cache.js';
 import { TeamRepository } from './repositories/teams.js';
 import { requestIdOfMessage } from './request-id.js';
 import { schema as clientSchema, subgraphSchema } from './schema/index.js';
-import { logStatement } from './statement-log.js';
+import { logStatement } from './db/statement-log.js';
 import { startTracing, type Tracing } from './tracing/index.js';
 import { attachGraphqlWs } from './transport/websocket.js';
 import { type AgentGraphYoga, createAgentGraphYoga } from './yoga.js';

@@ -97,7 +97,15 @@ function cycles(): string[][] {
  * placed here, so none escapes the rules.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['config.ts', 'errors.ts', 'model/', 'request-id.ts', 'logger.ts', 'iterables.ts'],
+  [
+    'config.ts',
+    'errors.ts',
+    'model/',
+    'request-id.ts',
+    'logger.ts',
+    'iterables.ts',
+    'command-line.ts',
+  ],
   ['db/', 'metrics.ts'],
   ['repositories/', 'a2a/', 'live/', 'auth/', 'oracle-check/'],
   ['loaders.ts', 'context.ts'],
@@ -112,6 +120,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'request-log.ts',
     'graphiql.ts',
     'compiled-queries.ts',
+    'statement-log.ts',
     'yoga.ts',
   ],
   ['transport/'],

@@ -325,7 +325,9 @@ describe('a driver runs only a statement that statement() built', () => {
 test('every statement the repositories send: the embedded text is the Oracle text, $n for :name', async () => {
   const user = await discoverCatalog(embedded, 'user', 'APP_USER');
   const entries = registeredStatements([catalog, user]);
-  expect(entries.length).toBeGreaterThan(1000);
+  // Hundreds of variants (794 once the planner's statements replaced the per-level ones): a
+  // registry that shrank to a handful would let this check pass on next to nothing.
+  expect(entries.length).toBeGreaterThan(500);
   for (const { statement: sent } of entries) {
     const { text, names } = numbered(sent);
     const back = text.replace(/\$(\d+)/g, (_, n: string) => `:${names[Number(n) - 1]}`);

@@ -178,7 +178,7 @@ export type StatementSettled = (rows: number | null, failed: boolean) => void;
  * Every round trip goes through here once, so the statement counter is exact. `count` is told
  * the statement as it is sent and may return a StatementSettled, called once the round trip
  * has settled (rows or error): how the statement-duration histogram times it and how
- * src/statement-log.ts records it. Whatever else it returns is ignored. If it throws, the
+ * src/db/statement-log.ts records it. Whatever else it returns is ignored. If it throws, the
  * statement is not sent and the call rejects with that error (a stopped operation:
  * OperationUsage in src/context.ts).
  */
