@@ -1,9 +1,9 @@
 import type { A2ACards } from './a2a/client.js';
+import type { LoggedStatement } from './db/statement-log.js';
 import type { LiveHub } from './live/hub.js';
 import { Loaders } from './loaders.js';
 import type { Viewer } from './model/viewer.js';
 import type { Repositories } from './repositories/create.js';
-import type { LoggedStatement } from './db/statement-log.js';
 
 /**
  * What every resolver receives: one per request, and one per event of a subscription (see
