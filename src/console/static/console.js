@@ -964,6 +964,15 @@ function runList(team, params) {
       startCursor: null,
       endCursor: null,
     };
+    const showPage = (connection, errors) =>
+      show(
+        asked,
+        chosen,
+        connection?.nodes ?? [],
+        connection?.totalCount ?? 0,
+        connection?.pageInfo ?? noInfo,
+        errors,
+      );
     if (chosen.q) {
       const result = await gql(RUN_SEARCH, {
         execId: chosen.q,
@@ -984,31 +993,13 @@ function runList(team, params) {
           ? { last: RUNS_PAGE, before: page.before }
           : { first: RUNS_PAGE, after: page.after }),
       });
-      const connection = result.data?.teamRuns;
-      show(
-        asked,
-        chosen,
-        connection?.nodes ?? [],
-        connection?.totalCount ?? 0,
-        connection?.pageInfo ?? noInfo,
-        result.errors,
-      );
+      showPage(result.data?.teamRuns, result.errors);
     } else {
       // The first page follows the runs: a live query, sent again by the server as they change.
       stopLive = subscribe(
         RUNS_LIVE,
         { filter, first: RUNS_PAGE },
-        (data) => {
-          const connection = data?.teamRuns;
-          show(
-            asked,
-            chosen,
-            connection?.nodes ?? [],
-            connection?.totalCount ?? 0,
-            connection?.pageInfo ?? noInfo,
-            [],
-          );
-        },
+        (data) => showPage(data?.teamRuns, []),
         (errors) => show(asked, chosen, [], 0, noInfo, errors),
       );
     }
