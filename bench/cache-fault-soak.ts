@@ -15,15 +15,14 @@
  *   npx tsx bench/cache-fault-soak.ts             # 60 s
  *   SOAK_SECONDS=20 npx tsx bench/cache-fault-soak.ts
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer as netServer } from 'node:net';
-import { createInterface } from 'node:readline';
 import pino from 'pino';
 import { parseCommand } from '../src/command-line.js';
 import { loadConfig } from '../src/config.js';
 import { setRunState, startRun } from '../src/db/embedded/simulator.js';
 import { type AgentGraphServer, createServer } from '../src/server.js';
+import { redisServer } from './redis-process.js';
+import { freePort } from './server-process.js';
 
 parseCommand({
   name: 'npx tsx bench/cache-fault-soak.ts',
@@ -50,29 +49,6 @@ const at = (fraction: number) => Math.round(SECONDS * 1000 * fraction);
 
 const rejections: unknown[] = [];
 process.on('unhandledRejection', (reason) => rejections.push(reason));
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = netServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-
-async function redisServer(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', () => reject(new Error('redis-server exited')));
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      if (line.includes('Ready to accept connections')) resolve();
-    });
-  });
-  return child;
-}
 
 async function metric(server: AgentGraphServer, name: string, labels: Record<string, string> = {}) {
   const found = await server.metrics.registry.getSingleMetric(name)?.get();

@@ -10,10 +10,7 @@
  *   npx tsx bench/redis-outage-soak.ts            # 60 s
  *   SOAK_SECONDS=20 npx tsx bench/redis-outage-soak.ts
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer as netServer } from 'node:net';
-import { createInterface } from 'node:readline';
 import { createClient } from 'graphql-ws';
 import pino from 'pino';
 import WebSocket from 'ws';
@@ -21,6 +18,8 @@ import { parseCommand } from '../src/command-line.js';
 import { loadConfig } from '../src/config.js';
 import { setRunState, startRun } from '../src/db/embedded/simulator.js';
 import { createServer } from '../src/server.js';
+import { redisServer } from './redis-process.js';
+import { freePort } from './server-process.js';
 
 parseCommand({
   name: 'npx tsx bench/redis-outage-soak.ts',
@@ -35,29 +34,6 @@ many runs' final states were expected and how many arrived.`,
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const SUBSCRIBERS = 8;
 const at = (fraction: number) => Math.round(SECONDS * 1000 * fraction);
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = netServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-
-async function redisServer(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', () => reject(new Error('redis-server exited')));
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      if (line.includes('Ready to accept connections')) resolve();
-    });
-  });
-  return child;
-}
 
 const port = await freePort();
 let redis = await redisServer(port);
