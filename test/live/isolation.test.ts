@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 import { setRunState } from '../../src/db/embedded/simulator.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { hs256Tokens } from '../support/tokens.js';
-import { embeddedPg, pollCycles, settled, subscribeWs, wsUrl } from './support.js';
+import { embeddedPg, pollCycles, runningRunOf, settled, subscribeWs, wsUrl } from './support.js';
 
 const SECRET = 'a-live-test-secret-that-is-long-enough!!';
 let t: TestServer;
@@ -26,21 +26,7 @@ const client = (authorization?: string) =>
     connectionParams: authorization ? { authorization } : undefined,
   });
 
-async function runningRun(owner: string): Promise<string> {
-  const response = await fetch(`${t.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.admin}` },
-    body: JSON.stringify({
-      query:
-        'query($o: String) { teamRuns(first: 1, filter: { owner: $o, states: [RUNNING] }) { nodes { execId } } }',
-      variables: { o: owner },
-    }),
-  });
-  const body = (await response.json()) as { data: { teamRuns: { nodes: { execId: string }[] } } };
-  const execId = body.data.teamRuns.nodes[0]?.execId;
-  if (!execId) throw new Error(`no running run of ${owner}`);
-  return execId;
-}
+const runningRun = (owner: string) => runningRunOf(t.url, tokens.admin, owner);
 
 test('a WebSocket without a valid token is closed with 4401', async () => {
   for (const authorization of [undefined, 'Bearer garbage']) {

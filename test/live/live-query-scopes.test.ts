@@ -9,6 +9,7 @@ import {
   embeddedPg,
   metric,
   type Recorder,
+  runningRunOf,
   subscribeSse,
   subscribeWs,
   until,
@@ -48,21 +49,7 @@ const client = (server: TestServer, token: string) => {
   return c;
 };
 
-async function runningRun(owner: string): Promise<string> {
-  const response = await fetch(`${t.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.admin}` },
-    body: JSON.stringify({
-      query:
-        'query($o: String) { teamRuns(first: 1, filter: { owner: $o, states: [RUNNING] }) { nodes { execId } } }',
-      variables: { o: owner },
-    }),
-  });
-  const body = (await response.json()) as { data: { teamRuns: { nodes: { execId: string }[] } } };
-  const execId = body.data.teamRuns.nodes[0]?.execId;
-  if (!execId) throw new Error(`no running run of ${owner}`);
-  return execId;
-}
+const runningRun = (owner: string) => runningRunOf(t.url, tokens.admin, owner);
 
 interface Waiting {
   teamRuns: { nodes: { execId: string; owner: string }[] };

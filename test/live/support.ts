@@ -258,3 +258,24 @@ export async function runsIn(
     owner: row.team_owner,
   }));
 }
+
+/** The id of a RUNNING run of `owner`, asked of the server at `url` with an admin's token. */
+export async function runningRunOf(
+  url: string,
+  adminToken: string,
+  owner: string,
+): Promise<string> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+    body: JSON.stringify({
+      query:
+        'query($o: String) { teamRuns(first: 1, filter: { owner: $o, states: [RUNNING] }) { nodes { execId } } }',
+      variables: { o: owner },
+    }),
+  });
+  const body = (await response.json()) as { data: { teamRuns: { nodes: { execId: string }[] } } };
+  const execId = body.data.teamRuns.nodes[0]?.execId;
+  if (!execId) throw new Error(`no running run of ${owner}`);
+  return execId;
+}
