@@ -20,8 +20,9 @@ import {
   type ViewColumns,
 } from '../driver.js';
 import { normalizeRows } from '../rows.js';
+import { sql } from '../sql/fragment.js';
+import { built, enclosed, query, statement } from '../sql/query.js';
 import { describeAgentProbe } from '../sql/session.js';
-import { built, enclosed, query, sql, statement } from '../sql/statement.js';
 import { DDL } from './ddl.js';
 import { DEMO_DATE_COLUMNS, DEMO_PRESENT, demoData } from './demo-data.js';
 import { ORACLE_BUILTINS, ORACLE_SEARCH_PATH, PLSQL_EMULATION } from './plsql.js';
