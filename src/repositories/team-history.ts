@@ -1,17 +1,13 @@
 import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
+import type { Fragment } from '../db/sql/fragment.js';
 import { historyPlanSql, type PlanRoot } from '../db/sql/history-plan.js';
-import {
-  type Fragment,
-  fetchForKeys,
-  fetchRows,
-  type KeysetWindow,
-  type Page,
-  type Positioned,
-  type Query,
-} from '../db/sql/statement.js';
+import { fetchForKeys } from '../db/sql/in-lists.js';
+import type { Page } from '../db/sql/pages.js';
+import { fetchRows, type Query } from '../db/sql/query.js';
 import { taskDetailsSql } from '../db/sql/task-details.js';
 import { teamHistorySql } from '../db/sql/team-history.js';
+import type { KeysetWindow, Positioned } from '../model/keyset.js';
 import { type ListPlan, PLANNED, type Planned, readsBelow } from '../model/plan.js';
 import type { Wanted } from '../model/reading.js';
 import {

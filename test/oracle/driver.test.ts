@@ -14,7 +14,8 @@ import {
   withAgentDetails,
 } from '../../src/db/oracle/driver.js';
 import { poolAttributes } from '../../src/db/oracle/options.js';
-import { blockStatement, sql, statement as statementOf } from '../../src/db/sql/statement.js';
+import { sql } from '../../src/db/sql/fragment.js';
+import { blockStatement, statement as statementOf } from '../../src/db/sql/query.js';
 import { AppError, StartupError } from '../../src/errors.js';
 import { Metrics } from '../../src/metrics.js';
 import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';

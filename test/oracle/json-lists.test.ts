@@ -1,5 +1,5 @@
 /**
- * The JSON lists (jsonArraySelect, src/db/sql/statement.ts): one JSON_ARRAYAGG per column, so
+ * The JSON lists (jsonArraySelect, src/db/sql/json-lists.ts): one JSON_ARRAYAGG per column, so
  * row i is index i of every column only if every aggregate orders the rows alike. Oracle
  * sorts each ordered aggregate in its own work area, where one may spill and merge while
  * another stays in memory: rows whose keys tie can then come out in a different order per
@@ -13,7 +13,9 @@ import { loadConfig } from '../../src/config.js';
 import { type Catalog, discoverCatalog } from '../../src/db/catalog.js';
 import { type EmbeddedDatabase, openEmbeddedDatabase } from '../../src/db/embedded/database.js';
 import { historyPlanSql } from '../../src/db/sql/history-plan.js';
-import { fetchRows, inList, MisalignedList } from '../../src/db/sql/statement.js';
+import { inList } from '../../src/db/sql/in-lists.js';
+import { MisalignedList } from '../../src/db/sql/json-lists.js';
+import { fetchRows } from '../../src/db/sql/query.js';
 import { teamHistorySql } from '../../src/db/sql/team-history.js';
 import { everyColumn, plannedChild, RELATIONS } from '../../src/model/plan.js';
 import type { TaskRun } from '../../src/model/team.js';

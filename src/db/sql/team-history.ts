@@ -13,16 +13,11 @@ import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull, textOrNull } from '../rows.js';
-import type { ColumnKey, Fragment, JsonArrayParts } from './statement.js';
-import {
-  jsonArrayQuery,
-  outputName,
-  ownedBy,
-  perCatalog,
-  query,
-  sql,
-  viewerOwns,
-} from './statement.js';
+import { type Fragment, outputName, sql } from './fragment.js';
+import { type JsonArrayParts, jsonArrayQuery } from './json-lists.js';
+import { ownedBy, viewerOwns } from './owners.js';
+import type { ColumnKey } from './pages.js';
+import { perCatalog, query } from './query.js';
 
 /**
  * Team, task and tool history (seed 003). Milliseconds between two TIMESTAMPs are computed
