@@ -199,11 +199,8 @@ function historyStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
   return [
     ...forLists(sql.runsByIds(viewer), lists.runs),
     sql.livePoll(new Date('2026-09-01T00:00:00Z')),
-    // Every column, and the keys alone (what a selection of no column reads).
-    ...[undefined, new Set<never>()].flatMap((wanted) => [
-      ...forLists(sql.tasksByRuns(viewer, wanted), lists.runs),
-      ...forLists(sql.toolCallsByRuns(viewer, wanted), lists.runs),
-    ]),
+    ...forLists(sql.tasksByRuns(viewer), lists.runs),
+    ...forLists(sql.toolCallsByRuns(viewer), lists.runs),
     ...forLists(sql.toolCallsByIds(viewer), lists.calls),
   ];
 }

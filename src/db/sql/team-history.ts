@@ -1,4 +1,3 @@
-import type { Wanted } from '../../model/reading.js';
 import type {
   PolledRun,
   TaskRun,
@@ -76,20 +75,6 @@ export interface WindowedRun {
   readonly rowNumber: number;
   /** The team's runs under the filter. */
   readonly totalCount: number;
-}
-
-/**
- * The output columns of the properties wanted, in `columns`' order, with the always-read
- * `keys`: what a positional JSON row (jsonArrayQuery) carries.
- */
-function membersOf<T>(
-  columns: readonly (readonly [keyof T, string])[],
-  wanted: Wanted<T>,
-  keys: readonly (keyof T)[],
-): string[] {
-  return columns
-    .filter(([property]) => !wanted || wanted.has(property) || keys.includes(property))
-    .map(([, column]) => column);
 }
 
 export const teamHistorySql = perCatalog((catalog: Catalog) => {
@@ -268,44 +253,6 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     return sql`EXISTS (SELECT 1 FROM ${runsView} r WHERE r.TEAM_EXEC_ID = ${alias}.TEAM_EXEC_ID AND ${owner})`;
   };
 
-  /** Tasks as a positional JSON list (jsonArrayQuery): the `wanted` columns and the keys. */
-  const taskList = (
-    wanted: Wanted<TaskRun>,
-    alias: Fragment,
-    conditions: readonly (Fragment | undefined)[],
-  ): JsonArrayParts => {
-    // TEAM_EXEC_ID groups the tasks by run, TASK_ORDER orders them and finds a task's calls;
-    // a task logged twice under one TASK_ORDER (seed 003 documents no key) comes in the order
-    // it started, which the inner query selects whether or not it is a member.
-    const members = membersOf(taskColumns, wanted, ['teamExecId', 'taskOrder']);
-    const inner = [...new Set([...members, 'START_DATE'])];
-    return {
-      select: inner.map((column) => taskSelect[column] as Fragment),
-      members,
-      from: sql`${tasksView} ${alias}
-              ${sql.where(...conditions)}`,
-      orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE'],
-    };
-  };
-  /** Tool calls as a positional JSON list: the `wanted` columns and the keys. */
-  const toolCallList = (
-    wanted: Wanted<ToolCall>,
-    alias: Fragment,
-    conditions: readonly (Fragment | undefined)[],
-  ): JsonArrayParts => {
-    // TEAM_EXEC_ID groups the calls by run, TASK_ORDER by task; the order also reads the
-    // start and the id, which the inner query selects whether or not they are members.
-    const members = membersOf(callColumnsOf, wanted, ['teamExecId', 'taskOrder']);
-    const inner = [...new Set([...members, 'START_DATE', 'INVOCATION_ID'])];
-    return {
-      select: inner.map((column) => callSelect[column] as Fragment),
-      members,
-      from: sql`${callsView} ${alias}
-              ${sql.where(...conditions)}`,
-      orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE', 'INVOCATION_ID'],
-    };
-  };
-
   const waitingSources = [
     ...(calls.columns
       ? [
@@ -337,7 +284,9 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     select: taskSelect,
     columns: taskColumns as RowTable<TaskRun>['columns'],
     keys: ['teamExecId', 'taskOrder'],
-    // A task logged twice under one TASK_ORDER comes in the order it started (as taskList).
+    // TEAM_EXEC_ID groups the tasks by run, TASK_ORDER orders them and finds a task's calls;
+    // a task logged twice under one TASK_ORDER (seed 003 documents no key) comes in the order
+    // it started.
     orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE'],
     decode: toTask,
   };
@@ -348,6 +297,20 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     keys: ['teamExecId', 'taskOrder'],
     orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE', 'INVOCATION_ID'],
     decode: toToolCall,
+  };
+
+  /** Every column of `table`'s rows under `conditions`, as a positional JSON list. */
+  const everyColumnOf = <T>(
+    table: RowTable<T>,
+    conditions: readonly (Fragment | undefined)[],
+  ): JsonArrayParts => {
+    const members = table.columns.map(([, column]) => column);
+    return {
+      select: members.map((column) => table.select[column] as Fragment),
+      members,
+      from: sql`${table.from} ${sql.where(...conditions)}`,
+      orderBy: table.orderBy,
+    };
   };
 
   return {
@@ -384,16 +347,16 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
          WHERE h.STATE IN ('RUNNING', 'WAITING_FOR_HUMAN', 'RESUMING') OR h.END_DATE >= ${sql.bind('since', since)}`,
         (row): PolledRun => ({ ...toRun(row), waitingSince: dateOrNull(row.waitingSince) }),
       ),
-    tasksByRuns: (viewer: Viewer, wanted?: Wanted<TaskRun>) => (ids: Fragment) =>
+    tasksByRuns: (viewer: Viewer) => (ids: Fragment) =>
       jsonArrayQuery(
         'taskRuns.byRuns',
-        taskList(wanted, sql`t`, [sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, sql`t`)]),
+        everyColumnOf(taskTable, [sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, sql`t`)]),
         toTask,
       ),
-    toolCallsByRuns: (viewer: Viewer, wanted?: Wanted<ToolCall>) => (ids: Fragment) =>
+    toolCallsByRuns: (viewer: Viewer) => (ids: Fragment) =>
       jsonArrayQuery(
         'toolCalls.byRuns',
-        toolCallList(wanted, sql`tc`, [sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, sql`tc`)]),
+        everyColumnOf(callTable, [sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, sql`tc`)]),
         toToolCall,
       ),
     toolCallsByIds: (viewer: Viewer) => (ids: Fragment) =>
