@@ -11,8 +11,9 @@
  *   name ALL_ARGUMENTS listed for a discovered overload (discoveredOverload of the rows
  *   argumentsDecoder returned, never rows written by hand). A fragment is made only here.
  * - sql.bind(name, value) is the only way a value enters a statement: `:name` plus its
- *   bind, one name given two values throws as the fragment is built. sql.join(parts,
- *   separator); sql.placeholder(name) is a bind whose value the call gives (a block's).
+ *   bind, one name given two values throws as the fragment is built (sql.bindList(prefix,
+ *   values): many at once, an IN list's). sql.join(parts, separator); sql.placeholder(name)
+ *   is a bind whose value the call gives (a block's).
  * - sql.where(...conditions) drops absent (undefined) conditions; NO_ROWS is the condition no
  *   row meets, and a fragment holding it is never sent (`noRows`).
  * - compile(fragment) is its text cut at its binds, what a statement keeps; outputName(item)
@@ -212,6 +213,8 @@ export const NO_ROWS = new Fragment(MINT, [textPart('1 = 0')], NO_BINDS, true);
 
 const EMPTY = text('');
 
+const COMMA = textPart(', ');
+
 /** A plain upper-case Oracle name, as the dictionary spells unquoted ones. */
 const PLAIN_NAME = /^[A-Z][A-Z0-9_$#]*$/;
 
@@ -353,6 +356,21 @@ export const sql = Object.assign(template, {
   /** `:name`, carrying its value: the only way a value enters a statement. */
   bind: (name: string, value: BindValue): Fragment =>
     new Fragment(MINT, [new Placeholder(bindName(name))], { [name]: value }),
+  /**
+   * `:prefix0, :prefix1, …`, each carrying its value: what sql.bind of each value joined by
+   * commas gives, made in one pass (an IN list carries up to 1,000; src/db/sql/in-lists.ts).
+   */
+  bindList: (prefix: string, values: readonly BindValue[]): Fragment => {
+    const binds: Record<string, BindValue> = {};
+    const parts: Part[] = [];
+    for (let i = 0; i < values.length; i++) {
+      const name = bindName(`${prefix}${i}`);
+      binds[name] = values[i] as BindValue;
+      if (i > 0) parts.push(COMMA);
+      parts.push(new Placeholder(name));
+    }
+    return new Fragment(MINT, parts, binds);
+  },
   /** `:name` whose value the caller gives when the statement runs (a block's IN and OUT binds). */
   placeholder: (name: string): Fragment =>
     new Fragment(MINT, [new Placeholder(bindName(name))], NO_BINDS),

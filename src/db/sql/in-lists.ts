@@ -23,9 +23,10 @@ export function inList(prefix: string, values: readonly (string | number)[]): Fr
     throw new RangeError(`an IN list takes 1 to ${MAX_IN_LIST} values, not ${values.length}`);
   }
   const size = IN_LIST_SIZES.find((s) => s >= values.length) ?? MAX_IN_LIST;
-  const binds: Fragment[] = [];
-  for (let i = 0; i < size; i++) binds.push(sql.bind(`${prefix}${i}`, values[i] ?? last));
-  return sql.join(binds, ', ');
+  return sql.bindList(
+    prefix,
+    Array.from({ length: size }, (_, i) => values[i] ?? last),
+  );
 }
 
 /** Splits keys into batches that each fit one IN list. */
