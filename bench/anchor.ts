@@ -38,7 +38,7 @@ const POSTGRES_URL = process.env.ANCHOR_DATABASE_URL ?? 'postgres://postgres@127
 const ROUNDS = Number(process.env.ANCHOR_ROUNDS ?? 4);
 const DURATION_S = Number(process.env.ANCHOR_DURATION_S ?? 5);
 const CPU_REQUESTS = Number(process.env.ANCHOR_CPU_REQUESTS ?? 100);
-const { values } = parseCommand({
+const { values, fail } = parseCommand({
   name: 'npm run bench:anchor --',
   about: `agent-graph against the anchor, PostGraphile serving the very same rows, side by side in
 alternating rounds: median req/s, p50, p99 and errors of each query, the ratio, and the CPU one
@@ -48,6 +48,11 @@ dashboard costs per process and thread. Writes bench/results-anchor.json.`,
       type: 'boolean',
       description:
         'every shape of bench/anchor-shapes.ts at 1 and 32 connections, CPU per shape (bench/results-anchor-shapes.json)',
+    },
+    shape: {
+      type: 'string',
+      placeholder: 'a,b',
+      description: `as --shapes, only these shapes (${Object.keys(SHAPES).join(', ')})`,
     },
   },
   environment: {
@@ -61,10 +66,18 @@ dashboard costs per process and thread. Writes bench/results-anchor.json.`,
     ANCHOR_BASELINE: 'another checkout of agent-graph to run as a third server',
   },
 });
-/** `--shapes`: every shape of bench/anchor-shapes.ts at 1 and 32 connections, CPU per shape. */
-const SHAPES_MODE = values.shapes;
+/**
+ * `--shapes`: every shape of bench/anchor-shapes.ts at 1 and 32 connections, CPU per shape;
+ * `--shape a,b`: only those, to measure one lever quickly.
+ */
+const SHAPES_MODE = values.shapes || values.shape !== undefined;
+const SHAPE_NAMES = values.shape?.split(',') ?? Object.keys(SHAPES);
+const unknownShapes = SHAPE_NAMES.filter((name) => !(name in SHAPES));
+if (unknownShapes.length > 0) {
+  fail(`no shape ${unknownShapes.join(', ')}; the shapes are ${Object.keys(SHAPES).join(', ')}`);
+}
 const RUNS: readonly { query: string; connections: number }[] = SHAPES_MODE
-  ? Object.keys(SHAPES).flatMap((query) => [
+  ? SHAPE_NAMES.flatMap((query) => [
       { query, connections: 1 },
       { query, connections: 32 },
     ])
@@ -343,7 +356,7 @@ try {
       }
     }
     if (SHAPES_MODE) {
-      for (const shape of Object.keys(SHAPES)) {
+      for (const shape of SHAPE_NAMES) {
         for (const server of flip(['agent-graph', 'PostGraphile'] as Server[])) {
           const share = await cpuPerRequest(
             urls[server] ?? '',
@@ -458,10 +471,8 @@ if (SHAPES_MODE) {
     of(server, shape, connections)?.rps ?? 0;
   const cpuOf = (server: Server, shape: string) => median(shapeCpu.get(`${server} ${shape}`) ?? []);
   process.stdout.write(
-    `\n| shape | 1 conn: agent-graph / PostGraphile req/s | ratio | 32 conns: agent-graph / PostGraphile req/s | ratio | CPU ms per request: agent-graph / PostGraphile (+ PGlite) | ratio |\n| --- | --- | --- | --- | --- | --- | --- |\n${Object.keys(
-      SHAPES,
-    )
-      .map((shape) => {
+    `\n| shape | 1 conn: agent-graph / PostGraphile req/s | ratio | 32 conns: agent-graph / PostGraphile req/s | ratio | CPU ms per request: agent-graph / PostGraphile (+ PGlite) | ratio |\n| --- | --- | --- | --- | --- | --- | --- |\n${SHAPE_NAMES.map(
+      (shape) => {
         const cells = [1, 32].map((c) => {
           const ours = rps('agent-graph', shape, c);
           const theirs = rps('PostGraphile', shape, c);
@@ -470,8 +481,8 @@ if (SHAPES_MODE) {
         const ours = cpuOf('agent-graph', shape);
         const theirs = cpuOf('PostGraphile', shape);
         return `| ${shape} | ${cells.join(' | ')} | ${ms(ours)} / ${ms(theirs)} | ${(ours / (theirs || 1)).toFixed(2)}× |`;
-      })
-      .join('\n')}\n`,
+      },
+    ).join('\n')}\n`,
   );
 }
 await writeFile(

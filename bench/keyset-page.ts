@@ -9,8 +9,10 @@ import { loadConfig } from '../src/config.js';
 import { discoverDatabase } from '../src/db/discover.js';
 import type { Driver } from '../src/db/driver.js';
 import { openEmbeddedDatabase } from '../src/db/embedded/database.js';
+import { sql } from '../src/db/sql/fragment.js';
 import { historyPlanSql, type PlanRoot } from '../src/db/sql/history-plan.js';
-import { fetchRows, paged, type Query, sql } from '../src/db/sql/statement.js';
+import { paged } from '../src/db/sql/pages.js';
+import { fetchRows, type Query } from '../src/db/sql/query.js';
 import { everyColumn } from '../src/model/plan.js';
 import { ANONYMOUS_ADMIN } from '../src/model/viewer.js';
 

@@ -86,14 +86,20 @@ const STATEMENTS_PANEL = `(() => {
   };
 })();`;
 
-/** The editor's workers and the render call, from the page's options (see buildPage). */
+/**
+ * The editor's workers and the render call, from the page's options (see buildPage). The
+ * schema the page carries is the one this server validated when it started, so GraphiQL is
+ * told not to validate it again (its dangerouslyAssumeSchemaIsValid: a tenth of the render).
+ */
 const START = `(() => {
   const page = JSON.parse(document.getElementById('ag-graphiql').textContent);
   self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (moduleId, label) => page.workers[label] };
   const schema = page.schema ? fetch(page.schema).then((response) => response.json()) : Promise.resolve(undefined);
   const loaded = new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve));
   Promise.all([schema, loaded]).then(([introspection]) => {
-    const options = introspection ? { ...page.options, schema: introspection } : page.options;
+    const options = introspection
+      ? { ...page.options, schema: introspection, dangerouslyAssumeSchemaIsValid: true }
+      : page.options;
     YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), options);
   });
 })();`;
@@ -170,6 +176,40 @@ function acceptedEncoding(header: string | string[] | undefined): 'br' | 'gzip' 
   return undefined;
 }
 
+/**
+ * GraphiQL imports some modules only when they are needed (`import()`: Prettier's parsers, for
+ * the prettify button and for formatting JSON), but yoga's one-file bundle inlines each such
+ * import as `Promise.resolve().then(() => ns)` over a namespace built when the bundle loads,
+ * so every open evaluated them: Prettier's Babel parser alone was about a third of the
+ * bundle's evaluation in Chromium (bench/graphiql-open.ts). A namespace built from a wrapped
+ * CommonJS module (`var m = load(); const ns = toNamespace({ default: interop(m) }, [m]);`)
+ * and used nowhere but in such imports is built on its first import instead. The bundle has
+ * no option for this, hence the rewrite; a bundle without the pattern is served unchanged.
+ */
+export function deferInlinedImports(js: string): { js: string; deferred: number } {
+  const wrapped =
+    /var ([\w$]+)=([\w$]+)\(\);const ([\w$]+)=([\w$]+)\(\{__proto__:null,default:([\w$]+)\(\1\)\},\[\1\]\);/g;
+  let out = js;
+  let deferred = 0;
+  for (const [whole, module, load, namespace, toNamespace, interop] of js.matchAll(wrapped)) {
+    if (!(module && load && namespace && toNamespace && interop)) continue;
+    const imported = `Promise.resolve().then(()=>${namespace})`;
+    const uses = (name: string) =>
+      js.match(new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])`, 'g'))?.length;
+    // Only these lines and the inlined imports name them: nothing reads them at load.
+    if (uses(module) !== 3 || uses(namespace) !== js.split(imported).length) continue;
+    out = out
+      .replace(
+        whole,
+        `var ${module},${namespace}$built;const ${namespace}=()=>${namespace}$built??=(${module}=${load}(),${toNamespace}({__proto__:null,default:${interop}(${module})},[${module}]));`,
+      )
+      .split(imported)
+      .join(`Promise.resolve().then(()=>${namespace}())`);
+    deferred++;
+  }
+  return { js: out, deferred };
+}
+
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 async function buildPage(
@@ -202,7 +242,7 @@ async function buildPage(
     graphql: js('graphql.worker.js', bundle.graphqlWorker),
   };
   const own = js('agent-graph.js', `${URL_MUTATION_GUARD}\n${STATEMENTS_PANEL}\n${START}\n`);
-  const graphiql = js('graphiql.js', bundle.js);
+  const graphiql = js('graphiql.js', deferInlinedImports(bundle.js).js);
   // The schema as GraphiQL's introspection query returns it (180 KB of JSON), but as a file
   // named by its content: a second visit finds it in the browser's cache instead of asking.
   const introspection =

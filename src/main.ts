@@ -54,10 +54,20 @@ try {
     `agent-graph starting on ${listener.url}: loading the server and the ${config.database.kind} database`,
   );
   const database = openLoggedDatabase(config.database, withRedaction(logger));
+  // Where a start's time went, in the ready line (bench/start-time.ts reads it): ms since
+  // the process started.
+  let databaseMs: number | undefined;
   // Reported by createServer, which awaits it; this only keeps an early failure from being
   // reported twice, as an unhandled rejection too.
-  database.catch(() => undefined);
+  database.then(
+    () => {
+      databaseMs = Math.round(performance.now());
+    },
+    () => undefined,
+  );
+  const loading = performance.now();
   const { createServer } = await import('./server.js');
+  const modulesMs = Math.round(performance.now() - loading);
   const server = await createServer(config, logger, { listener, database });
   const url = await server.start();
   logger.info(
@@ -67,6 +77,9 @@ try {
       database: config.database.kind,
       // Since the process started, module loading included.
       readyMs: Math.round(performance.now()),
+      // The server's modules (loaded while the database opens), and when the database was open.
+      modulesMs,
+      databaseMs,
     },
     `agent-graph ready at ${url}/graphql (GraphiQL); the operators' console at ${url}/console`,
   );

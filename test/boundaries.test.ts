@@ -176,8 +176,8 @@ const PLANTED: Record<keyof typeof RULES, SourceImport> = {
   },
   'schema/ does not import db/ (resolvers never see SQL)': {
     file: 'schema/pagination.ts',
-    specifier: '../db/sql/statement.js',
-    target: 'db/sql/statement.ts',
+    specifier: '../db/sql/fragment.js',
+    target: 'db/sql/fragment.ts',
   },
   'config.ts imports nothing of the project': {
     file: 'config.ts',

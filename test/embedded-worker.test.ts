@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vit
 import { loadConfig } from '../src/config.js';
 import type { Driver } from '../src/db/driver.js';
 import { openEmbeddedWorker } from '../src/db/embedded/worker.js';
-import { sql, statement as statementOf } from '../src/db/sql/statement.js';
+import { sql } from '../src/db/sql/fragment.js';
+import { statement as statementOf } from '../src/db/sql/query.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -155,7 +156,8 @@ describe('closing the worker thread', () => {
     const script = `
       import { loadConfig } from './src/config.ts';
       import { openEmbeddedWorker } from './src/db/embedded/worker.ts';
-      import { sql, statement } from './src/db/sql/statement.ts';
+      import { sql } from './src/db/sql/fragment.ts';
+      import { statement } from './src/db/sql/query.ts';
       const database = await openEmbeddedWorker(loadConfig({}).database);
       const [row] = await database.driver.query(statement('one', sql\`SELECT 1 AS ONE\`));
       console.log(JSON.stringify(row));`;

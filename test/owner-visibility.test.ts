@@ -6,7 +6,7 @@ import { hs256Tokens } from './support/tokens.js';
 
 /**
  * The owner rule has two forms (src/model/viewer.ts `visibleOwner`): a condition in SQL
- * (src/db/sql/statement.ts `viewerOwns`, what a query returns) and a filter in memory
+ * (src/db/sql/owners.ts `viewerOwns`, what a query returns) and a filter in memory
  * (src/live/hub.ts through `ownerAdmits`, what a subscription receives). For each viewer and
  * each team, both must answer the same "does this viewer see that team's runs", with both
  * catalogs: DBA_ views (an owner column) and USER_ views (only the session user's rows).

@@ -1,7 +1,7 @@
 /**
- * SQL fragments that cannot be misused (src/db/sql/statement.ts): text enters a statement only
- * as the code's own text or a catalog name, values only as binds, and the fragment writes the
- * placeholders both drivers send.
+ * SQL fragments that cannot be misused (src/db/sql/fragment.ts, src/db/sql/query.ts): text
+ * enters a statement only as the code's own text or a catalog name, values only as binds, and
+ * the fragment writes the placeholders both drivers send.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../src/config.js';
@@ -17,15 +17,9 @@ import {
   type ListedProcedureArgument,
   resolveExecuteAgent,
 } from '../src/db/sql/execute-agent.js';
-import {
-  discoveredOverload,
-  type Fragment,
-  fetchRows,
-  inList,
-  query,
-  sql,
-  statement,
-} from '../src/db/sql/statement.js';
+import { discoveredOverload, type Fragment, sql } from '../src/db/sql/fragment.js';
+import { inList } from '../src/db/sql/in-lists.js';
+import { fetchRows, query, statement } from '../src/db/sql/query.js';
 import { registeredStatements } from '../src/oracle-check/statements.js';
 
 let database: OpenDatabase;
@@ -67,7 +61,7 @@ describe('text enters a fragment only as the code wrote it or as the catalog nam
     ).toThrow(/takes fragments only, not a string: a value goes in as sql\.bind/);
     // @ts-expect-error a number is not a Fragment either
     expect(() => sql`SELECT ${1} FROM DUAL`).toThrow(/not a number/);
-    // An object shaped like a fragment is not one: only statement.ts makes fragments.
+    // An object shaped like a fragment is not one: only fragment.ts makes fragments.
     const forged = { binds: {}, noRows: false } as unknown as Fragment;
     expect(() => sql`SELECT 1 FROM ${forged}`).toThrow(/takes fragments only, not a object/);
     // Called as a function, the text is not a template's: refused too.

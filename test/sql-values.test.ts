@@ -1,6 +1,11 @@
-/** The statement helpers of src/db/sql/statement.ts, as a new statement would use them. */
+/**
+ * The statement helpers of src/db/sql (fragment.ts, query.ts, in-lists.ts), as a new statement
+ * would use them.
+ */
 import { expect, test } from 'vitest';
-import { inList, query, sql } from '../src/db/sql/statement.js';
+import { sql } from '../src/db/sql/fragment.js';
+import { inList } from '../src/db/sql/in-lists.js';
+import { query } from '../src/db/sql/query.js';
 
 test('a fragment brings its binds; an absent condition drops out of WHERE', () => {
   const byName = (name: string | null) =>

@@ -7,8 +7,8 @@ import {
   executeAgentArguments,
   resolveExecuteAgent,
 } from './sql/execute-agent.js';
+import { fetchRows } from './sql/query.js';
 import { type SessionInfo, sessionQuery } from './sql/session.js';
-import { fetchRows } from './sql/statement.js';
 
 /** What start-up learns about the database, once, before serving. */
 export interface Discovery {

@@ -5,7 +5,7 @@
  */
 
 /**
- * The mark of a statement that statement() made (src/db/sql/statement.ts, the one module
+ * The mark of a statement that statement() made (src/db/sql/query.ts, the one module
  * that casts to Statement): a key no other module can name, so a statement written by hand
  * is a type error. When a driver runs one, built() checks it was made there.
  */
@@ -20,7 +20,7 @@ export interface Statement {
   /**
    * The same text cut at its binds: `pieces[0]`, the bind `placeholders[0]`, `pieces[1]`, …,
    * the last piece. The fragment that built the statement wrote them (statement() in
-   * src/db/sql/statement.ts), so a driver that numbers its binds ($1, $2, …) writes its text
+   * src/db/sql/query.ts), so a driver that numbers its binds ($1, $2, …) writes its text
    * from these, never by reading the SQL.
    */
   readonly pieces: readonly string[];

@@ -1,11 +1,11 @@
 /**
  * Keyset pagination's vocabulary, shared by the statements that read a page
- * (src/db/sql/statement.ts) and the cursors the schema hands out (src/schema/pagination.ts).
+ * (src/db/sql/pages.ts) and the cursors the schema hands out (src/schema/pagination.ts).
  */
 
 /**
  * A column a keyset page is ordered by (the column itself, as SQL, is the statement's:
- * ColumnKey in src/db/sql/statement.ts). Nulls sort last in the list's order (so first when it
+ * ColumnKey in src/db/sql/pages.ts). Nulls sort last in the list's order (so first when it
  * is read backwards), whatever the direction, on both databases.
  */
 export interface SortKey {

@@ -23,7 +23,7 @@ export const ANONYMOUS_ADMIN: Viewer = Object.freeze({ owner: null, admin: true,
 /**
  * The owner rule, one definition for both of its forms: the owner whose objects a viewer
  * sees, null for every owner's (an administrator). SQL writes it as a condition on the owner
- * column (`viewerOwns` in src/db/sql/statement.ts); in memory, `ownerAdmits` applies it to each
+ * column (`viewerOwns` in src/db/sql/owners.ts); in memory, `ownerAdmits` applies it to each
  * event's run (src/live/hub.ts) and to what an action may touch (src/repositories/actions.ts,
  * agent-executions.ts). test/owner-visibility.test.ts holds the SQL and the hub equal.
  */

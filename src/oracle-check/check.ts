@@ -20,8 +20,8 @@ import { openDatabase } from '../db/open.js';
 import { isCompileError } from '../db/oracle/driver.js';
 import { errorCode, reportedLine } from '../db/oracle/errors.js';
 import { connectTarget } from '../db/oracle/options.js';
+import { fetchRows } from '../db/sql/query.js';
 import { type TimeZones, timeZoneQuery, versionQuery } from '../db/sql/session.js';
-import { fetchRows } from '../db/sql/statement.js';
 import { StartupError } from '../errors.js';
 import {
   CAPABILITY_PROBES,

@@ -1,7 +1,8 @@
 import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
 import { agentSql } from '../db/sql/agents.js';
-import { fetchForKeys, fetchPage, type Page } from '../db/sql/statement.js';
+import { fetchForKeys } from '../db/sql/in-lists.js';
+import { fetchPage, type Page } from '../db/sql/pages.js';
 import type { Agent } from '../model/agent.js';
 import type { Viewer } from '../model/viewer.js';
 import { requireView } from './views.js';

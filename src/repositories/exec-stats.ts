@@ -1,7 +1,8 @@
 import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
 import { execStatSql } from '../db/sql/exec-stats.js';
-import { fetchPage, fetchRows, type Page } from '../db/sql/statement.js';
+import { fetchPage, type Page } from '../db/sql/pages.js';
+import { fetchRows } from '../db/sql/query.js';
 import type {
   ExecStat,
   ExecStatFilter,

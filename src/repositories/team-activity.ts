@@ -1,6 +1,6 @@
 import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
-import { fetchRows } from '../db/sql/statement.js';
+import { fetchRows } from '../db/sql/query.js';
 import { teamActivitySql } from '../db/sql/team-activity.js';
 import {
   type ActivityFilter,

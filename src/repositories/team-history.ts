@@ -1,19 +1,14 @@
 import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
+import type { Fragment } from '../db/sql/fragment.js';
 import { historyPlanSql, type PlanRoot } from '../db/sql/history-plan.js';
-import {
-  type Fragment,
-  fetchForKeys,
-  fetchRows,
-  type KeysetWindow,
-  type Page,
-  type Positioned,
-  type Query,
-} from '../db/sql/statement.js';
+import { fetchForKeys } from '../db/sql/in-lists.js';
+import type { Page } from '../db/sql/pages.js';
+import { fetchRows, type Query } from '../db/sql/query.js';
 import { taskDetailsSql } from '../db/sql/task-details.js';
 import { teamHistorySql } from '../db/sql/team-history.js';
+import type { KeysetWindow, Positioned } from '../model/keyset.js';
 import { type ListPlan, PLANNED, type Planned, readsBelow } from '../model/plan.js';
-import type { Wanted } from '../model/reading.js';
 import {
   type LlmPrompt,
   namesOfTeamKeys,
@@ -236,26 +231,16 @@ export class TeamHistoryRepository {
     return fetchRows(this.driver, this.sql.livePoll(since));
   }
 
-  /** Tasks of each run, in TASK_ORDER; properties not `wanted` read null (all are read by default). */
-  async tasksOf(execIds: readonly string[], wanted?: Wanted<TaskRun>): Promise<TaskRun[][]> {
+  /** Tasks of each run, in TASK_ORDER, every column. */
+  async tasksOf(execIds: readonly string[]): Promise<TaskRun[][]> {
     requireView(this.catalog.taskHistory);
-    return this.groupBy(
-      execIds,
-      'exec',
-      (viewer) => this.sql.tasksByRuns(viewer, wanted),
-      (task) => task.teamExecId,
-    );
+    return this.groupBy(execIds, 'exec', this.sql.tasksByRuns, (task) => task.teamExecId);
   }
 
-  /** Tool calls of each run, by task order then start; properties not `wanted` read null. */
-  async toolCallsOf(execIds: readonly string[], wanted?: Wanted<ToolCall>): Promise<ToolCall[][]> {
+  /** Tool calls of each run, by task order then start, every column. */
+  async toolCallsOf(execIds: readonly string[]): Promise<ToolCall[][]> {
     requireView(this.catalog.toolHistory);
-    return this.groupBy(
-      execIds,
-      'exec',
-      (viewer) => this.sql.toolCallsByRuns(viewer, wanted),
-      (call) => call.teamExecId,
-    );
+    return this.groupBy(execIds, 'exec', this.sql.toolCallsByRuns, (call) => call.teamExecId);
   }
 
   async toolCallsByIds(ids: readonly string[]): Promise<(ToolCall | null)[]> {

@@ -1,13 +1,9 @@
 import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
-import {
-  type Fragment,
-  fetchForKeys,
-  fetchPage,
-  fetchRows,
-  type Page,
-  type Query,
-} from '../db/sql/statement.js';
+import type { Fragment } from '../db/sql/fragment.js';
+import { fetchForKeys } from '../db/sql/in-lists.js';
+import { fetchPage, type Page } from '../db/sql/pages.js';
+import { fetchRows, type Query } from '../db/sql/query.js';
 import { emptyStats, teamSql } from '../db/sql/teams.js';
 import { type AppError, notFound } from '../errors.js';
 import { nearestName, unknownTeamMessage } from '../model/names.js';

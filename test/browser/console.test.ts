@@ -59,6 +59,26 @@ async function open(url: string): Promise<{ page: Page; requested: string[] }> {
   return { page, requested };
 }
 
+const RUN_STATES = ['WAITING_FOR_HUMAN', 'RUNNING', 'RESUMING', 'FAILED', 'SUCCEEDED'] as const;
+
+/** The team page's runs by state, as its chart reads them out (its aria-label). */
+async function runsByState(page: Page): Promise<Record<(typeof RUN_STATES)[number], number>> {
+  const label = await page
+    .locator('.team-figures figure', { hasText: 'Runs by state' })
+    .locator('svg')
+    .getAttribute('aria-label');
+  const shown = new Map(
+    (label?.replace(/^Runs by state: /, '').split(', ') ?? []).map((entry) => {
+      const [state, count] = entry.split(' ');
+      return [state, Number(count?.replaceAll(',', ''))];
+    }),
+  );
+  // A state the chart does not name reads as NaN, so the Runs figure checked from them fails.
+  return Object.fromEntries(
+    RUN_STATES.map((state) => [state, shown.get(state) ?? Number.NaN]),
+  ) as Record<(typeof RUN_STATES)[number], number>;
+}
+
 const waitingItem = (page: Page, execId: string) => page.locator(`li[data-exec-id="${execId}"]`);
 
 async function answer(page: Page, execId: string, text: string): Promise<void> {
@@ -223,14 +243,34 @@ describe('the console at /console', () => {
     expect(await page.locator('main').textContent()).toContain('A2A card');
     await page.screenshot({ path: `${SCREENSHOTS}/console-team.png`, fullPage: true });
 
-    // The team page follows its runs through live queries (the runs' first page and the
-    // activity): a run that ends shows as ended, and the page fetches nothing for it.
+    // The team page follows its runs through live queries (the figures above, the runs' first
+    // page and the activity): a run that ends shows as ended, it moves from RESUMING to
+    // SUCCEEDED in the runs by state and counts in the success rate, and the page fetches
+    // nothing for it.
     const row = page.locator('tr', { hasText: execId });
     await row.waitFor();
-    await liveQueriesSettled(t.server, 2);
+    await liveQueriesSettled(t.server, 3);
+    const before = await runsByState(page);
+    expect(before.RESUMING).toBeGreaterThan(0);
     const teamFetched = graphqlPosts(requested);
     await setRunState(pg, execId, 'SUCCEEDED');
     await row.getByText('SUCCEEDED').waitFor();
+    const after = {
+      ...before,
+      RESUMING: before.RESUMING - 1,
+      SUCCEEDED: before.SUCCEEDED + 1,
+    };
+    await expect.poll(() => runsByState(page)).toEqual(after);
+    const figure = (title: string) =>
+      page.locator('.team-figures .card', { hasText: title }).locator('.big').textContent();
+    expect(await figure('Runs')).toBe(
+      Object.values(after)
+        .reduce((sum, count) => sum + count, 0)
+        .toLocaleString('en-US'),
+    );
+    expect(await figure('Success rate')).toBe(
+      `${((100 * after.SUCCEEDED) / (after.SUCCEEDED + after.FAILED)).toFixed(1)}%`,
+    );
     expect(graphqlPosts(requested)).toBe(teamFetched);
     await page.screenshot({ path: `${SCREENSHOTS}/console-37-team-live.png`, fullPage: true });
     expect(requested.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);

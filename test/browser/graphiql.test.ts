@@ -77,6 +77,25 @@ describe('GraphiQL with no internet access', () => {
     await page.close();
   });
 
+  test('Prettify lays out the query and the variables (formatters loaded on first use)', async () => {
+    const page = await openGraphiQL(
+      `/graphql?query=${encodeURIComponent('{agents(first:1){totalCount}}')}`,
+    );
+    await page.getByText('Variables', { exact: true }).click();
+    await page.locator('.graphiql-editor-tool .monaco-editor').first().click();
+    await page.keyboard.insertText('{"first":1}');
+    await page.getByRole('button', { name: /^Prettify/ }).click();
+    // Monaco shows spaces as U+00A0, which \s matches.
+    await page
+      .locator('.graphiql-query-editor .view-line', { hasText: /^\s*agents\(first:\s1\)\s\{$/ })
+      .waitFor();
+    await page
+      .locator('.graphiql-editor-tool .view-line', { hasText: /^\s*"first":\s1$/ })
+      .waitFor();
+    expect(offline).toEqual([]);
+    await page.close();
+  });
+
   test('a subscription receives the current set, then an event when a run starts waiting', async () => {
     const pg = embeddedPg(t.server);
     const [running] = await runsIn(pg, 'RUNNING');

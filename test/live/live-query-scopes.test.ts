@@ -8,6 +8,7 @@ import { hs256Tokens } from '../support/tokens.js';
 import {
   embeddedPg,
   metric,
+  pollCycles,
   type Recorder,
   runningRunOf,
   subscribeSse,
@@ -19,7 +20,7 @@ import {
 const SECRET = 'a-live-query-test-secret-long-enough!!';
 let t: TestServer;
 let capped: TestServer;
-const tokens = { appUser: '', analyst: '', admin: '' };
+const tokens = { appUser: '', otherAppUser: '', analyst: '', admin: '' };
 const clients: Client[] = [];
 
 beforeAll(async () => {
@@ -30,6 +31,7 @@ beforeAll(async () => {
   ]);
   const { sign } = hs256Tokens(SECRET);
   tokens.appUser = await sign({ db_user: 'APP_USER' });
+  tokens.otherAppUser = await sign({ db_user: 'APP_USER' }, { subject: 'another-person' });
   tokens.analyst = await sign({ db_user: 'ANALYST' });
   tokens.admin = await sign({ roles: ['admin'] });
 });
@@ -109,6 +111,35 @@ describe('owner isolation, as for the query', () => {
       expect(((await response.json()) as { data: Waiting }).data).toEqual(recorder.data.at(-1));
     }
     for (const recorder of all) recorder.close();
+  });
+
+  test('two identities of one scope share one execution per change; another scope runs its own', async () => {
+    const mine = await runningRun('APP_USER');
+    const query = WAITING.replace('query Waiting', 'query ScopeShared');
+    const executions = () =>
+      metric(t.server, 'agentgraph_subscription_events_total', { operation: 'ScopeShared' });
+    const appUser = subscribeWs<Waiting>(client(t, tokens.appUser), query);
+    await appUser.take(1);
+    // Once the poller has seen the new run, nothing else invalidates this list.
+    await pollCycles(t.server, 2);
+    const alone = await executions();
+    const otherAppUser = subscribeWs<Waiting>(client(t, tokens.otherAppUser), query);
+    await otherAppUser.take(1);
+    // The other person of the scope joined on the answer there is.
+    expect(await executions()).toBe(alone);
+    const analyst = subscribeWs<Waiting>(client(t, tokens.analyst), query);
+    await analyst.take(1);
+    expect(await executions()).toBe(alone + 1);
+
+    await setRunState(embeddedPg(t.server), mine, 'WAITING_FOR_HUMAN');
+    await appUser.until(() => ids(appUser).includes(mine));
+    await otherAppUser.until(() => ids(otherAppUser).includes(mine));
+    // One run per scope, and no more once later cycles are behind us.
+    await until(async () => (await executions()) >= alone + 3);
+    await pollCycles(t.server, 2);
+    expect(await executions()).toBe(alone + 3);
+    expect(ids(analyst)).not.toContain(mine);
+    for (const recorder of [appUser, otherAppUser, analyst]) recorder.close();
   });
 
   test('without a token, a live query is refused as the query is', async () => {

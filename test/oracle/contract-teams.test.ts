@@ -12,7 +12,8 @@
 import { describe, expect, test } from 'vitest';
 import type { ViewScope } from '../../src/config.js';
 import { OWNERS } from '../../src/db/embedded/demo-data.js';
-import type { Page, Positioned } from '../../src/db/sql/statement.js';
+import type { Page } from '../../src/db/sql/pages.js';
+import type { Positioned } from '../../src/model/keyset.js';
 import { everyColumn, plannedChild, RELATIONS } from '../../src/model/plan.js';
 import {
   type Team,

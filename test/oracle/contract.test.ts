@@ -10,7 +10,8 @@ import { describe, expect, test } from 'vitest';
 import type { ViewScope } from '../../src/config.js';
 import { pgColumn } from '../../src/db/embedded/ddl.js';
 import { demoData } from '../../src/db/embedded/demo-data.js';
-import { sql, statement as statementOf } from '../../src/db/sql/statement.js';
+import { sql } from '../../src/db/sql/fragment.js';
+import { statement as statementOf } from '../../src/db/sql/query.js';
 import { AppError } from '../../src/errors.js';
 import type {
   ExecStat,

@@ -14,7 +14,8 @@ import {
   withAgentDetails,
 } from '../../src/db/oracle/driver.js';
 import { poolAttributes } from '../../src/db/oracle/options.js';
-import { blockStatement, sql, statement as statementOf } from '../../src/db/sql/statement.js';
+import { sql } from '../../src/db/sql/fragment.js';
+import { blockStatement, statement as statementOf } from '../../src/db/sql/query.js';
 import { AppError, StartupError } from '../../src/errors.js';
 import { Metrics } from '../../src/metrics.js';
 import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
@@ -508,7 +509,7 @@ describe('fetching', () => {
             ]),
           },
         ],
-        [{ ROWS_JSON: '[0,null,null,null]' }],
+        [{ ROWS_JSON: JSON.stringify([0, ...Array(12).fill(null)]) }],
       ]);
       const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000 });
       const catalog = await discoverCatalog(driver, 'dba', 'APP_USER');
@@ -534,14 +535,26 @@ describe('fetching', () => {
         ],
         [],
       ]);
-      expect(await history.toolCallsOf(['E9'], new Set(['toolName']))).toEqual([[]]);
+      expect(await history.toolCallsOf(['E9'])).toEqual([[]]);
       expect(fake.calls[1]?.sql).toMatch(
         /^SELECT JSON_ARRAY\(COUNT\(\*\), JSON_ARRAYAGG\(q\.TEAM_EXEC_ID ORDER BY q\.SEQ NULL ON NULL RETURNING CLOB\), JSON_ARRAYAGG\(q\.TEAM_NAME .* NULL ON NULL RETURNING CLOB\) AS ROWS_JSON FROM \(SELECT s\.TEAM_EXEC_ID, .*, ROW_NUMBER\(\) OVER \(ORDER BY s\.TEAM_EXEC_ID, s\.TASK_ORDER, s\.START_DATE\) AS SEQ FROM \(SELECT /,
       );
-      // Only what is wanted, with the keys, one column each: no JSON value per row, hence no
-      // temporary LOB per row. The order's columns are read by the inner queries only, which
-      // number the rows once in that order.
-      const members = ['TEAM_EXEC_ID', 'TASK_ORDER', 'TOOL_NAME'];
+      // One column each: no JSON value per row, hence no temporary LOB per row. The inner
+      // queries number the rows once in the list's order.
+      const members = [
+        'INVOCATION_ID',
+        'TEAM_EXEC_ID',
+        'TASK_ORDER',
+        'TOOL_OWNER',
+        'TOOL_NAME',
+        'AGENT_NAME',
+        'TASK_NAME',
+        'START_DATE',
+        'END_DATE',
+        'INPUT',
+        'OUTPUT',
+        'TOOL_OUTPUT',
+      ];
       expect(fake.calls[2]?.sql).toContain(
         `SELECT JSON_ARRAY(COUNT(*), ${members
           .map((column) => `JSON_ARRAYAGG(q.${column} ORDER BY q.SEQ NULL ON NULL RETURNING CLOB)`)
@@ -549,7 +562,7 @@ describe('fetching', () => {
           .map((column) => `s.${column}`)
           .join(
             ', ',
-          )}, ROW_NUMBER() OVER (ORDER BY s.TEAM_EXEC_ID, s.TASK_ORDER, s.START_DATE, s.INVOCATION_ID) AS SEQ FROM (SELECT TEAM_EXEC_ID, TASK_ORDER, TOOL_NAME, START_DATE, INVOCATION_ID FROM`,
+          )}, ROW_NUMBER() OVER (ORDER BY s.TEAM_EXEC_ID, s.TASK_ORDER, s.START_DATE, s.INVOCATION_ID) AS SEQ FROM (SELECT ${members.join(', ')} FROM`,
       );
     } finally {
       if (zone === undefined) delete process.env.TZ;

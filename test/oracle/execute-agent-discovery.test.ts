@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type EmbeddedDatabase, openEmbeddedDatabase } from '../../src/db/embedded/database.js';
 import { executeAgentArguments, resolveExecuteAgent } from '../../src/db/sql/execute-agent.js';
-import { fetchRows } from '../../src/db/sql/statement.js';
+import { fetchRows } from '../../src/db/sql/query.js';
 
 let database: EmbeddedDatabase;
 beforeAll(async () => {

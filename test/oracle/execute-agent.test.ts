@@ -20,7 +20,7 @@ import {
   executeAgentBlock,
   resolveExecuteAgent,
 } from '../../src/db/sql/execute-agent.js';
-import { fetchRows } from '../../src/db/sql/statement.js';
+import { fetchRows } from '../../src/db/sql/query.js';
 import { AppError } from '../../src/errors.js';
 import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
 import { AgentExecutions } from '../../src/repositories/agent-executions.js';

@@ -1,5 +1,5 @@
 /**
- * The JSON lists (jsonArraySelect, src/db/sql/statement.ts): one JSON_ARRAYAGG per column, so
+ * The JSON lists (jsonArraySelect, src/db/sql/json-lists.ts): one JSON_ARRAYAGG per column, so
  * row i is index i of every column only if every aggregate orders the rows alike. Oracle
  * sorts each ordered aggregate in its own work area, where one may spill and merge while
  * another stays in memory: rows whose keys tie can then come out in a different order per
@@ -12,8 +12,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type Catalog, discoverCatalog } from '../../src/db/catalog.js';
 import { type EmbeddedDatabase, openEmbeddedDatabase } from '../../src/db/embedded/database.js';
+import { num, str, strOrNull } from '../../src/db/rows.js';
+import { sql } from '../../src/db/sql/fragment.js';
 import { historyPlanSql } from '../../src/db/sql/history-plan.js';
-import { fetchRows, inList, MisalignedList } from '../../src/db/sql/statement.js';
+import { inList } from '../../src/db/sql/in-lists.js';
+import { jsonArrayQuery, MisalignedList } from '../../src/db/sql/json-lists.js';
+import { fetchRows } from '../../src/db/sql/query.js';
 import { teamHistorySql } from '../../src/db/sql/team-history.js';
 import { everyColumn, plannedChild, RELATIONS } from '../../src/model/plan.js';
 import type { TaskRun } from '../../src/model/team.js';
@@ -166,12 +170,21 @@ describe('the statement text', () => {
 });
 
 describe('decoding a list', () => {
+  // Three members, in this order: TEAM_EXEC_ID, TASK_ORDER, TOOL_NAME.
   const list = () =>
-    teamHistorySql(catalog).toolCallsByRuns(
-      ANONYMOUS_ADMIN,
-      new Set(['toolName']),
-    )(inList('exec', ['E1']));
-  // Members: TEAM_EXEC_ID, TASK_ORDER, TOOL_NAME (the keys, then what is wanted).
+    jsonArrayQuery(
+      'test.calls',
+      {
+        select: [sql`TEAM_EXEC_ID`, sql`TASK_ORDER`, sql`TOOL_NAME`],
+        from: sql`DBA_AI_AGENT_TOOL_HISTORY`,
+        orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER'],
+      },
+      (row) => ({
+        teamExecId: str(row.teamExecId),
+        taskOrder: num(row.taskOrder),
+        toolName: strOrNull(row.toolName),
+      }),
+    );
   const decode = (json: unknown) => list().decodeRows([{ rowsJson: JSON.stringify(json) }]);
 
   test('reads the row count, then one column per member', () => {
@@ -209,7 +222,7 @@ describe('decoding a list', () => {
       decode([2, ['SECRET_RUN', 'SECRET_RUN'], [1, 2], ['SECRET_TOOL']]);
       expect.unreachable();
     } catch (error) {
-      expect(String(error)).toMatch(/^MisalignedList: toolCalls\.byRuns: column toolName/);
+      expect(String(error)).toMatch(/^MisalignedList: test\.calls: column toolName/);
       expect(String(error)).not.toContain('SECRET');
     }
   });

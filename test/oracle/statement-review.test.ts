@@ -10,7 +10,8 @@ import { loadConfig } from '../../src/config.js';
 import { type Catalog, discoverCatalog } from '../../src/db/catalog.js';
 import type { Driver } from '../../src/db/driver.js';
 import { openEmbeddedDatabase } from '../../src/db/embedded/database.js';
-import { fetchRows, query, sql } from '../../src/db/sql/statement.js';
+import { sql } from '../../src/db/sql/fragment.js';
+import { fetchRows, query } from '../../src/db/sql/query.js';
 import {
   type RegisteredStatement,
   registeredStatements,

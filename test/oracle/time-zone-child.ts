@@ -11,7 +11,8 @@ import { discoverDatabase } from '../../src/db/discover.js';
 import type { Driver } from '../../src/db/driver.js';
 import { openDatabase } from '../../src/db/open.js';
 import { type OracleConnection, OracleDriver } from '../../src/db/oracle/driver.js';
-import { sql, statement as statementOf } from '../../src/db/sql/statement.js';
+import { sql } from '../../src/db/sql/fragment.js';
+import { statement as statementOf } from '../../src/db/sql/query.js';
 import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
 import { TeamHistoryRepository } from '../../src/repositories/team-history.js';
 

@@ -100,4 +100,22 @@ describe('a token that expires during a session', () => {
     expect(last?.errors?.[0]?.message).toMatch(/expired/);
     expect(waiting.errors).toEqual([]);
   });
+
+  test('SSE: a live query sends UNAUTHENTICATED and ends at exp, counted out of the caps', async () => {
+    const { token, expiresAt } = await shortLivedToken();
+    const live = await subscribeSse<unknown>(
+      t.url,
+      'query @live { teamRuns(first: 1) { nodes { execId } } }',
+      {},
+      { authorization: `Bearer ${token}` },
+    );
+    await live.take(1);
+    expect(live.events[0]?.errors).toBeUndefined();
+    await live.until(() => live.completed, WAIT_MS, 'the stream to end');
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+    const last = live.events.at(-1);
+    expect(last?.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect(last?.errors?.[0]?.message).toMatch(/expired/);
+    await until(async () => (await metric(t.server, 'agentgraph_live_queries')) === 0);
+  });
 });

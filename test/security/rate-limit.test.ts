@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { metric, subscribeSse, wsUrl } from '../live/support.js';
+import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
+import { embeddedPg, metric, subscribeSse, wsUrl } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { hs256Tokens } from '../support/tokens.js';
 import { RawSocket } from './raw-ws.js';
@@ -16,6 +18,7 @@ beforeAll(async () => {
       RATE_LIMIT_REQUESTS: String(REQUESTS),
       RATE_LIMIT_SUBSCRIPTIONS: '1',
       RATE_LIMIT_WINDOW_MS: '600000',
+      POLL_INTERVAL_MS: '100',
     }),
     startTestServer(),
   ]);
@@ -87,6 +90,35 @@ describe('per-identity rate limit', () => {
     second.close();
     // Queries are a separate budget.
     expect((await ask(carol)).body.errors).toBeUndefined();
+  });
+
+  test('a live query is one operation of the budget, however often it is sent again', async () => {
+    const dave = await token('dave');
+    const headers = { authorization: `Bearer ${dave}` };
+    const pg = embeddedPg(t.server);
+    const execId = randomUUID().replaceAll('-', '').toUpperCase();
+    await startRun(pg, { owner: 'APP_USER', teamName: 'REPORT_SUMMARY_AGENT_TEAM', execId });
+    const query = 'query($id: ID!) @live { teamRun(execId: $id) { state } }';
+    const live = await subscribeSse<{ teamRun: { state: string } | null }>(
+      t.url,
+      query,
+      { id: execId },
+      headers,
+    );
+    await live.take(1);
+    for (const state of ['WAITING_FOR_HUMAN', 'RESUMING', 'SUCCEEDED'] as const) {
+      await setRunState(pg, execId, state);
+      await live.until(() => live.events.at(-1)?.data?.teamRun?.state === state);
+    }
+    // Four answers, one operation: the rest of the budget is left.
+    for (let i = 1; i < REQUESTS; i++) {
+      expect((await ask(dave)).body.errors, `request ${i + 1}`).toBeUndefined();
+    }
+    const over = await subscribeSse<unknown>(t.url, query, { id: execId }, headers);
+    await over.until(() => over.events.length > 0 || over.completed);
+    expect(over.events[0]?.errors?.[0]?.message).toMatch(/RATE_LIMIT_REQUESTS/);
+    live.close();
+    over.close();
   });
 
   test('off by default', async () => {

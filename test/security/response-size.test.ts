@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
-import { embeddedPg, settled, wsUrl } from '../live/support.js';
+import { embeddedPg, settled, subscribeSse, wsUrl } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { RawSocket } from './raw-ws.js';
 
@@ -133,6 +133,41 @@ describe('response size (MAX_RESPONSE_BYTES)', () => {
     expect(payloads[1]?.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(payloads[1]?.errors?.[0]?.message).toMatch(/MAX_RESPONSE_BYTES \(20000\)/);
     raw.terminate();
+  });
+
+  test('a live query’s answer over the limit is the error, and the next one comes whole', async () => {
+    const pg = embeddedPg(small.server);
+    const team = 'REPORT_SUMMARY_AGENT_TEAM';
+    interface Running {
+      teamRuns: { nodes: { execId: string; tasks: { input: string | null }[] }[] };
+    }
+    const live = await subscribeSse<Running>(
+      small.url,
+      `query($team: String) @live {
+        teamRuns(first: 5, filter: { teamName: $team, states: [RUNNING] }) { nodes { execId tasks { input } } }
+      }`,
+      { team },
+    );
+    await live.take(1);
+    expect(live.events[0]?.errors).toBeUndefined();
+    // A run starts with a request too long for one answer, then ends.
+    const execId = randomUUID().replaceAll('-', '').toUpperCase();
+    await startRun(pg, {
+      owner: 'APP_USER',
+      teamName: team,
+      execId,
+      prompt: 'p'.repeat(SMALL_RESPONSE),
+    });
+    await live.until(() => live.events.length >= 2);
+    const over = live.events[1];
+    expect(over?.data ?? null).toBeNull();
+    expect(over?.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(over?.errors?.[0]?.message).toMatch(/MAX_RESPONSE_BYTES \(20000\)/);
+    await setRunState(pg, execId, 'SUCCEEDED');
+    await live.until(() => live.events.length >= 3);
+    expect(live.events[2]?.errors).toBeUndefined();
+    expect(live.events[2]?.data).toEqual(live.events[0]?.data);
+    live.close();
   });
 
   test('a small response passes', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { metric, subscribeSse, until } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const LATENCY_MS = 400;
@@ -36,6 +37,20 @@ test('a slow operation answers TIMEOUT, and its execution stops at the statement
     await new Promise((resolve) => setTimeout(resolve, LATENCY_MS * 1.5));
   });
   expect(statements).toBe(1);
+});
+
+test('a live query answers TIMEOUT as the query does, and ends with its client', async () => {
+  const live = await subscribeSse<unknown>(
+    t.url,
+    'query @live { teams(first: 5) { nodes { name runs(first: 2) { nodes { execId } } } } }',
+  );
+  await live.take(1);
+  const answer = live.events[0];
+  expect(answer?.data ?? null).toBeNull();
+  expect(answer?.errors?.[0]?.extensions?.code).toBe('TIMEOUT');
+  expect(answer?.errors?.[0]?.message).toMatch(/150 ms/);
+  live.close();
+  await until(async () => (await metric(t.server, 'agentgraph_live_queries')) === 0);
 });
 
 test('the server stays healthy after a timeout', async () => {

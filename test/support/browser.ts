@@ -5,6 +5,14 @@ import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 // internet access.
 export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENSHOTS = 'test-results/screenshots';
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
@@ -12,17 +20,7 @@ export async function launchChromium(): Promise<Browser> {
       `The browser tests need Debian's chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does this)`,
     );
   }
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
 /**

@@ -1352,14 +1352,21 @@ function teamsView(root) {
   return () => {};
 }
 
+/** What a team page reads once: the catalog's team, its tools, its A2A card and drift. */
 const TEAM = `query ConsoleTeam($name: String!) {
   team(name: $name) {
     name owner description status
-    stats { ${STATS_FIELDS} }
     tools { name toolType agentName taskName }
     cardDrift { kind toolName expected actual }
     agentCard { name description version url protocolVersion skills { id name description } }
   }
+}`;
+/**
+ * The team's run figures, kept true by the server: apart from TEAM, so that a change of a run
+ * does not read the A2A card again.
+ */
+const TEAM_FIGURES = `query ConsoleTeamFigures($name: String!) @live {
+  team(name: $name) { stats { ${STATS_FIELDS} } }
 }`;
 
 const RUN_TEAM = `mutation ConsoleRunTeam($teamName: String!, $prompt: String!, $idempotencyKey: String) {
@@ -1445,6 +1452,7 @@ function startRunForm(teamName) {
 
 function teamView(root, name, params) {
   add(root, h('h2', { tabindex: '-1' }, 'Team ', name), h('p', { class: 'muted' }, 'Loading…'));
+  let figures;
   let activity;
   let runs;
   let start;
@@ -1453,7 +1461,7 @@ function teamView(root, name, params) {
     if (errors.length) add(root, errorBanner(errors));
     const team = data?.team;
     if (!team) return;
-    const stats = team.stats;
+    figures = teamFigures(team.name);
     activity = activitySection(team.name);
     runs = runList(team.name, params);
     start = startRunForm(team.name);
@@ -1462,34 +1470,7 @@ function teamView(root, name, params) {
       breadcrumb(['Teams', '#/teams'], [team.name]),
       h('p', { class: 'muted' }, team.description ?? '', ` · owner ${team.owner}`),
       start.element,
-      h(
-        'div',
-        { class: 'cards' },
-        card('Runs', number(stats.runCount)),
-        card('Success rate', percent(stats.successRate)),
-        card(
-          'Duration p50 / p95',
-          millisApart([stats.durationP50Ms, stats.durationP95Ms]).join(' / '),
-        ),
-        card(
-          'Waiting for humans',
-          millis(stats.humanWaitTotalMs),
-          `${number(stats.humanWaitCount)} answered waits, ${millis(stats.humanWaitAvgMs)} on average`,
-        ),
-      ),
-      h(
-        'figure',
-        {},
-        h('figcaption', {}, 'Runs by state'),
-        barChart(
-          'Runs by state',
-          stats.runsByState.map((entry) => ({
-            label: entry.state,
-            value: entry.count,
-            text: number(entry.count),
-          })),
-        ),
-      ),
+      figures.element,
       activity.element,
       h('h3', {}, 'A2A card'),
       team.agentCard
@@ -1539,10 +1520,67 @@ function teamView(root, name, params) {
     );
   });
   return () => {
+    figures?.stop();
     activity?.stop();
     runs?.stop();
     start?.stop();
   };
+}
+
+/**
+ * A team's run figures (runs, success rate, durations, waits, runs by state), sent again by
+ * its live query when a run of the team changes. Returns the element and the function that
+ * stops it.
+ */
+function teamFigures(teamName) {
+  const element = h(
+    'div',
+    { class: 'team-figures' },
+    h('p', { class: 'muted' }, 'Loading the figures…'),
+  );
+  const show = (stats, errors) =>
+    element.replaceChildren(
+      errors.length ? errorBanner(errors) : '',
+      stats
+        ? h(
+            'div',
+            { class: 'cards' },
+            card('Runs', number(stats.runCount)),
+            card('Success rate', percent(stats.successRate)),
+            card(
+              'Duration p50 / p95',
+              millisApart([stats.durationP50Ms, stats.durationP95Ms]).join(' / '),
+            ),
+            card(
+              'Waiting for humans',
+              millis(stats.humanWaitTotalMs),
+              `${number(stats.humanWaitCount)} answered waits, ${millis(stats.humanWaitAvgMs)} on average`,
+            ),
+          )
+        : '',
+      stats
+        ? h(
+            'figure',
+            {},
+            h('figcaption', {}, 'Runs by state'),
+            barChart(
+              'Runs by state',
+              stats.runsByState.map((entry) => ({
+                label: entry.state,
+                value: entry.count,
+                text: number(entry.count),
+              })),
+            ),
+          )
+        : '',
+    );
+  const stop = subscribe(
+    TEAM_FIGURES,
+    { name: teamName },
+    (data) => show(data?.team?.stats, []),
+    (errors) => show(null, errors),
+  );
+  return { element, stop };
 }
 
 function card(title, value, detail) {

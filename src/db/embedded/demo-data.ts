@@ -605,7 +605,7 @@ function teamRuns(random: Random, team: TeamDef, tables: Tables): void {
       // A retried first task: a succeeded run of every third (r = 1, 4, 7, …) logged its
       // first task twice under the same TASK_ORDER, a failed attempt before the one that made
       // the calls, as seed 003 allows (it documents no key). The lists' order then ties
-      // (src/db/sql/statement.ts, jsonArraySelect); no draw of the generator is spent, so
+      // (src/db/sql/json-lists.ts, jsonArraySelect); no draw of the generator is spent, so
       // every other row stays as it was.
       const retried = order === 1 && state === 'SUCCEEDED' && r % 3 === 1;
       if (retried) {

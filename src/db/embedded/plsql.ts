@@ -1,5 +1,6 @@
+import { sql } from '../sql/fragment.js';
+import { blockText } from '../sql/query.js';
 import { jobAction } from '../sql/run-team.js';
-import { blockText, sql } from '../sql/statement.js';
 import { executeAgentEmulation } from './execute-agent.js';
 
 /**

@@ -10,7 +10,13 @@ import { createHash } from 'node:crypto';
  */
 
 const BLOCK = 512;
-const MAGIC = Buffer.from('agent-graph snapshot v1\n');
+/**
+ * How snapshots are made, in the seal and in the file's name (database.ts, snapshotFile), so
+ * that a start never loads one made the old way. v2: checkpointed before the dump, so that a
+ * load has no write-ahead log to replay (v1's replayed about 4 MB of it on every start).
+ */
+export const SNAPSHOT_FORMAT = 'agent-graph snapshot v2';
+const MAGIC = Buffer.from(`${SNAPSHOT_FORMAT}\n`);
 const TRAILER = MAGIC.length + 32;
 
 /** The entry's path in a ustar header: `prefix/name`, each NUL-terminated when shorter. */

@@ -55,6 +55,8 @@ export type Notice =
 
 export interface ThreadData {
   readonly config: EmbeddedDatabaseConfig;
+  /** When the serving thread started this one (epoch ms, sub-millisecond): for `threadMs`. */
+  readonly spawnedAt: number;
 }
 
 /** A transaction the serving thread began, waiting for its statements and its end. */
@@ -94,12 +96,15 @@ if (port) {
       port.postMessage({ id: message.id, error: { ...message.error, fields: {} } });
     }
   };
-  const { config } = workerData as ThreadData;
+  const { config, spawnedAt } = workerData as ThreadData;
+  // From the thread's start to its module running (Node's start of a thread, module loading):
+  // a part of every start-up line's time that the thread's own clock does not see.
+  const threadMs = Math.round(performance.timeOrigin + performance.now() - spawnedAt);
   try {
     const { pg, fromSnapshot } = await openPGlite(
       config,
       (message) => post({ log: 'warn', message }),
-      (fields, message) => post({ log: 'info', fields, message }),
+      (fields, message) => post({ log: 'info', fields: { ...fields, threadMs }, message }),
     );
     const transactions = new Map<number, OpenTransaction>();
     const prepared = new PreparedStatements(pg);

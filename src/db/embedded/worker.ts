@@ -27,7 +27,8 @@ export async function openEmbeddedWorker(
   warn: (message: string) => void = () => {},
   log: StartupLog = () => {},
 ): Promise<EmbeddedDatabase<PGliteThread>> {
-  const thread = new PGliteThread({ config }, warn, log);
+  const spawnedAt = performance.timeOrigin + performance.now();
+  const thread = new PGliteThread({ config, spawnedAt }, warn, log);
   const fromSnapshot = await thread.ready;
   return {
     driver: new EmbeddedDriver(thread, config.latencyMs),

@@ -18,8 +18,10 @@ import {
 } from '../driver.js';
 import { runInUtc } from '../process-zone.js';
 import { normalizeRow } from '../rows.js';
+import { sql } from '../sql/fragment.js';
+import { inList } from '../sql/in-lists.js';
+import { built, query } from '../sql/query.js';
 import { describeAgentProbe } from '../sql/session.js';
-import { built, inList, query, sql } from '../sql/statement.js';
 import { errorCode, mapQueryError, reportedLine, startupError } from './errors.js';
 import { connectTarget, poolAttributes } from './options.js';
 

@@ -17,7 +17,7 @@ export const SESSION_TIME_ZONE = "ALTER SESSION SET TIME_ZONE = '+00:00'";
 /**
  * Binary sorting and comparison, whatever the instance or a logon trigger sets: a linguistic
  * NLS_SORT (implied by an NLS_LANGUAGE such as GERMAN) makes ORDER BY linguistic while `<`
- * and `>` stay binary (NLS_COMP), so a keyset page (src/db/sql/statement.ts, keysetParts)
+ * and `>` stay binary (NLS_COMP), so a keyset page (src/db/sql/pages.ts, keysetParts)
  * would skip or repeat rows, and a _CI sort could tie two team names a list orders by.
  * BINARY is also PGlite's byte order, which the embedded tests run under.
  */

@@ -3,8 +3,11 @@ import type { Viewer } from '../../model/viewer.js';
 import type { Catalog } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { dateOrNull, jsonOrNull, num, str, strOrNull } from '../rows.js';
-import type { Fragment, JsonList, Literal, PageWindow } from './statement.js';
-import { paged, perCatalog, query, sql, viewerOwns } from './statement.js';
+import { type Fragment, type Literal, sql } from './fragment.js';
+import type { JsonList } from './json-lists.js';
+import { viewerOwns } from './owners.js';
+import { type PageWindow, paged } from './pages.js';
+import { perCatalog, query } from './query.js';
 
 /**
  * Stored Agent Specs from USER_/DBA_AI_AGENTS, each row with DESCRIBE_AGENT's JSON read in

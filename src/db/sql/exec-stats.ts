@@ -10,8 +10,9 @@ import {
 import type { Catalog } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { num, numOrNull, roundedOrNull } from '../rows.js';
-import type { Fragment, PagedQuery, PageWindow, Query } from './statement.js';
-import { paged, perCatalog, query, sql } from './statement.js';
+import { type Fragment, sql } from './fragment.js';
+import { type PagedQuery, type PageWindow, paged } from './pages.js';
+import { perCatalog, type Query, query } from './query.js';
 
 /**
  * V$AGENT_EXEC_STAT (INSTANCE) and GV$AGENT_EXEC_STAT (CLUSTER). Measures are selected under

@@ -2,14 +2,12 @@ import type { Binds, Block, Row } from '../driver.js';
 import { num, str, strOrNull } from '../rows.js';
 import {
   argumentsDecoder,
-  blockStatement,
   discoveredOverload,
   type ListedArgument,
   type Overload,
-  query,
   sql,
-  statement,
-} from './statement.js';
+} from './fragment.js';
+import { blockStatement, query, statement } from './query.js';
 
 /**
  * DBMS_AI_AGENT.EXECUTE_AGENT is in neither seed; the reference gives its shape as

@@ -1,3 +1,4 @@
+import type { KeysetWindow, Positioned } from '../../model/keyset.js';
 import {
   type ChildPlan,
   type ListPlan,
@@ -17,22 +18,10 @@ import type { Catalog } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { num } from '../rows.js';
 import { agentSql } from './agents.js';
-import {
-  type Fragment,
-  type JsonArrayParts,
-  type JsonList,
-  jsonListColumn,
-  type KeysetWindow,
-  keysetParts,
-  outputName,
-  outputsOf,
-  type PageWindow,
-  type Positioned,
-  perCatalog,
-  type Query,
-  query,
-  sql,
-} from './statement.js';
+import { type Fragment, outputName, outputsOf, sql } from './fragment.js';
+import { type JsonArrayParts, type JsonList, jsonListColumn } from './json-lists.js';
+import { keysetParts, type PageWindow } from './pages.js';
+import { perCatalog, type Query, query } from './query.js';
 import {
   type RowTable,
   runOrderKeys,
@@ -50,7 +39,7 @@ import { teamSql } from './teams.js';
  *   WITH w AS (<the root's rows>)
  *   SELECT (<root list>) AS L0_JSON, (<child list>) AS L1_JSON, …, <total> FROM DUAL
  *
- * Every list is a JSON array of columns (jsonListColumn, src/db/sql/statement.ts), one per
+ * Every list is a JSON array of columns (jsonListColumn, src/db/sql/json-lists.ts), one per
  * planned relation at each field path, with only the columns that path reads. Every
  * history row carries TEAM_EXEC_ID and every history relation keeps it, so each list below the
  * root is bounded by the root's runs (`TEAM_EXEC_ID IN (SELECT w.TEAM_EXEC_ID FROM w …)`),

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Catalog } from '../catalog.js';
 import type { Binds, Block, Row } from '../driver.js';
 import { num, strOrNull } from '../rows.js';
-import { blockStatement, type Fragment, perCatalog, query, sql, statement } from './statement.js';
+import { type Fragment, sql } from './fragment.js';
+import { blockStatement, perCatalog, query, statement } from './query.js';
 
 /**
  * How agent-graph hands a DBMS_CLOUD_AI_AGENT.RUN_TEAM call to the database: the one place

@@ -1,7 +1,8 @@
 import type { Catalog } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { dateOrNull, str, strOrNull } from '../rows.js';
-import { perCatalog, query, sql } from './statement.js';
+import { sql } from './fragment.js';
+import { perCatalog, query } from './query.js';
 
 /**
  * What start-up and `npm run oracle:check` read about the session, in SQL that both databases

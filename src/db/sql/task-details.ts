@@ -2,8 +2,10 @@ import type { LlmPrompt, TaskFailure } from '../../model/team.js';
 import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn } from '../catalog.js';
 import { dateOrNull, num, str, strOrNull } from '../rows.js';
-import type { Fragment, PageWindow } from './statement.js';
-import { perCatalog, query, sql, viewerOwns } from './statement.js';
+import { type Fragment, sql } from './fragment.js';
+import { viewerOwns } from './owners.js';
+import type { PageWindow } from './pages.js';
+import { perCatalog, query } from './query.js';
 import { teamHistorySql } from './team-history.js';
 
 /** A conversation's prompts in the window, plus its first (which carries the total). */

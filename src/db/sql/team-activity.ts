@@ -10,15 +10,9 @@ import type { Viewer } from '../../model/viewer.js';
 import type { Catalog } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { camelCase, dateOrNull, num, roundedOrNull } from '../rows.js';
-import {
-  type Fragment,
-  ownedBy,
-  perCatalog,
-  type Query,
-  query,
-  sql,
-  viewerOwns,
-} from './statement.js';
+import { type Fragment, sql } from './fragment.js';
+import { ownedBy, viewerOwns } from './owners.js';
+import { perCatalog, type Query, query } from './query.js';
 import { durationMsExpression } from './team-history.js';
 import { humanToolCalls, humanWaitsReadable } from './teams.js';
 

@@ -1,4 +1,3 @@
-import type { Wanted } from '../../model/reading.js';
 import type {
   PolledRun,
   TaskRun,
@@ -13,16 +12,11 @@ import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { dateOrNull, jsonOrNull, num, numOrNull, str, strOrNull, textOrNull } from '../rows.js';
-import type { ColumnKey, Fragment, JsonArrayParts } from './statement.js';
-import {
-  jsonArrayQuery,
-  outputName,
-  ownedBy,
-  perCatalog,
-  query,
-  sql,
-  viewerOwns,
-} from './statement.js';
+import { type Fragment, outputName, sql } from './fragment.js';
+import { type JsonArrayParts, jsonArrayQuery } from './json-lists.js';
+import { ownedBy, viewerOwns } from './owners.js';
+import type { ColumnKey } from './pages.js';
+import { perCatalog, query } from './query.js';
 
 /**
  * Team, task and tool history (seed 003). Milliseconds between two TIMESTAMPs are computed
@@ -74,6 +68,21 @@ export interface RowTable<T> {
   readonly decode: (row: Row) => T;
 }
 
+/** A row type's columns: the property each fills and its select item, named as the column. */
+type Columns<T> = readonly (readonly [keyof T & string, Fragment])[];
+
+/** The table of a row type from its columns, each select item named by its output name. */
+function rowTable<T>(
+  table: Omit<RowTable<T>, 'select' | 'columns'> & { readonly columns: Columns<T> },
+): RowTable<T> {
+  const { columns, ...rest } = table;
+  return {
+    ...rest,
+    select: Object.fromEntries(columns.map(([, item]) => [outputName(item), item])),
+    columns: columns.map(([property, item]) => [property, outputName(item)] as const),
+  };
+}
+
 /** A run in the newest-first window of its team (history.runsOfTeams, src/db/sql/history-plan.ts). */
 export interface WindowedRun {
   readonly run: TeamRun;
@@ -83,34 +92,23 @@ export interface WindowedRun {
   readonly totalCount: number;
 }
 
-/**
- * The output columns of the properties wanted, in `columns`' order, with the always-read
- * `keys`: what a positional JSON row (jsonArrayQuery) carries.
- */
-function membersOf<T>(
-  columns: readonly (readonly [keyof T, string])[],
-  wanted: Wanted<T>,
-  keys: readonly (keyof T)[],
-): string[] {
-  return columns
-    .filter(([property]) => !wanted || wanted.has(property) || keys.includes(property))
-    .map(([, column]) => column);
-}
-
 export const teamHistorySql = perCatalog((catalog: Catalog) => {
   const runs = catalog.teamHistory;
   const runsView = sql.identifier(catalog, runs);
   const runOwner = ownerColumn(runs, ['TEAM_OWNER']);
-  const runItems = [
-    sql`h.TEAM_EXEC_ID`,
-    sql`h.TEAM_NAME`,
-    sql`${runOwner ? sql`h.TEAM_OWNER` : sql`NULL`} AS TEAM_OWNER`,
-    sql`h.START_DATE`,
-    sql`h.END_DATE`,
-    sql`h.STATE`,
-    sql`h.TEAM_INSTANCE_ID`,
+  const runColumnsOf: Columns<TeamRun> = [
+    ['execId', sql`h.TEAM_EXEC_ID`],
+    ['teamName', sql`h.TEAM_NAME`],
+    ['owner', sql`${runOwner ? sql`h.TEAM_OWNER` : sql`NULL`} AS TEAM_OWNER`],
+    ['startDate', sql`h.START_DATE`],
+    ['endDate', sql`h.END_DATE`],
+    ['state', sql`h.STATE`],
+    ['instanceId', sql`h.TEAM_INSTANCE_ID`],
   ];
-  const runColumns = sql.join(runItems, ', ');
+  const runColumns = sql.join(
+    runColumnsOf.map(([, item]) => item),
+    ', ',
+  );
   const toRun = (row: Row): TeamRun => ({
     execId: str(row.teamExecId),
     teamName: str(row.teamName),
@@ -120,15 +118,6 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     endDate: dateOrNull(row.endDate),
     instanceId: numOrNull(row.teamInstanceId),
   });
-  const runColumnsOf: readonly (readonly [keyof TeamRun, string])[] = [
-    ['execId', 'TEAM_EXEC_ID'],
-    ['teamName', 'TEAM_NAME'],
-    ['owner', 'TEAM_OWNER'],
-    ['startDate', 'START_DATE'],
-    ['endDate', 'END_DATE'],
-    ['state', 'STATE'],
-    ['instanceId', 'TEAM_INSTANCE_ID'],
-  ];
   const tasks = catalog.taskHistory;
   const tasksView = sql.identifier(catalog, tasks);
   const conversation = catalog.columns.taskConversation
@@ -169,37 +158,25 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
   // The large columns (CLOBs on Oracle: each one a LOB to fetch) are selected only when the
   // operation asks for them, as every other column; rows read without them carry null there,
   // and no field that reads them is resolved on such a row.
-  const taskSelect: Record<string, Fragment> = {
-    TEAM_EXEC_ID: sql`TEAM_EXEC_ID`,
-    TEAM_NAME: sql`TEAM_NAME`,
-    TASK_OWNER: ownerColumn(tasks, ['TASK_OWNER']) ? sql`TASK_OWNER` : sql`NULL AS TASK_OWNER`,
-    AGENT_NAME: sql`AGENT_NAME`,
-    TASK_NAME: sql`TASK_NAME`,
-    TASK_ORDER: sql`TASK_ORDER`,
-    CONVERSATION_ID: conversation
-      ? sql`JSON_VALUE(${conversation}, '$.conversation_id') AS CONVERSATION_ID`
-      : sql`NULL AS CONVERSATION_ID`,
-    STATE: sql`STATE`,
-    START_DATE: sql`START_DATE`,
-    END_DATE: sql`END_DATE`,
-    CONVERSATION_PARAMS: sql`${conversation ?? sql`NULL`} AS CONVERSATION_PARAMS`,
-    INPUT: sql`INPUT`,
-    RESULT: sql`RESULT`,
-  };
-  const taskColumns: readonly (readonly [keyof TaskRun, string])[] = [
-    ['teamExecId', 'TEAM_EXEC_ID'],
-    ['teamName', 'TEAM_NAME'],
-    ['owner', 'TASK_OWNER'],
-    ['agentName', 'AGENT_NAME'],
-    ['taskName', 'TASK_NAME'],
-    ['taskOrder', 'TASK_ORDER'],
-    ['conversationId', 'CONVERSATION_ID'],
-    ['state', 'STATE'],
-    ['startDate', 'START_DATE'],
-    ['endDate', 'END_DATE'],
-    ['conversationParams', 'CONVERSATION_PARAMS'],
-    ['input', 'INPUT'],
-    ['result', 'RESULT'],
+  const taskColumns: Columns<TaskRun> = [
+    ['teamExecId', sql`TEAM_EXEC_ID`],
+    ['teamName', sql`TEAM_NAME`],
+    ['owner', ownerColumn(tasks, ['TASK_OWNER']) ? sql`TASK_OWNER` : sql`NULL AS TASK_OWNER`],
+    ['agentName', sql`AGENT_NAME`],
+    ['taskName', sql`TASK_NAME`],
+    ['taskOrder', sql`TASK_ORDER`],
+    [
+      'conversationId',
+      conversation
+        ? sql`JSON_VALUE(${conversation}, '$.conversation_id') AS CONVERSATION_ID`
+        : sql`NULL AS CONVERSATION_ID`,
+    ],
+    ['state', sql`STATE`],
+    ['startDate', sql`START_DATE`],
+    ['endDate', sql`END_DATE`],
+    ['conversationParams', sql`${conversation ?? sql`NULL`} AS CONVERSATION_PARAMS`],
+    ['input', sql`INPUT`],
+    ['result', sql`RESULT`],
   ];
   const toTask = (row: Row): TaskRun => ({
     teamExecId: str(row.teamExecId),
@@ -219,35 +196,24 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
 
   const calls = catalog.toolHistory;
   const callsView = sql.identifier(catalog, calls);
-  const callSelect: Record<string, Fragment> = {
-    INVOCATION_ID: sql`INVOCATION_ID`,
-    TEAM_EXEC_ID: sql`TEAM_EXEC_ID`,
-    TASK_ORDER: sql`TASK_ORDER`,
-    TOOL_OWNER: ownerColumn(calls, ['TOOL_OWNER']) ? sql`TOOL_OWNER` : sql`NULL AS TOOL_OWNER`,
-    TOOL_NAME: sql`TOOL_NAME`,
-    AGENT_NAME: sql`AGENT_NAME`,
-    TASK_NAME: sql`TASK_NAME`,
-    START_DATE: sql`START_DATE`,
-    END_DATE: sql`END_DATE`,
-    INPUT: sql`INPUT`,
-    OUTPUT: sql`OUTPUT`,
-    TOOL_OUTPUT: sql`TOOL_OUTPUT`,
-  };
-  const callColumnsOf: readonly (readonly [keyof ToolCall, string])[] = [
-    ['invocationId', 'INVOCATION_ID'],
-    ['teamExecId', 'TEAM_EXEC_ID'],
-    ['taskOrder', 'TASK_ORDER'],
-    ['toolOwner', 'TOOL_OWNER'],
-    ['toolName', 'TOOL_NAME'],
-    ['agentName', 'AGENT_NAME'],
-    ['taskName', 'TASK_NAME'],
-    ['startDate', 'START_DATE'],
-    ['endDate', 'END_DATE'],
-    ['input', 'INPUT'],
-    ['output', 'OUTPUT'],
-    ['toolOutput', 'TOOL_OUTPUT'],
+  const callColumnsOf: Columns<ToolCall> = [
+    ['invocationId', sql`INVOCATION_ID`],
+    ['teamExecId', sql`TEAM_EXEC_ID`],
+    ['taskOrder', sql`TASK_ORDER`],
+    ['toolOwner', ownerColumn(calls, ['TOOL_OWNER']) ? sql`TOOL_OWNER` : sql`NULL AS TOOL_OWNER`],
+    ['toolName', sql`TOOL_NAME`],
+    ['agentName', sql`AGENT_NAME`],
+    ['taskName', sql`TASK_NAME`],
+    ['startDate', sql`START_DATE`],
+    ['endDate', sql`END_DATE`],
+    ['input', sql`INPUT`],
+    ['output', sql`OUTPUT`],
+    ['toolOutput', sql`TOOL_OUTPUT`],
   ];
-  const callColumns = sql.join(Object.values(callSelect), ', ');
+  const callColumns = sql.join(
+    callColumnsOf.map(([, item]) => item),
+    ', ',
+  );
   const toToolCall = (row: Row): ToolCall => ({
     invocationId: str(row.invocationId),
     teamExecId: str(row.teamExecId),
@@ -273,44 +239,6 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     return sql`EXISTS (SELECT 1 FROM ${runsView} r WHERE r.TEAM_EXEC_ID = ${alias}.TEAM_EXEC_ID AND ${owner})`;
   };
 
-  /** Tasks as a positional JSON list (jsonArrayQuery): the `wanted` columns and the keys. */
-  const taskList = (
-    wanted: Wanted<TaskRun>,
-    alias: Fragment,
-    conditions: readonly (Fragment | undefined)[],
-  ): JsonArrayParts => {
-    // TEAM_EXEC_ID groups the tasks by run, TASK_ORDER orders them and finds a task's calls;
-    // a task logged twice under one TASK_ORDER (seed 003 documents no key) comes in the order
-    // it started, which the inner query selects whether or not it is a member.
-    const members = membersOf(taskColumns, wanted, ['teamExecId', 'taskOrder']);
-    const inner = [...new Set([...members, 'START_DATE'])];
-    return {
-      select: inner.map((column) => taskSelect[column] as Fragment),
-      members,
-      from: sql`${tasksView} ${alias}
-              ${sql.where(...conditions)}`,
-      orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE'],
-    };
-  };
-  /** Tool calls as a positional JSON list: the `wanted` columns and the keys. */
-  const toolCallList = (
-    wanted: Wanted<ToolCall>,
-    alias: Fragment,
-    conditions: readonly (Fragment | undefined)[],
-  ): JsonArrayParts => {
-    // TEAM_EXEC_ID groups the calls by run, TASK_ORDER by task; the order also reads the
-    // start and the id, which the inner query selects whether or not they are members.
-    const members = membersOf(callColumnsOf, wanted, ['teamExecId', 'taskOrder']);
-    const inner = [...new Set([...members, 'START_DATE', 'INVOCATION_ID'])];
-    return {
-      select: inner.map((column) => callSelect[column] as Fragment),
-      members,
-      from: sql`${callsView} ${alias}
-              ${sql.where(...conditions)}`,
-      orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE', 'INVOCATION_ID'],
-    };
-  };
-
   const waitingSources = [
     ...(calls.columns
       ? [
@@ -329,30 +257,43 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       ? sql`COALESCE(${sql.join(waitingSources, ', ')})`
       : (waitingSources[0] ?? sql`CAST(NULL AS TIMESTAMP)`);
 
-  const runTable: RowTable<TeamRun> = {
+  const runTable = rowTable<TeamRun>({
     from: sql`${runsView} h`,
-    select: Object.fromEntries(runItems.map((item) => [outputName(item), item])),
-    columns: runColumnsOf as RowTable<TeamRun>['columns'],
+    columns: runColumnsOf,
     keys: ['execId'],
     orderBy: ['TEAM_EXEC_ID'],
     decode: toRun,
-  };
-  const taskTable: RowTable<TaskRun> = {
+  });
+  const taskTable = rowTable<TaskRun>({
     from: sql`${tasksView} t`,
-    select: taskSelect,
-    columns: taskColumns as RowTable<TaskRun>['columns'],
+    columns: taskColumns,
     keys: ['teamExecId', 'taskOrder'],
-    // A task logged twice under one TASK_ORDER comes in the order it started (as taskList).
+    // TEAM_EXEC_ID groups the tasks by run, TASK_ORDER orders them and finds a task's calls;
+    // a task logged twice under one TASK_ORDER (seed 003 documents no key) comes in the order
+    // it started.
     orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE'],
     decode: toTask,
-  };
-  const callTable: RowTable<ToolCall> = {
+  });
+  const callTable = rowTable<ToolCall>({
     from: sql`${callsView} tc`,
-    select: callSelect,
-    columns: callColumnsOf as RowTable<ToolCall>['columns'],
+    columns: callColumnsOf,
     keys: ['teamExecId', 'taskOrder'],
     orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE', 'INVOCATION_ID'],
     decode: toToolCall,
+  });
+
+  /** Every column of `table`'s rows under `conditions`, as a positional JSON list. */
+  const everyColumnOf = <T>(
+    table: RowTable<T>,
+    conditions: readonly (Fragment | undefined)[],
+  ): JsonArrayParts => {
+    const members = table.columns.map(([, column]) => column);
+    return {
+      select: members.map((column) => table.select[column] as Fragment),
+      members,
+      from: sql`${table.from} ${sql.where(...conditions)}`,
+      orderBy: table.orderBy,
+    };
   };
 
   return {
@@ -389,16 +330,16 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
          WHERE h.STATE IN ('RUNNING', 'WAITING_FOR_HUMAN', 'RESUMING') OR h.END_DATE >= ${sql.bind('since', since)}`,
         (row): PolledRun => ({ ...toRun(row), waitingSince: dateOrNull(row.waitingSince) }),
       ),
-    tasksByRuns: (viewer: Viewer, wanted?: Wanted<TaskRun>) => (ids: Fragment) =>
+    tasksByRuns: (viewer: Viewer) => (ids: Fragment) =>
       jsonArrayQuery(
         'taskRuns.byRuns',
-        taskList(wanted, sql`t`, [sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, sql`t`)]),
+        everyColumnOf(taskTable, [sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, sql`t`)]),
         toTask,
       ),
-    toolCallsByRuns: (viewer: Viewer, wanted?: Wanted<ToolCall>) => (ids: Fragment) =>
+    toolCallsByRuns: (viewer: Viewer) => (ids: Fragment) =>
       jsonArrayQuery(
         'toolCalls.byRuns',
-        toolCallList(wanted, sql`tc`, [sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, sql`tc`)]),
+        everyColumnOf(callTable, [sql`TEAM_EXEC_ID IN (${ids})`, runVisible(viewer, sql`tc`)]),
         toToolCall,
       ),
     toolCallsByIds: (viewer: Viewer) => (ids: Fragment) =>

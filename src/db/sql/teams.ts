@@ -11,8 +11,11 @@ import type { Viewer } from '../../model/viewer.js';
 import { type Catalog, ownerColumn, type ViewInfo } from '../catalog.js';
 import type { Row } from '../driver.js';
 import { num, numOrNull, roundedOrNull, str, strOrNull } from '../rows.js';
-import type { Fragment, JsonList, PagedQuery, PageWindow } from './statement.js';
-import { ownedBy, paged, perCatalog, query, sql, viewerOwns } from './statement.js';
+import { type Fragment, sql } from './fragment.js';
+import type { JsonList } from './json-lists.js';
+import { ownedBy, viewerOwns } from './owners.js';
+import { type PagedQuery, type PageWindow, paged } from './pages.js';
+import { perCatalog, query } from './query.js';
 import { durationMsExpression } from './team-history.js';
 
 /**

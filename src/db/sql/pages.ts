@@ -1,0 +1,204 @@
+/**
+ * Pages: paged(...) / fetchPage(...) is a page by OFFSET/FETCH plus the total over all pages,
+ * the count sent only when the page lies past the last row; keysetParts(...) the pieces of a
+ * page that starts after (or ends before) a row's values of the order keys (a planned
+ * statement's root, src/db/sql/history-plan.ts).
+ */
+
+import type { Instant, KeysetWindow, Position, SortKey } from '../../model/keyset.js';
+import type { Driver, Row } from '../driver.js';
+import { dateOrNull, num, strOrNull } from '../rows.js';
+import { type Fragment, outputName, sql } from './fragment.js';
+import { fetchRows, type Query, type QueryValueOptions, query } from './query.js';
+
+export interface Page<T> {
+  readonly items: T[];
+  readonly totalCount: number;
+}
+
+export interface PageWindow {
+  readonly offset: number;
+  readonly limit: number;
+}
+
+export interface PagedQuery<T> {
+  readonly page: Query<{ readonly item: T; readonly totalCount: number }>;
+  readonly count: Query<number>;
+}
+
+/**
+ * One page in one statement, named `name`: `select` plus the total over all pages
+ * (COUNT(*) OVER ()), `FROM from` in `orderBy` order, OFFSET/FETCH by binds. A page past the
+ * last row carries no total; `count` then counts: a statement of that name counting over the
+ * same FROM and WHERE, or a query of the caller's.
+ */
+export function paged<T>(
+  name: string,
+  parts: {
+    readonly select: Fragment;
+    readonly from: Fragment;
+    readonly orderBy: Fragment;
+    readonly count: string | Query<number>;
+  },
+  window: PageWindow,
+  decode: (row: Row) => T,
+  options: QueryValueOptions = {},
+): PagedQuery<T> {
+  const { select, from, orderBy, count } = parts;
+  return {
+    page: query(
+      name,
+      sql`SELECT ${select}, COUNT(*) OVER () AS TOTAL_COUNT FROM ${from} ORDER BY ${orderBy}
+        OFFSET ${sql.bind('page_offset', window.offset)} ROWS FETCH NEXT ${sql.bind('page_limit', window.limit)} ROWS ONLY`,
+      (row) => ({ item: decode(row), totalCount: num(row.totalCount) }),
+      options,
+    ),
+    count:
+      typeof count === 'string'
+        ? query(count, sql`SELECT COUNT(*) AS TOTAL_COUNT FROM ${from}`, (row) =>
+            num(row.totalCount),
+          )
+        : count,
+  };
+}
+
+/** A keyset order's column: the key, and the column or expression it reads. */
+export interface ColumnKey extends SortKey {
+  readonly column: Fragment;
+}
+
+const secondsOf = (column: Fragment) => sql`EXTRACT(SECOND FROM ${column})`;
+
+/**
+ * The seconds of an instant as EXTRACT(SECOND) gives them (12.123456): what a bound Date
+ * cannot say below the millisecond is compared this way, inside that one millisecond.
+ */
+const secondsBind = (name: string, instant: Instant) =>
+  sql.bind(
+    name,
+    Number(
+      `${instant.at.getUTCSeconds()}.${String(instant.at.getUTCMilliseconds()).padStart(3, '0')}${instant.belowMs}`,
+    ),
+  );
+
+/** `column op value` for op `<`, `>` or `=`, exact to the microsecond for dates. */
+function compare(
+  key: ColumnKey,
+  op: '<' | '>' | '=',
+  value: string | Instant,
+  name: string,
+): Fragment {
+  const column = key.column;
+  if (typeof value === 'string') return sql`${column} ${sql.raw(op)} ${sql.bind(name, value)}`;
+  const at = sql.bind(name, value.at);
+  const next = sql.bind(`${name}_next`, new Date(value.at.getTime() + 1));
+  const seconds = secondsBind(`${name}_s`, value);
+  const inMs = secondsOf(column);
+  if (op === '=') return sql`(${column} >= ${at} AND ${column} < ${next} AND ${inMs} = ${seconds})`;
+  return op === '>'
+    ? sql`(${column} >= ${next} OR (${column} >= ${at} AND ${inMs} > ${seconds}))`
+    : sql`(${column} < ${at} OR (${column} < ${next} AND ${inMs} < ${seconds}))`;
+}
+
+/**
+ * Rows strictly after (`later`) or before a place in the order: the expanded form of the row
+ * comparison `(k1, k2) > (:a, :b)`, which Oracle does not have, with nulls last.
+ */
+function beyond(
+  keys: readonly ColumnKey[],
+  place: Position,
+  later: boolean,
+  prefix: string,
+): Fragment {
+  const level = (i: number): Fragment => {
+    const key = keys[i] as ColumnKey;
+    const value = place[i] ?? null;
+    const name = `${prefix}${i}`;
+    const op = (key.direction === 'ASC') === later ? '>' : '<';
+    // The last key is unique, hence never null.
+    if (i === keys.length - 1) return compare(key, op, value ?? '', name);
+    let past: Fragment | undefined;
+    if (value === null) past = later ? undefined : sql`${key.column} IS NOT NULL`;
+    else if (later) past = sql`(${compare(key, op, value, name)} OR ${key.column} IS NULL)`;
+    else past = compare(key, op, value, name);
+    const same = value === null ? sql`${key.column} IS NULL` : compare(key, '=', value, name);
+    const rest = sql`${same} AND ${level(i + 1)}`;
+    return past ? sql`(${past} OR (${rest}))` : sql`(${rest})`;
+  };
+  return level(0);
+}
+
+function positionOf(keys: readonly SortKey[], row: Row): Position {
+  return keys.map((key, i) => {
+    if (!key.date) return strOrNull(row[`key${i}`]);
+    const at = dateOrNull(row[`key${i}`]);
+    const seconds = row[`key${i}Seconds`];
+    if (at === null || seconds === null || seconds === undefined) return null;
+    return instant(at, typeof seconds === 'number' ? seconds.toFixed(9) : String(seconds));
+  });
+}
+
+/**
+ * The instant from a fetched date and EXTRACT(SECOND) of the same value ("12.123456"): the
+ * millisecond comes from the seconds too, whichever way the driver rounded the date.
+ */
+function instant(fetched: Date, seconds: string): Instant {
+  const [whole = '0', fraction = ''] = seconds.split('.');
+  const digits = fraction.replace(/0+$/, '');
+  const minute = fetched.getTime() - (fetched.getTime() % 60_000);
+  let at = minute + Number(whole) * 1000 + Number(digits.slice(0, 3).padEnd(3, '0'));
+  if (at - fetched.getTime() > 30_000) at -= 60_000;
+  if (fetched.getTime() - at > 30_000) at += 60_000;
+  return { at: new Date(at), belowMs: digits.slice(3) };
+}
+
+/**
+ * The pieces of a keyset page (a planned statement's root, src/db/sql/history-plan.ts): the
+ * order keys as select items (KEY0, KEY0_SECONDS, …), the WHERE of the filter and the place,
+ * the ORDER BY, the filtered FROM the total counts over, and the position of a row read back.
+ */
+export function keysetParts(
+  parts: {
+    readonly from: Fragment;
+    readonly filter: readonly (Fragment | undefined)[];
+    readonly keys: readonly ColumnKey[];
+  },
+  window: KeysetWindow,
+): {
+  readonly keyColumns: Fragment;
+  readonly keyOutputs: readonly string[];
+  readonly where: Fragment;
+  readonly orderBy: Fragment;
+  readonly filtered: Fragment;
+  readonly position: (row: Row) => Position;
+} {
+  const { from, filter, keys } = parts;
+  const keyItems = keys.flatMap((key, i) => [
+    sql`${key.column} AS ${sql.indexed('KEY', i)}`,
+    ...(key.date ? [sql`${secondsOf(key.column)} AS ${sql.indexed('KEY', i)}_SECONDS`] : []),
+  ]);
+  const orderBy = keys.map(({ column, direction }, i) => {
+    const nulls = i === keys.length - 1 ? '' : window.backward ? ' NULLS FIRST' : ' NULLS LAST';
+    const reversed = direction === 'ASC' ? 'DESC' : 'ASC';
+    return sql`${column} ${sql.raw(window.backward ? reversed : direction)}${sql.raw(nulls)}`;
+  });
+  return {
+    keyColumns: sql.join(keyItems, ', '),
+    keyOutputs: keyItems.map(outputName),
+    where: sql.where(
+      ...filter,
+      window.after ? beyond(keys, window.after, true, 'after') : undefined,
+      window.before ? beyond(keys, window.before, false, 'before') : undefined,
+    ),
+    orderBy: sql.join(orderBy, ', '),
+    filtered: sql`${from} ${sql.where(...filter)}`,
+    position: (row) => positionOf(keys, row),
+  };
+}
+
+export async function fetchPage<T>(driver: Driver, paging: PagedQuery<T>): Promise<Page<T>> {
+  const rows = await fetchRows(driver, paging.page);
+  const first = rows[0];
+  const totalCount = first ? first.totalCount : ((await fetchRows(driver, paging.count))[0] ?? 0);
+  return { items: rows.map((row) => row.item), totalCount };
+}
