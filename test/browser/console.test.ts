@@ -393,7 +393,7 @@ describe('the console at /console', () => {
     // and the page fetches nothing for it.
     const current = () => bars.locator('g.bucket').last().getAttribute('data-started');
     const before = Number(await current());
-    await liveQueriesSettled(t.server, 1);
+    await liveQueriesSettled(t.server, 2);
     const fetched = graphqlPosts(requested);
     await startRun(pg, {
       owner: 'APP_USER',
@@ -405,6 +405,25 @@ describe('the console at /console', () => {
       .toBeGreaterThan(before);
     expect(graphqlPosts(requested)).toBe(fetched);
     await page.screenshot({ path: `${SCREENSHOTS}/console-activity-updated.png`, fullPage: true });
+
+    // An agent executes elsewhere: the execution statistics count it, fetched by nobody.
+    const executions = async () =>
+      Number(
+        (
+          await page
+            .locator('.exec-summary .card', { hasText: 'Executions' })
+            .locator('.big')
+            .textContent()
+        )?.replaceAll(',', ''),
+      );
+    const executed = await executions();
+    const agent = await t.post(`mutation { executeAgent(name: "REFUND_CHECKER", inputs: [
+      { name: "order_id", value: "A-1001" }, { name: "amount", value: 25.5 },
+      { name: "reason", value: "arrived broken" }]) { agentName } }`);
+    expect(agent.errors).toBeUndefined();
+    await expect.poll(executions).toBe(executed + 1);
+    expect(graphqlPosts(requested)).toBe(fetched);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-37-stats-live.png`, fullPage: true });
 
     await page.getByRole('button', { name: 'Last 30 days' }).click();
     await page.locator('svg.activity-bars[aria-label^="Runs started per day"]').waitFor();

@@ -1624,7 +1624,8 @@ function barChart(title, items, className = '') {
   return svg;
 }
 
-const STATS = `query ConsoleStats {
+/** The execution statistics, kept true by the server (executeAgent, and each run that changes). */
+const STATS = `query ConsoleStats @live {
   execStatSummary {
     executionCount totalTimeAvgMs totalTimeP50Ms totalTimeP95Ms totalTimeP99Ms totalTimeMaxMs
     llmTimePct toolTimePct
@@ -1633,28 +1634,30 @@ const STATS = `query ConsoleStats {
 }`;
 
 function statsView(root) {
-  add(
-    root,
-    h('h2', { tabindex: '-1' }, 'Runtime statistics'),
-    h('p', { class: 'muted' }, 'Loading…'),
-  );
+  const summary = execSummary();
   // Team runs over time, below the execution statistics (or alone, when those are refused).
   const activity = activitySection(null);
-  gql(STATS).then(({ data, errors }) => {
-    root.lastElementChild.remove();
-    if (errors.length) add(root, errorBanner(errors));
-    const summary = data?.execStatSummary;
-    if (!summary) {
-      add(root, activity.element);
-      return;
-    }
+  add(root, h('h2', { tabindex: '-1' }, 'Runtime statistics'), summary.element, activity.element);
+  return () => {
+    summary.stop();
+    activity.stop();
+  };
+}
+
+/**
+ * The execution statistics as cards and charts, drawn again with each answer of their live
+ * query. Returns the element and the function that stops it.
+ */
+function execSummary() {
+  const element = h('div', { class: 'exec-summary' }, h('p', { class: 'muted' }, 'Loading…'));
+  const show = (summary) => {
+    if (!summary) return element.replaceChildren();
     const totals = summary.totals;
     const other = Math.max(
       0,
       totals.totalTimeExecMs - totals.totalTimeLlmMs - totals.totalTimeToolMs,
     );
-    add(
-      root,
+    element.replaceChildren(
       h(
         'div',
         { class: 'cards' },
@@ -1721,9 +1724,14 @@ function statsView(root) {
         ),
       ),
     );
-    add(root, activity.element);
-  });
-  return activity.stop;
+  };
+  const stop = subscribe(
+    STATS,
+    {},
+    (data) => show(data?.execStatSummary),
+    (errors) => element.replaceChildren(errorBanner(errors)),
+  );
+  return { element, stop };
 }
 
 // ---- activity over time (teamRunActivity), on the Statistics and Team pages ----
