@@ -357,7 +357,9 @@ try {
     }
     if (SHAPES_MODE) {
       for (const shape of SHAPE_NAMES) {
-        for (const server of flip(['agent-graph', 'PostGraphile'] as Server[])) {
+        for (const server of flip(
+          (['agent-graph', 'PostGraphile', 'baseline'] as Server[]).filter((s) => urls[s]),
+        )) {
           const share = await cpuPerRequest(
             urls[server] ?? '',
             queries[server][shape] ?? '',
@@ -470,20 +472,27 @@ if (SHAPES_MODE) {
   const rps = (server: Server, shape: string, connections: number) =>
     of(server, shape, connections)?.rps ?? 0;
   const cpuOf = (server: Server, shape: string) => median(shapeCpu.get(`${server} ${shape}`) ?? []);
+  /** `this / that` and their ratio, for req/s at 1 and 32 connections and CPU per request. */
+  const against = (shape: string, that: Server) => {
+    const cells = [1, 32].map((c) => {
+      const ours = rps('agent-graph', shape, c);
+      const theirs = rps(that, shape, c);
+      return `${ours.toFixed(0)} / ${theirs.toFixed(0)} | ${(ours / (theirs || 1)).toFixed(2)}×`;
+    });
+    const ours = cpuOf('agent-graph', shape);
+    const theirs = cpuOf(that, shape);
+    return `| ${shape} | ${cells.join(' | ')} | ${ms(ours)} / ${ms(theirs)} | ${(ours / (theirs || 1)).toFixed(2)}× |`;
+  };
   process.stdout.write(
     `\n| shape | 1 conn: agent-graph / PostGraphile req/s | ratio | 32 conns: agent-graph / PostGraphile req/s | ratio | CPU ms per request: agent-graph / PostGraphile (+ PGlite) | ratio |\n| --- | --- | --- | --- | --- | --- | --- |\n${SHAPE_NAMES.map(
-      (shape) => {
-        const cells = [1, 32].map((c) => {
-          const ours = rps('agent-graph', shape, c);
-          const theirs = rps('PostGraphile', shape, c);
-          return `${ours.toFixed(0)} / ${theirs.toFixed(0)} | ${(ours / (theirs || 1)).toFixed(2)}×`;
-        });
-        const ours = cpuOf('agent-graph', shape);
-        const theirs = cpuOf('PostGraphile', shape);
-        return `| ${shape} | ${cells.join(' | ')} | ${ms(ours)} / ${ms(theirs)} | ${(ours / (theirs || 1)).toFixed(2)}× |`;
-      },
+      (shape) => against(shape, 'PostGraphile'),
     ).join('\n')}\n`,
   );
+  if (BASELINE) {
+    process.stdout.write(
+      `\nAgainst the baseline (${BASELINE}), same rounds:\n\n| shape | 1 conn: agent-graph / baseline req/s | ratio | 32 conns: agent-graph / baseline req/s | ratio | CPU ms per request: agent-graph / baseline | ratio |\n| --- | --- | --- | --- | --- | --- | --- |\n${SHAPE_NAMES.map((shape) => against(shape, 'baseline')).join('\n')}\n`,
+    );
+  }
 }
 await writeFile(
   new URL(SHAPES_MODE ? './results-anchor-shapes.json' : './results-anchor.json', import.meta.url),
