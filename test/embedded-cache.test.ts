@@ -57,6 +57,5 @@ describe('a damaged snapshot in EMBEDDED_CACHE_DIR', () => {
         await t.stop();
       }
     },
-    60_000,
   );
 });

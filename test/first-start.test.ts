@@ -65,7 +65,7 @@ describe('first start', () => {
     );
     expect(stdout).toBe('');
     expect(code).toBe(1);
-  }, 60_000);
+  });
 
   test('says first where it listens, then that it is seeding and how long that took', async () => {
     const { code, stdout } = await start({
@@ -91,7 +91,7 @@ describe('first start', () => {
       `agent-graph ready at ${base}/graphql (GraphiQL); the operators' console at ${base}/console`,
     );
     expect(code).toBe(0);
-  }, 120_000);
+  });
 });
 
 describe('/', () => {

@@ -44,15 +44,15 @@ describe('logs readable on a terminal, JSON otherwise (LOG_FORMAT)', () => {
     const plain = stripVTControlCharacters(line);
     expect(plain).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: agent-graph starting on http:\/\//);
     expect(plain).not.toContain('"msg"');
-  }, 120_000);
+  });
 
   test('into a pipe: one JSON object a line, as before', async () => {
     const line = await firstLine(env, false);
     expect(JSON.parse(line)).toMatchObject({ level: 30, service: 'agent-graph' });
-  }, 120_000);
+  });
 
   test('LOG_FORMAT=json keeps JSON on a terminal', async () => {
     const line = await firstLine({ ...env, LOG_FORMAT: 'json' }, true);
     expect(JSON.parse(line.trim())).toMatchObject({ level: 30 });
-  }, 120_000);
+  });
 });

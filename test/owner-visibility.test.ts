@@ -103,7 +103,7 @@ describe('the owner rule: what SQL returns and what the live hub admits are the 
   let user: Sides;
   beforeAll(async () => {
     [dba, user] = await Promise.all([bothSides('dba'), bothSides('user')]);
-  }, 60_000);
+  });
 
   test('DBA_ views: admin sees every team, an owner its own, a user without teams none', () => {
     expect(new Set(dba.teams.map((team) => team.owner))).toEqual(

@@ -45,7 +45,7 @@ describe('finding your way (item 3)', () => {
     await page.getByRole('link', { name: /Operators' console/ }).click();
     await page.waitForURL(`${t.url}/console`);
     await context.close();
-  }, 120_000);
+  });
 });
 
 describe('GraphiQL on the wire (item 2)', () => {
@@ -110,5 +110,5 @@ describe('GraphiQL on the wire (item 2)', () => {
     expect(second.bytes).toBeLessThanOrEqual(50_000);
     expect(second.files).toBeLessThanOrEqual(2);
     expect(elsewhere).toEqual([]);
-  }, 120_000);
+  });
 });

@@ -108,7 +108,7 @@ test('without ORACLE_CONNECT_STRING it checks the embedded database: every state
   // Names and codes only: no row of the demo data.
   expect(stdout).not.toMatch(/ORDER_REQUEST_FLOW|Classifies an incident/);
   expect(code).toBe(0);
-}, 120_000);
+});
 
 test('a broken view is reported with its error code and fails the check; a missing view is skipped', async () => {
   // The generated dates, which the registry's date filters (September 2026) fall among.
@@ -153,7 +153,7 @@ test('a broken view is reported with its error code and fails the check; a missi
   } finally {
     await database.driver.close();
   }
-}, 120_000);
+});
 
 test('an Oracle that refuses the connection: one line, exit 1, and never the password', async () => {
   const lines: string[] = [];

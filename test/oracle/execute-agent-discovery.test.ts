@@ -16,7 +16,7 @@ beforeAll(async () => {
   const config = loadConfig({ EMBEDDED_WORKER: 'false' });
   if (config.database.kind !== 'embedded') throw new Error('expected the embedded config');
   database = await openEmbeddedDatabase(config.database);
-}, 120_000);
+});
 afterAll(() => database?.driver.close());
 
 test('SYS’s package through the PUBLIC synonym when the schema has none', async () => {

@@ -31,7 +31,7 @@ beforeAll(async () => {
   if (config.database.kind !== 'embedded') throw new Error('expected the embedded config');
   database = await openEmbeddedDatabase(config.database);
   catalog = await discoverCatalog(database.driver, 'dba', 'APP_USER');
-}, 120_000);
+});
 afterAll(() => database?.driver.close());
 
 /** Each aggregate sorts on its own, spilling its large columns: Oracle's case. */

@@ -26,7 +26,7 @@ beforeAll(async () => {
              create_time AS created, create_time + interval '1 day' AS last_modified,
              CASE WHEN agent_id % 2 = 0 THEN 'ENABLED' ELSE 'DISABLED' END AS status
       FROM emb_agent_specs`);
-}, 120_000);
+});
 afterAll(() => database?.driver.close());
 
 test('agents of the Select AI shape carry the view’s DESCRIPTION, CREATED, LAST_MODIFIED and STATUS', async () => {

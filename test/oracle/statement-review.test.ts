@@ -29,7 +29,7 @@ beforeAll(async () => {
     catalogs.push(await discoverCatalog(driver, scope, 'APP_USER'));
   }
   entries = registeredStatements(catalogs);
-}, 120_000);
+});
 afterAll(() => driver?.close());
 
 const SQL_DIR = new URL('../../src/db/sql/', import.meta.url);

@@ -33,4 +33,4 @@ test('a date inside a DST gap of the process’s TZ is read and bound as the UTC
     embeddedInThread: '2026-03-08T02:30:00.000Z',
     embeddedInWorker: '2026-03-08T02:30:00.000Z',
   });
-}, 120_000);
+});

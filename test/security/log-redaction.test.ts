@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterAll, describe, expect, test } from 'vitest';
 import { createLogger, withRedaction } from '../../src/logger.js';
+import { redisUrl } from '../support/redis.js';
 
 const PASSWORD = 'redis-pw-never-logged-41';
 
@@ -11,10 +12,10 @@ function capture() {
   return { lines, destination };
 }
 
-const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 0 });
+const redis = new Redis(redisUrl(), { lazyConnect: true, maxRetriesPerRequest: 0 });
 afterAll(() => redis.disconnect());
 
-/** A real ioredis reply error: AUTH with a password the local Redis (which has none) refuses. */
+/** A real ioredis reply error: AUTH with a password the tests' Redis (which has none) refuses. */
 async function authError(): Promise<Error> {
   try {
     await redis.auth(PASSWORD);
