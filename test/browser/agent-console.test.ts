@@ -19,7 +19,6 @@ beforeAll(async () => {
     mkdir(SCREENSHOTS, { recursive: true }),
   ]);
   ({ context, offLoopback } = await offlineContext(browser, { width: 1280, height: 900 }));
-  context.setDefaultTimeout(10_000);
 });
 
 afterAll(async () => {

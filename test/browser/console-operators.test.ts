@@ -7,7 +7,6 @@ import { REPORT, waitingRun } from '../hitl/support.js';
 import { embeddedPg, metric, runsIn } from '../live/support.js';
 import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { WAIT_MS } from '../support/wait.js';
 
 // The console as the operators' home (issue 36): acting where they look, limits shown before
 // they bite. Debian's chromium, offline.
@@ -24,7 +23,6 @@ beforeAll(async () => {
   ]);
   pg = embeddedPg(t.server);
   ({ context } = await offlineContext(browser, { width: 1280, height: 900 }));
-  context.setDefaultTimeout(WAIT_MS);
 });
 
 afterEach(async () => {
@@ -44,9 +42,6 @@ async function open(url: string): Promise<Page> {
   await page.goto(url);
   return page;
 }
-
-/** expect.poll bounded by WAIT_MS, the time a page may take on a busy machine (not 1 s). */
-const eventually = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: WAIT_MS });
 
 const card = (page: Page, execId: string) => page.locator(`li[data-exec-id="${execId}"]`);
 const top = async (page: Page, execId: string) =>
@@ -139,7 +134,7 @@ describe('answering where the operator looks', () => {
       .locator('section.task tr', { hasText: 'HUMAN_REVIEW' })
       .locator('td')
       .nth(2);
-    await eventually(() => humanCallTook.textContent()).not.toBe('open');
+    await expect.poll(() => humanCallTook.textContent()).not.toBe('open');
     expect(await sent.locator('q').textContent()).toBe('approve');
     expect(await section.count()).toBe(0);
     await page.screenshot({ path: `${SCREENSHOTS}/console-36-run-answered.png`, fullPage: true });
@@ -273,7 +268,7 @@ describe('run lists', () => {
     const execId = await waitingRun(pg);
     const page = await open(`${t.url}/console#/runs`);
     const summary = page.locator('section.run-list > p[aria-live]');
-    await eventually(() => summary.textContent()).toMatch(/^Runs 1–25 of [\d,]+; newest first\.$/);
+    await expect.poll(() => summary.textContent()).toMatch(/^Runs 1–25 of [\d,]+; newest first\.$/);
     const all = Number(
       (await summary.textContent())?.match(/of ([\d,]+)/)?.[1]?.replaceAll(',', ''),
     );
@@ -282,21 +277,23 @@ describe('run lists', () => {
     expect(await rows.count()).toBe(25);
     const firstPage = await rows.locator('td:first-child').allTextContents();
     await page.getByRole('button', { name: 'Older →' }).click();
-    await eventually(() => summary.textContent()).toMatch(/^Runs 26–50 of /);
+    await expect.poll(() => summary.textContent()).toMatch(/^Runs 26–50 of /);
     expect(new URL(page.url()).hash).toMatch(/^#\/runs\?after=[\w-]+&page=2$/);
     const secondPage = await rows.locator('td:first-child').allTextContents();
     expect(secondPage.filter((id) => firstPage.includes(id))).toEqual([]);
     // Back is the page before.
     await page.goBack();
-    await eventually(() => summary.textContent()).toMatch(/^Runs 1–25 of /);
+    await expect.poll(() => summary.textContent()).toMatch(/^Runs 1–25 of /);
 
     // Team and state: the rows are those, as many as the server counts.
     await page.getByLabel('Team').selectOption(REPORT);
     await page.locator('label.chip', { hasText: 'WAITING_FOR_HUMAN' }).click();
     const waiting = await total({ teamName: REPORT, states: ['WAITING_FOR_HUMAN'] });
-    await eventually(() => summary.textContent()).toBe(
-      `Runs 1–${Math.min(25, waiting)} of ${waiting}, team ${REPORT} · state WAITING_FOR_HUMAN; newest first.`,
-    );
+    await expect
+      .poll(() => summary.textContent())
+      .toBe(
+        `Runs 1–${Math.min(25, waiting)} of ${waiting}, team ${REPORT} · state WAITING_FOR_HUMAN; newest first.`,
+      );
     expect(new Set(await rows.locator('td:nth-child(2)').allTextContents())).toEqual(
       new Set([REPORT]),
     );
@@ -308,11 +305,11 @@ describe('run lists', () => {
 
     // A search by the run's id finds it; a reload shows the same list.
     await page.getByLabel('Search').fill(execId);
-    await eventually(() => rows.locator('td:first-child').allTextContents()).toEqual([execId]);
+    await expect.poll(() => rows.locator('td:first-child').allTextContents()).toEqual([execId]);
     await page.getByLabel('Started').selectOption('1h');
-    await eventually(() => summary.textContent()).toContain('started in the last hour');
+    await expect.poll(() => summary.textContent()).toContain('started in the last hour');
     await page.reload();
-    await eventually(() => rows.locator('td:first-child').allTextContents()).toEqual([execId]);
+    await expect.poll(() => rows.locator('td:first-child').allTextContents()).toEqual([execId]);
     expect(await page.getByLabel('Search').inputValue()).toBe(execId);
     expect(await page.getByLabel('Started').inputValue()).toBe('1h');
 
@@ -329,7 +326,7 @@ describe('run lists', () => {
       fullPage: true,
     });
     await none.getByRole('button', { name: 'Clear the filters' }).click();
-    await eventually(() => summary.textContent()).toMatch(/^Runs 1–25 of [\d,]+; newest first\.$/);
+    await expect.poll(() => summary.textContent()).toMatch(/^Runs 1–25 of [\d,]+; newest first\.$/);
     expect(new URL(page.url()).hash).toBe('#/runs');
   });
 
@@ -337,9 +334,9 @@ describe('run lists', () => {
     const page = await open(`${t.url}/console#/team/${REPORT}?state=FAILED`);
     const summary = page.locator('section.run-list > p[aria-live]');
     const failed = await total({ teamName: REPORT, states: ['FAILED'] });
-    await eventually(() => summary.textContent()).toBe(
-      `Runs 1–${Math.min(25, failed)} of ${failed}, state FAILED; newest first.`,
-    );
+    await expect
+      .poll(() => summary.textContent())
+      .toBe(`Runs 1–${Math.min(25, failed)} of ${failed}, state FAILED; newest first.`);
     expect(await page.locator('section.run-list').getByLabel('Team').count()).toBe(0);
     expect(
       await page.locator('label.chip', { hasText: 'FAILED' }).locator('input').isChecked(),
@@ -437,7 +434,7 @@ describe('pictures that fit and tell', () => {
     await page.mouse.move(box.x + box.width * 0.7, y, { steps: 4 });
     await page.mouse.up();
     const state = page.locator('.zoom-state');
-    await eventually(() => state.textContent()).toMatch(/^Showing \+\S.* to \+\S.* of /);
+    await expect.poll(() => state.textContent()).toMatch(/^Showing \+\S.* to \+\S.* of /);
     expect(await ticks.first().textContent()).toMatch(/^\+/);
     expect(await cutTexts(page)).toEqual([]);
     await page.locator('figure.timeline-figure').screenshot({

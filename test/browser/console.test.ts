@@ -31,8 +31,6 @@ beforeAll(async () => {
   ]);
   pg = embeddedPg(t.server);
   ({ context, offLoopback } = await offlineContext(browser, DESKTOP));
-  // A step that does not happen fails with its own locator, before the test's timeout.
-  context.setDefaultTimeout(10_000);
 });
 
 // A page left open by a failed test would keep its subscriptions and upset the next count.
@@ -138,7 +136,7 @@ describe('the console at /console', () => {
     // The wait time ticks: the shown text changes without any new event from the server.
     const ticking = item.locator('.ticking');
     const shown = await ticking.textContent();
-    await expect.poll(() => ticking.textContent(), { timeout: 5_000 }).not.toBe(shown);
+    await expect.poll(() => ticking.textContent()).not.toBe(shown);
     await page.screenshot({ path: `${SCREENSHOTS}/console-waiting-1280.png` });
     await page.setViewportSize(PHONE);
     await page.screenshot({ path: `${SCREENSHOTS}/console-waiting-phone.png` });
@@ -400,9 +398,7 @@ describe('the console at /console', () => {
       teamName: REPORT,
       execId: `ACTIVITY_LIVE_${Date.now()}`,
     });
-    await expect
-      .poll(async () => Number(await current()), { timeout: 10_000 })
-      .toBeGreaterThan(before);
+    await expect.poll(async () => Number(await current())).toBeGreaterThan(before);
     expect(graphqlPosts(requested)).toBe(fetched);
     await page.screenshot({ path: `${SCREENSHOTS}/console-activity-updated.png`, fullPage: true });
 
