@@ -59,3 +59,23 @@ describe('a damaged snapshot in EMBEDDED_CACHE_DIR', () => {
     },
   );
 });
+
+// The load hands PGlite the file's bytes through its own Blob (TarBlob in
+// src/db/embedded/database.ts): were PGlite to read that Blob another way, every start would
+// discard the snapshot and seed again, and only this would say so.
+test('an intact snapshot is loaded, not discarded and seeded again', async () => {
+  const built = builtSnapshot();
+  const cacheDir = await mkdtemp(join(tmpdir(), 'agent-graph-cache-'));
+  dirs.push(cacheDir);
+  await copyFile(built.path, join(cacheDir, built.name));
+
+  const t = await startTestServer({ EMBEDDED_CACHE_DIR: cacheDir });
+  try {
+    expect(t.server.database.embedded?.fromSnapshot).toBe(true);
+    expect(t.logs.filter((line) => line.msg.includes('embedded snapshot'))).toEqual([]);
+    const { errors } = await t.post('{ agents(first: 1) { totalCount } }');
+    expect(errors).toBeUndefined();
+  } finally {
+    await t.stop();
+  }
+});
