@@ -192,6 +192,38 @@ describe('the console at /console', () => {
     await page.close();
   });
 
+  test('an answer whose reply comes after its run left the waiting list still confirms it, and the run as no longer waiting', async () => {
+    const execId = await waitingRun(pg);
+    const { page } = await open(`${t.url}/console`);
+    const item = waitingItem(page, execId);
+    await item.waitFor();
+    const count = page.getByText(/^\d+ runs? waiting/);
+    const before = Number((await count.textContent())?.match(/^\d+/)?.[0]);
+    const fewer =
+      before === 1
+        ? page.getByText('No run is waiting for a person.')
+        : page.getByText(new RegExp(`^${before - 1} runs? waiting`));
+    // The server's poll may see the answer before the answer's reply reaches the page, which
+    // then gets the waiting set without the run first. That order is made certain here: the
+    // real server's reply to the answer is held until the page shows one run fewer waiting.
+    await page.route(`${t.url}/graphql`, async (route) => {
+      if (route.request().postDataJSON()?.variables?.response === undefined) {
+        return route.fallback();
+      }
+      const response = await route.fetch();
+      try {
+        await fewer.waitFor();
+      } finally {
+        await route.fulfill({ response });
+      }
+    });
+    await answer(page, execId, 'approve');
+    await item.locator('.waited', { hasText: 'no longer waiting' }).waitFor();
+    expect(await item.locator('.sent q').textContent()).toBe('approve');
+    expect((await runsIn(pg, 'WAITING_FOR_HUMAN')).map((run) => run.execId)).not.toContain(execId);
+    await page.close();
+  });
+
   test('a run page shows tasks, tool calls and collapsed prompts; a team page its stats and card', async () => {
     const execId = await waitingRun(pg);
     const { page, requested } = await open(`${t.url}/console#/run/${execId}`);

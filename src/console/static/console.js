@@ -477,6 +477,8 @@ function answerForm(run, sent) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     send.disabled = true;
+    // Busy until the answer is accepted or refused: the views read it (answerOnItsWay).
+    form.setAttribute('aria-busy', 'true');
     outcome.className = 'outcome';
     outcome.setAttribute('role', 'status');
     outcome.textContent = 'Sending…';
@@ -488,10 +490,15 @@ function answerForm(run, sent) {
       sent({ text, state: data.respondToHuman.run?.state ?? null, at: new Date() });
     } catch (error) {
       refuse(`Not sent: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      form.removeAttribute('aria-busy');
     }
   });
   return form;
 }
+
+/** Whether an answer sent from within `element` still waits for the server's reply. */
+const answerOnItsWay = (element) => element.querySelector('form.answer[aria-busy="true"]') !== null;
 
 /**
  * What stays on the page once an answer is accepted, until the operator dismisses it: when,
@@ -531,6 +538,8 @@ function waitingView(root, _argument, params) {
   const problems = h('div');
   /** @type {Map<string, HTMLElement>} */
   const items = new Map();
+  /** The runs of the latest waiting set, by execId. */
+  let waitingNow = new Map();
   const filter = h('input', {
     id: 'waiting-filter',
     type: 'search',
@@ -541,10 +550,11 @@ function waitingView(root, _argument, params) {
   const summarize = () => {
     const words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
     let matching = 0;
-    for (const element of items.values()) {
+    for (const [execId, element] of items) {
       const text = element.dataset.search ?? '';
       element.hidden = !words.every((word) => text.includes(word));
-      if (!element.hidden && !element.classList.contains('answered')) matching++;
+      if (!element.hidden && !element.classList.contains('answered') && waitingNow.has(execId))
+        matching++;
     }
     const runs = `${waiting} run${waiting === 1 ? '' : 's'} waiting`;
     count.textContent =
@@ -585,6 +595,12 @@ function waitingView(root, _argument, params) {
     list,
   );
 
+  /** An answered card notes that its run no longer waits. */
+  const resumed = (element) => {
+    element.classList.add('resumed');
+    element.querySelector('.waited')?.replaceChildren('answered; no longer waiting');
+  };
+
   function item(run, since) {
     const ticking = since
       ? h('time', { class: 'ticking', datetime: since, 'data-since': since })
@@ -616,6 +632,9 @@ function waitingView(root, _argument, params) {
           summarize();
         }),
       );
+      // The set without this run may have come before the answer's reply (the server's poll
+      // saw the answer first): the card kept its place for it (see below) and says so now.
+      if (!waitingNow.has(run.execId)) resumed(element);
       summarize();
     });
     element.append(form);
@@ -643,17 +662,15 @@ function waitingView(root, _argument, params) {
       );
       waiting = runs.length;
       const current = new Map(runs.map((run) => [run.execId, run]));
+      waitingNow = current;
       keepInPlace(list, 'li.wait', () => {
         for (const [execId, element] of items) {
+          if (current.has(execId)) continue;
+          // An answered card stays; it notes that its run is no longer waiting. So does a card
+          // whose answer is on its way, which the answer's reply turns into an answered one.
           if (element.classList.contains('answered')) {
-            // An answered card stays; it notes when its run is no longer waiting.
-            if (!current.has(execId) && !element.classList.contains('resumed')) {
-              element.classList.add('resumed');
-              element.querySelector('.waited')?.replaceChildren('answered; no longer waiting');
-            }
-            continue;
-          }
-          if (!current.has(execId)) {
+            if (!element.classList.contains('resumed')) resumed(element);
+          } else if (!answerOnItsWay(element)) {
             element.remove();
             items.delete(execId);
           }
