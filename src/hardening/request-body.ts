@@ -53,7 +53,7 @@ async function readAtMost(request: Request, maxBytes: number): Promise<Uint8Arra
   let length = 0;
   if (request.body) {
     // Not `for await`: leaving that loop early destroys the socket, and the client would see a
-    // reset instead of the 413. Node discards the rest of the body once the response is sent.
+    // reset instead of the 413. The rest of the body stays unread (see tooLarge).
     const chunksOf = (request.body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
     for (let next = await chunksOf.next(); !next.done; next = await chunksOf.next()) {
       length += next.value.byteLength;
@@ -65,9 +65,19 @@ async function readAtMost(request: Request, maxBytes: number): Promise<Uint8Arra
   return Buffer.concat(chunks, length) as Uint8Array<ArrayBuffer>;
 }
 
+/**
+ * The refusal closes the connection once it is sent (`Connection: close`, which Node's server
+ * honours by ending the socket): Node reads on to the next request only past a body nobody
+ * began to read, so a keep-alive client's next request, behind the unread rest of a chunked
+ * body, would otherwise never be answered. Reading that rest to keep the connection would
+ * spend the bandwidth the limit is there to refuse.
+ */
 function tooLarge() {
   return createGraphQLError('Request body too large', {
-    extensions: { code: 'BAD_USER_INPUT', http: { status: 413 } },
+    extensions: {
+      code: 'BAD_USER_INPUT',
+      http: { status: 413, headers: { connection: 'close' } },
+    },
   });
 }
 

@@ -1,6 +1,9 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXAMPLE_QUERY } from '../../src/yoga.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { WAIT_MS } from '../support/wait.js';
 import { ABUSE_CASES, DASHBOARD } from './abuse-cases.js';
 
 let t: TestServer;
@@ -87,6 +90,41 @@ describe('abuse', () => {
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  test('a chunked body over the limit is answered 413 and its connection closed, not left half-read', async () => {
+    // A keep-alive client that has written its whole body (here into the socket's buffers)
+    // before the refusal arrives sends its next request on the same connection: the server
+    // must either read what is left of the body or close, or that request waits forever.
+    const { hostname, port } = new URL(t.url);
+    const socket = connect(Number(port), hostname);
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (text: string) => {
+      received += text;
+    });
+    // The server may close while the body is still being written (EPIPE, ECONNRESET).
+    socket.on('error', () => {});
+    const closed = new Promise<void>((resolve, reject) => {
+      socket.once('close', () => resolve());
+      AbortSignal.timeout(WAIT_MS).addEventListener('abort', () =>
+        reject(new Error('the server neither answered the next request nor closed')),
+      );
+    });
+    await once(socket, 'connect');
+    const host = `${hostname}:${port}`;
+    socket.write(
+      `POST /graphql HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n`,
+    );
+    const chunk = ' '.repeat(64 * 1024);
+    for (let sent = 0; sent < 5 * 1024 * 1024; sent += chunk.length) {
+      socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    }
+    socket.write(`0\r\n\r\nGET /health HTTP/1.1\r\nhost: ${host}\r\n\r\n`);
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(received).toMatch(/\r\nconnection: close\r\n/i);
+    expect(received).toContain('Request body too large');
   });
 
   test('valid multi-byte UTF-8 passes the strict decoder', async () => {
