@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
+import { Script } from 'node:vm';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { type GraphQLSchema, introspectionFromSchema } from 'graphql';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
@@ -87,13 +88,27 @@ const STATEMENTS_PANEL = `(() => {
 })();`;
 
 /**
- * The editor's workers and the render call, from the page's options (see buildPage). The
+ * The editor's workers, the scripts deferInlinedImports moved out of the bundle (each loaded
+ * once, on its first import), and the render call, from the page's options (see buildPage). The
  * schema the page carries is the one this server validated when it started, so GraphiQL is
  * told not to validate it again (its dangerouslyAssumeSchemaIsValid: a tenth of the render).
  */
 const START = `(() => {
   const page = JSON.parse(document.getElementById('ag-graphiql').textContent);
   self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (moduleId, label) => page.workers[label] };
+  const scripts = new Map();
+  self.agentGraphScript = (index) => {
+    if (!scripts.has(index)) {
+      scripts.set(index, new Promise((resolve, reject) => {
+        const script = document.createElement('script');
+        script.src = page.scripts[index];
+        script.onload = resolve;
+        script.onerror = () => { scripts.delete(index); reject(new Error('could not load ' + script.src)); };
+        document.head.append(script);
+      }));
+    }
+    return scripts.get(index);
+  };
   const schema = page.schema ? fetch(page.schema).then((response) => response.json()) : Promise.resolve(undefined);
   const loaded = new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve));
   Promise.all([schema, loaded]).then(([introspection]) => {
@@ -176,6 +191,19 @@ function acceptedEncoding(header: string | string[] | undefined): 'br' | 'gzip' 
   return undefined;
 }
 
+/** A bundle rewritten by deferInlinedImports, and the scripts it moved out of it. */
+export interface DeferredBundle {
+  readonly js: string;
+  /** How many inlined imports are built on first use instead of at load. */
+  readonly deferred: number;
+  /**
+   * Scripts each holding a deferred module's code, loaded when it is first imported: the
+   * page defines `agentGraphScript(index)` (a promise of the script at `scripts[index]`
+   * having run); each script puts its module's factory at `agentGraphModules[index]`.
+   */
+  readonly scripts: readonly string[];
+}
+
 /**
  * GraphiQL imports some modules only when they are needed (`import()`: Prettier's parsers, for
  * the prettify button and for formatting JSON), but yoga's one-file bundle inlines each such
@@ -183,32 +211,69 @@ function acceptedEncoding(header: string | string[] | undefined): 'br' | 'gzip' 
  * so every open evaluated them: Prettier's Babel parser alone was about a third of the
  * bundle's evaluation in Chromium (bench/graphiql-open.ts). A namespace built from a wrapped
  * CommonJS module (`var m = load(); const ns = toNamespace({ default: interop(m) }, [m]);`)
- * and used nowhere but in such imports is built on its first import instead. The bundle has
- * no option for this, hence the rewrite; a bundle without the pattern is served unchanged.
+ * and used nowhere but in such imports is built on its first import instead. When that
+ * module's code is a self-contained factory (`function load(){return f||(f=1,(function(n,e){
+ * ...})(mod)),mod.exports}`, as Prettier's UMD parsers are), it moves to a script of its own,
+ * fetched on the first import, so a first open neither downloads nor parses it (370 KB of the
+ * 5.3 MB). The bundle has no option for this, hence the rewrite; a bundle without the pattern
+ * is served unchanged.
  */
-export function deferInlinedImports(js: string): { js: string; deferred: number } {
+export function deferInlinedImports(js: string): DeferredBundle {
   const wrapped =
     /var ([\w$]+)=([\w$]+)\(\);const ([\w$]+)=([\w$]+)\(\{__proto__:null,default:([\w$]+)\(\1\)\},\[\1\]\);/g;
   let out = js;
   let deferred = 0;
+  const scripts: string[] = [];
   for (const [whole, module, load, namespace, toNamespace, interop] of js.matchAll(wrapped)) {
     if (!(module && load && namespace && toNamespace && interop)) continue;
     const imported = `Promise.resolve().then(()=>${namespace})`;
-    const uses = (name: string) =>
-      js.match(new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])`, 'g'))?.length;
+    const uses = (identifier: string) =>
+      js.match(new RegExp(`(?<![\\w$.])${escapeName(identifier)}(?![\\w$])`, 'g'))?.length;
     // Only these lines and the inlined imports name them: nothing reads them at load.
     if (uses(module) !== 3 || uses(namespace) !== js.split(imported).length) continue;
+    let importing = `Promise.resolve().then(()=>${namespace}())`;
+    const factory = selfContainedFactory(out, load);
+    if (factory) {
+      const index = scripts.length;
+      scripts.push(`(self.agentGraphModules??=[])[${index}]=${factory};\n`);
+      out = out.replace(factory, () => `agentGraphModules[${index}]`);
+      importing = `agentGraphScript(${index}).then(()=>${namespace}())`;
+    }
     out = out
       .replace(
         whole,
         `var ${module},${namespace}$built;const ${namespace}=()=>${namespace}$built??=(${module}=${load}(),${toNamespace}({__proto__:null,default:${interop}(${module})},[${module}]));`,
       )
       .split(imported)
-      .join(`Promise.resolve().then(()=>${namespace}())`);
+      .join(importing);
     deferred++;
   }
-  return { js: out, deferred };
+  return { js: out, deferred, scripts };
 }
+
+/**
+ * The factory that `function <load>(){return f||(f=1,(function(n,e){…})(mod)),mod.exports}`
+ * runs, as it stands in `js`, when it is one expression on its own: it compiles alone, and
+ * test/graphiql-bundle.test.ts runs each one alone, so that it names nothing of the bundle.
+ */
+function selfContainedFactory(js: string, load: string): string | undefined {
+  const head = new RegExp(
+    `function ${escapeName(load)}\\(\\)\\{return ([\\w$]+)\\|\\|\\(\\1=1,(?=\\(function\\()`,
+  ).exec(js);
+  if (!head) return undefined;
+  const start = head.index + head[0].length;
+  const tail = /\}\)\(([\w$]+)\)\),\1\.exports\}/.exec(js.slice(start));
+  if (!tail) return undefined;
+  const code = js.slice(start, start + tail.index + 2);
+  try {
+    new Script(`(${code})`);
+  } catch {
+    return undefined;
+  }
+  return code;
+}
+
+const escapeName = (identifier: string) => identifier.replace(/\$/g, '\\$');
 
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -242,7 +307,9 @@ async function buildPage(
     graphql: js('graphql.worker.js', bundle.graphqlWorker),
   };
   const own = js('agent-graph.js', `${URL_MUTATION_GUARD}\n${STATEMENTS_PANEL}\n${START}\n`);
-  const graphiql = js('graphiql.js', deferInlinedImports(bundle.js).js);
+  const deferred = deferInlinedImports(bundle.js);
+  const graphiql = js('graphiql.js', deferred.js);
+  const scripts = deferred.scripts.map((text, index) => js(`deferred-${index}.js`, text));
   // The schema as GraphiQL's introspection query returns it (180 KB of JSON), but as a file
   // named by its content: a second visit finds it in the browser's cache instead of asking.
   const introspection =
@@ -264,7 +331,10 @@ async function buildPage(
       ),
     );
   // Inert data, not a script: `<` escaped so that no text in it can end the element.
-  const data = JSON.stringify({ workers, options, schema: introspection }).replace(/</g, '\\u003c');
+  const data = JSON.stringify({ workers, scripts, options, schema: introspection }).replace(
+    /</g,
+    '\\u003c',
+  );
   const title = escapeHtml(options.title ?? 'GraphiQL');
   const html = `<!doctype html>
 <html lang="en">
