@@ -188,8 +188,24 @@ export const activeSubscriptions = (server: AgentGraphServer) =>
 export const goodCycles = (server: AgentGraphServer) =>
   metric(server, 'agentgraph_poll_cycles_total', { outcome: 'ok' });
 
+const POLL_STATEMENT = 'teamRuns.live';
+
 export const pollStatements = (server: AgentGraphServer) =>
-  metric(server, 'agentgraph_db_statements_total', { statement: 'teamRuns.live' });
+  metric(server, 'agentgraph_db_statements_total', { statement: POLL_STATEMENT });
+
+/**
+ * Statements issued so far other than the poll's, from one read of the counter: a poll cycle
+ * (every 150 ms or less here) may run between two reads, so a total read apart from the
+ * poll's count would take a poll statement for another one.
+ */
+export async function otherStatements(server: AgentGraphServer): Promise<number> {
+  const found = await server.metrics.registry
+    .getSingleMetric('agentgraph_db_statements_total')
+    ?.get();
+  return (found?.values ?? [])
+    .filter((v) => v.labels.statement !== POLL_STATEMENT)
+    .reduce((sum, v) => sum + v.value, 0);
+}
 
 /**
  * Waits until the server has finished `count` more good poll cycles: what a test waits on

@@ -5,7 +5,7 @@ import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import {
   activeSubscriptions,
   embeddedPg,
-  pollStatements,
+  otherStatements,
   settled,
   subscribeSse,
   until,
@@ -78,12 +78,10 @@ describe('per-event sharing', () => {
         );
       await startRun(pg, { owner: 'APP_USER', teamName: TEAM, execId });
       await seen('RUNNING');
-      const before = await t.server.metrics.statementCount();
-      const polls = await pollStatements(t.server);
+      const before = await otherStatements(t.server);
       await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
       await seen('WAITING_FOR_HUMAN');
-      const statements = (await t.server.metrics.statementCount()) - before;
-      return statements - ((await pollStatements(t.server)) - polls);
+      return (await otherStatements(t.server)) - before;
     };
 
     const alone = await connect(t);
