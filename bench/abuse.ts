@@ -4,11 +4,8 @@
  *
  *   npx tsx bench/abuse.ts [runs]
  */
-import pino from 'pino';
 import { parseCommand } from '../src/command-line.js';
-import { loadConfig } from '../src/config.js';
-import { createServer } from '../src/server.js';
-import { ABUSE_CASES, type AbuseCase, DASHBOARD } from '../test/security/abuse-cases.js';
+import type { AbuseCase } from '../test/security/abuse-cases.js';
 
 const { positionals, fail } = parseCommand({
   name: 'npx tsx bench/abuse.ts',
@@ -21,6 +18,14 @@ const runs = Number(positionals[0] ?? 5);
 if (!(Number.isInteger(runs) && runs > 0) || positionals.length > 1) {
   fail('takes at most one argument, a whole number of runs');
 }
+// Loaded once the command line is read: --help and a refused argument answer at once.
+const [{ default: pino }, { loadConfig }, { createServer }, { ABUSE_CASES, DASHBOARD }] =
+  await Promise.all([
+    import('pino'),
+    import('../src/config.js'),
+    import('../src/server.js'),
+    import('../test/security/abuse-cases.js'),
+  ]);
 
 interface Row {
   readonly name: string;

@@ -5,7 +5,6 @@
  * project's plugins add (docs/operations.md, Targets).
  */
 import { createServer } from 'node:http';
-import { createSchema, createYoga } from 'graphql-yoga';
 import { parseCommand } from '../src/command-line.js';
 
 parseCommand({
@@ -15,6 +14,8 @@ parseCommand({
 ceiling of agent-graph's { __typename } floor, to load with the same client.`,
   environment: { PORT: 'where to listen (default 4001)' },
 });
+// After the command line (src/command-line.ts says why).
+const { createSchema, createYoga } = await import('graphql-yoga');
 
 const yoga = createYoga({
   schema: createSchema({ typeDefs: 'type Query { x: Int }' }),

@@ -16,11 +16,8 @@
  *   SOAK_SECONDS=20 npx tsx bench/cache-fault-soak.ts
  */
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
 import { parseCommand } from '../src/command-line.js';
-import { loadConfig } from '../src/config.js';
-import { setRunState, startRun } from '../src/db/embedded/simulator.js';
-import { type AgentGraphServer, createServer } from '../src/server.js';
+import type { AgentGraphServer } from '../src/server.js';
 import { redisServer } from './redis-process.js';
 import { freePort } from './server-process.js';
 
@@ -38,6 +35,14 @@ passed bound or an unhandled rejection.`,
     RESPONSE_CACHE_MAX_BYTES: "the in-memory cache's bound",
   },
 });
+// After the command line (src/command-line.ts says why).
+const [{ default: pino }, { loadConfig }, { setRunState, startRun }, { createServer }] =
+  await Promise.all([
+    import('pino'),
+    import('../src/config.js'),
+    import('../src/db/embedded/simulator.js'),
+    import('../src/server.js'),
+  ]);
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const TTL_MS = 5_000;

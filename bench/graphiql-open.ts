@@ -16,9 +16,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { parseCommand } from '../src/command-line.js';
-import { CHROMIUM, CHROMIUM_ARGS, launchChromium } from '../test/support/browser.js';
 import { startServer } from './server-process.js';
 
 const { values: args, fail } = parseCommand({
@@ -48,6 +47,11 @@ threads), main-thread script, style and layout time, and the bytes received.`,
 });
 const ROUNDS = Number(args.rounds);
 if (!(Number.isInteger(ROUNDS) && ROUNDS > 0)) fail('--rounds takes a whole number of at least 1');
+// After the command line (src/command-line.ts says why).
+const [{ chromium }, { CHROMIUM, CHROMIUM_ARGS, launchChromium }] = await Promise.all([
+  import('playwright-core'),
+  import('../test/support/browser.js'),
+]);
 
 interface Open {
   /** From navigation to the run button, as the user waits. */

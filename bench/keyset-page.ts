@@ -5,16 +5,9 @@
  * each scales. Usage: `npx tsx bench/keyset-page.ts`.
  */
 import { parseCommand } from '../src/command-line.js';
-import { loadConfig } from '../src/config.js';
-import { discoverDatabase } from '../src/db/discover.js';
 import type { Driver } from '../src/db/driver.js';
-import { openEmbeddedDatabase } from '../src/db/embedded/database.js';
-import { sql } from '../src/db/sql/fragment.js';
-import { historyPlanSql, type PlanRoot } from '../src/db/sql/history-plan.js';
-import { paged } from '../src/db/sql/pages.js';
-import { fetchRows, type Query } from '../src/db/sql/query.js';
-import { everyColumn } from '../src/model/plan.js';
-import { ANONYMOUS_ADMIN } from '../src/model/viewer.js';
+import type { PlanRoot } from '../src/db/sql/history-plan.js';
+import type { Query } from '../src/db/sql/query.js';
 
 parseCommand({
   name: 'npx tsx bench/keyset-page.ts',
@@ -26,6 +19,28 @@ database: statement time, median of 50 after 10 warm-ups.`,
     KEYSET_EXTRA_RUNS: 'runs to add first (copies with new ids), to see how each scales',
   },
 });
+// After the command line (src/command-line.ts says why).
+const [
+  { loadConfig },
+  { discoverDatabase },
+  { openEmbeddedDatabase },
+  { sql },
+  { historyPlanSql },
+  { paged },
+  { fetchRows },
+  { everyColumn },
+  { ANONYMOUS_ADMIN },
+] = await Promise.all([
+  import('../src/config.js'),
+  import('../src/db/discover.js'),
+  import('../src/db/embedded/database.js'),
+  import('../src/db/sql/fragment.js'),
+  import('../src/db/sql/history-plan.js'),
+  import('../src/db/sql/pages.js'),
+  import('../src/db/sql/query.js'),
+  import('../src/model/plan.js'),
+  import('../src/model/viewer.js'),
+]);
 
 const DEPTH = Number(process.env.KEYSET_DEPTH ?? 250);
 const SIZE = 20;

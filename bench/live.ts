@@ -20,8 +20,6 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { parseCommand } from '../src/command-line.js';
-import { runLiveQueries } from './live-queries.js';
-import { runSubscribers, subscriberTable } from './subscribers.js';
 
 const { values, fail } = parseCommand({
   name: 'npm run bench:live --',
@@ -74,6 +72,8 @@ if (values['live-queries'] !== undefined) {
   if (!Number.isInteger(count) || count < 2 || !(interval > 0)) {
     fail('--live-queries takes a whole number of at least 2, --interval a positive number');
   }
+  // Loaded once the arguments are checked (src/command-line.ts says why).
+  const { runLiveQueries } = await import('./live-queries.js');
   const row = await runLiveQueries(count, interval);
   await writeFile(
     new URL('./results-live-queries.json', import.meta.url),
@@ -115,6 +115,7 @@ if (largest + SPARE_DESCRIPTORS > limit) {
   );
 }
 process.stderr.write(`open-file limit ${limit}; subscribers ${counts.join(', ')}\n`);
+const { runSubscribers, subscriberTable } = await import('./subscribers.js');
 
 const started = Date.now();
 const redis =

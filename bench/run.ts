@@ -14,8 +14,6 @@ import autocannon from 'autocannon';
 import { parseCommand } from '../src/command-line.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 import { startServer } from './server-process.js';
-import { runStop } from './stop.js';
-import { runSubscribers, subscriberTable } from './subscribers.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = 32;
@@ -40,6 +38,11 @@ Writes bench/results.json (bench/results-only.json with --only).`,
     POLL_INTERVAL_MS: 'the server poll interval (default 2000)',
   },
 });
+// After the command line (src/command-line.ts says why).
+const [{ runStop }, { runSubscribers, subscriberTable }] = await Promise.all([
+  import('./stop.js'),
+  import('./subscribers.js'),
+]);
 const ONLY = values.only === undefined ? null : new Set(values.only.split(','));
 const wanted = (name: string) => ONLY === null || ONLY.has(name);
 

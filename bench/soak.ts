@@ -18,8 +18,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
-import { type Client, createClient } from 'graphql-ws';
-import WebSocket from 'ws';
+import type { Client } from 'graphql-ws';
 import { parseCommand } from '../src/command-line.js';
 import { startServer } from './server-process.js';
 
@@ -35,6 +34,11 @@ RSS, heap, descriptors, subscriptions and p99s per sample, then whether anything
     SOAK_SAMPLE_SECONDS: 'between samples (default 30)',
   },
 });
+// After the command line (src/command-line.ts says why).
+const [{ createClient }, { default: WebSocket }] = await Promise.all([
+  import('graphql-ws'),
+  import('ws'),
+]);
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const SAMPLE_MS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 30) * 1000;

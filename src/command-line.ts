@@ -5,6 +5,9 @@ import { parseArgs } from 'node:util';
  * fixtures): node:util's parseArgs, plus what it leaves to its caller. `--help` (or `-h`)
  * prints the script's usage, what it does, its options and environment, and exits 0; a bad
  * argument prints one line naming it and the usage on stderr, and exits 1, never a stack trace.
+ * A script imports its heavy modules (the server, a database, a load generator) with `await
+ * import()` after its command line is read, so that both answer at once instead of after
+ * seconds of loading what they will not use.
  */
 export interface CommandOption {
   readonly type: 'string' | 'boolean';
