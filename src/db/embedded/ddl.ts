@@ -152,6 +152,10 @@ CREATE TABLE dba_ai_agent_team_history (
 );
 CREATE INDEX emb_team_history_team ON dba_ai_agent_team_history (team_owner, team_name, start_date);
 CREATE INDEX emb_team_history_state ON dba_ai_agent_team_history (state);
+-- The keyset order of the pages of runs and of tool calls (runOrderKeys, TOOL_CALL_ORDER_KEYS in
+-- src/db/sql/team-history.ts, newest first): a page reads its rows off the index, either way,
+-- and stops at the page's end, instead of sorting the whole history for every page.
+CREATE INDEX emb_team_history_newest ON dba_ai_agent_team_history (start_date DESC NULLS LAST, team_exec_id);
 ${userView('user_ai_agent_team_history', 'dba_ai_agent_team_history', 'team_owner', TEAM_HISTORY)}
 CREATE TABLE dba_ai_agent_task_history (
   team_exec_id varchar(128) NOT NULL,
@@ -184,6 +188,7 @@ CREATE TABLE dba_ai_agent_tool_history (
   tool_output text
 );
 CREATE INDEX emb_tool_history_exec ON dba_ai_agent_tool_history (team_exec_id, task_order);
+CREATE INDEX emb_tool_history_newest ON dba_ai_agent_tool_history (start_date DESC NULLS LAST, invocation_id);
 ${userView('user_ai_agent_tool_history', 'dba_ai_agent_tool_history', 'tool_owner', TOOL_HISTORY)}
 
 CREATE TABLE dba_scheduler_job_run_details (

@@ -1,4 +1,4 @@
-import { messages, type PGlite, parse, protocol } from '@electric-sql/pglite';
+import { messages, type PGlite, parse, protocol, types } from '@electric-sql/pglite';
 import type { BindValue } from '../driver.js';
 
 /** A statement's rows as PGlite returns them with `rowMode: 'array'`, and its column names. */
@@ -52,8 +52,18 @@ function concatenated(parts: readonly Uint8Array[]): Uint8Array {
 export class PreparedStatements {
   /** By text, least recently used first. */
   private readonly prepared = new Map<string, Prepared>();
+  /**
+   * PGlite's parsers, but JSON (the embedded CLOB, src/db/embedded/plsql.ts) stays its text,
+   * as Oracle hands a CLOB over: the readers parse it where they read it (jsonOrNull in
+   * src/db/rows.ts). In the worker thread (worker.ts) a planned statement's lists then cross
+   * to the serving thread as one string each, copied whole, instead of parsed here and
+   * cloned value by value and rebuilt there.
+   */
+  private readonly parsers: PGlite['parsers'];
 
-  constructor(private readonly pg: PGlite) {}
+  constructor(private readonly pg: PGlite) {
+    this.parsers = { ...pg.parsers, [types.JSON]: (text: string) => text };
+  }
 
   rows(
     text: string,
@@ -99,7 +109,7 @@ export class PreparedStatements {
         serialize.sync(),
       ]),
     );
-    const [result] = parse.parseResults(replies, this.pg.parsers, ROW_MODE);
+    const [result] = parse.parseResults(replies, this.parsers, ROW_MODE);
     const rows = (result?.rows ?? []) as unknown[][];
     return {
       columns: (result?.fields ?? []).map((field) => field.name),
