@@ -11,6 +11,12 @@ import { createGraphQLError, type Plugin } from 'graphql-yoga';
  * Like yoga's, it refuses a Content-Length over the limit before reading and stops reading a
  * chunked body as soon as it passes the limit.
  *
+ * A body with a Content-Length (every client's JSON POST) cannot pass it: node:http ends the
+ * body there. It is read by the request's own `bytes()`, which @whatwg-node's Body keeps, so
+ * yoga's parser reads those bytes again from the same request (its `text()` and `json()` start
+ * from them): no web stream, no second Request. Only a chunked body is read chunk by chunk,
+ * and handed over in a Request of its bytes.
+ *
  * JSON must be UTF-8 (RFC 8259): decoding it leniently would turn stray bytes into U+FFFD and
  * send them on as names and filter values. Multipart bodies carry files, binary by nature.
  */
@@ -26,15 +32,23 @@ export function requestBodyLimit(maxBytes: number): Plugin {
         }
         if (Number(contentLength) > maxBytes) throw tooLarge();
       }
-      if (!requestParser || !request.body) return;
+      // Not `request.body`: on @whatwg-node each read of it wraps the socket in a web stream.
+      if (!requestParser || request.method === 'GET' || request.method === 'HEAD') return;
       const textual = !isMultipart(request);
-      setRequestParser(async (unread) => {
-        const body = await readAtMost(unread, maxBytes);
+      const checked = (body: Uint8Array) => {
         if (textual && !isUtf8(body)) {
           throw createGraphQLError('The request body is not valid UTF-8', {
             extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
           });
         }
+      };
+      setRequestParser(async (unread) => {
+        if (contentLength != null) {
+          checked(await unread.bytes());
+          return requestParser(unread);
+        }
+        const body = await readAtMost(unread, maxBytes);
+        checked(body);
         return requestParser(
           new fetchAPI.Request(unread.url, {
             method: unread.method,
