@@ -5,8 +5,10 @@
  */
 import { buildSchema, type GraphQLObjectType, type GraphQLSchema, isObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type ListPlan, RELATIONS } from '../src/model/plan.js';
+import { plansFrom } from '../src/oracle-check/statements.js';
 import { schema } from '../src/schema/index.js';
-import { NEEDS, PLANNED_TYPES } from '../src/schema/needs.js';
+import { NEEDS, type Needs, PLANNED_TYPES } from '../src/schema/needs.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /** The fields of the planned types that declare no needs: each one a defect. */
@@ -39,6 +41,63 @@ function childFieldsWithArguments(schema: GraphQLSchema): string[] {
   });
 }
 
+/**
+ * The edges a plan can take below a row type, as `RowType.field → what it reads`: from the
+ * fields the schema declares (relations, groups of relations, the row itself), or from plans.
+ */
+type Edge = string;
+
+const describedRelation = (relation: { name: string }) => relation.name;
+
+function declaredEdges(schema: GraphQLSchema): Edge[] {
+  return Object.entries(PLANNED_TYPES).flatMap(([name, rowType]) => {
+    const type = schema.getType(name);
+    if (rowType === 'derived' || !isObjectType(type)) return [];
+    return Object.values(type.getFields()).flatMap((field) => {
+      const declared = field.extensions?.[NEEDS] as Needs | undefined;
+      if (declared?.kind === 'relation') {
+        return [`${rowType}.${field.name} → ${describedRelation(declared.relation)}`];
+      }
+      if (declared?.kind === 'group') {
+        const members = Object.entries(declared.members)
+          .map(([member, relation]) => `${member}=${describedRelation(relation)}`)
+          .sort();
+        return [`${rowType}.${field.name} → group(${members.join(',')})`];
+      }
+      if (declared?.kind === 'self') return [`${rowType}.${field.name} → self`];
+      return [];
+    });
+  });
+}
+
+function plannedEdges(plan: ListPlan, edges = new Set<Edge>()): Set<Edge> {
+  for (const [key, child] of plan.children) {
+    if (child.kind === 'relation') {
+      edges.add(`${plan.type}.${key} → ${describedRelation(child.relation)}`);
+      plannedEdges(child.plan, edges);
+    } else if (child.kind === 'self') {
+      edges.add(`${plan.type}.${key} → self`);
+      plannedEdges(child.plan, edges);
+    } else {
+      const members = [...child.members]
+        .map(([member, { relation }]) => `${member}=${describedRelation(relation)}`)
+        .sort();
+      edges.add(`${plan.type}.${key} → group(${members.join(',')})`);
+      for (const { plan: memberPlan } of child.members.values()) plannedEdges(memberPlan, edges);
+    }
+  }
+  return edges;
+}
+
+/** The relation fields no plan of the oracle:check registry (src/oracle-check/statements.ts) reads. */
+function unregistered(schema: GraphQLSchema, plans: readonly ListPlan[]): Edge[] {
+  const registered = new Set<Edge>();
+  for (const plan of plans) plannedEdges(plan, registered);
+  return declaredEdges(schema).filter((edge) => !registered.has(edge));
+}
+
+const REGISTERED_PLANS = (['TeamRun', 'TaskRun', 'ToolCall'] as const).flatMap(plansFrom);
+
 let t: TestServer;
 beforeAll(async () => {
   // The tools catalog is read every time, so the counts do not depend on its cache.
@@ -67,6 +126,25 @@ describe('needs', () => {
     const tasks = (withArguments.getType('TeamRun') as GraphQLObjectType).getFields().tasks;
     if (tasks) tasks.extensions = { [NEEDS]: { kind: 'relation' } };
     expect(childFieldsWithArguments(withArguments)).toEqual(['TeamRun.tasks']);
+  });
+
+  test('the oracle:check registry plans every relation the schema declares, from every type it leaves', () => {
+    expect(declaredEdges(schema).length).toBeGreaterThan(6);
+    expect(unregistered(schema, REGISTERED_PLANS)).toEqual([]);
+    // The check fails on a relation field the registry's plans do not read.
+    const unplanned = buildSchema('type Query { a: Int } type ToolCall { teamRun: Int }');
+    const teamRun = (unplanned.getType('ToolCall') as GraphQLObjectType).getFields().teamRun;
+    if (teamRun) {
+      teamRun.extensions = {
+        [NEEDS]: {
+          kind: 'relation',
+          relation: { ...RELATIONS.taskTeamRun, name: 'ToolCall.teamRun' },
+        },
+      };
+    }
+    expect(unregistered(unplanned, REGISTERED_PLANS)).toEqual([
+      'ToolCall.teamRun → ToolCall.teamRun',
+    ]);
   });
 });
 

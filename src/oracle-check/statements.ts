@@ -210,9 +210,10 @@ const related = (relation: Relation, plan: ListPlan) =>
 
 /**
  * The plans a history root is registered with: the keys alone, and every column of every
- * relation the schema can plan below it, each relation once per type it leaves from.
+ * relation the schema can plan below it, each relation once per type it leaves from
+ * (test/plan.test.ts checks these against every relation field the schema declares).
  */
-function plansFrom(type: 'TeamRun' | 'TaskRun' | 'ToolCall'): ListPlan[] {
+export function plansFrom(type: 'TeamRun' | 'TaskRun' | 'ToolCall'): ListPlan[] {
   const team = related(RELATIONS.runTeam, everyColumn('Team'));
   const runUp = related(RELATIONS.taskTeamRun, everyColumn('TeamRun', [['team', team]]));
   const taskUp = related(RELATIONS.callTaskRun, everyColumn('TaskRun', [['teamRun', runUp]]));
