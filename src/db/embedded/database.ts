@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { EmbeddedDatabaseConfig } from '../../config.js';
@@ -80,6 +81,23 @@ const START_PARAMS = [
  */
 const INITDB_PARAMS = ['--wal-segsize=1'];
 
+let pgliteWasm: Promise<WebAssembly.Module> | undefined;
+
+/**
+ * PostgreSQL's WebAssembly (9 MB), compiled once per process and handed to every PGlite it
+ * opens (PGlite's pgliteWasmModule), a worker thread's with the thread's data (worker.ts): a
+ * compiled module crosses to a thread without a copy and V8 shares its code, where a thread
+ * left to itself compiles it again, about a second of CPU per server start on a loaded 2-core
+ * machine.
+ */
+export function compiledPGliteWasm(): Promise<WebAssembly.Module> {
+  pgliteWasm ??= readFile(
+    join(dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.wasm'),
+    // An ordinary ArrayBuffer under it, as loadSnapshot's.
+  ).then((bytes) => WebAssembly.compile(bytes as Buffer<ArrayBuffer>));
+  return pgliteWasm;
+}
+
 /**
  * Opens PGlite with the Oracle-named views and the demo data. A cold PGlite start plus
  * seeding takes seconds, so the seeded data directory is cached (src/db/embedded/snapshot.ts)
@@ -106,13 +124,16 @@ export async function openPGlite(
   config: EmbeddedDatabaseConfig,
   warn: (message: string) => void,
   log: StartupLog,
+  /** The thread's copy of compiledPGliteWasm()'s (worker-thread.ts); this thread's when absent. */
+  wasm?: WebAssembly.Module,
 ): Promise<{ pg: PGlite; fromSnapshot: boolean }> {
   const started = performance.now();
+  const pgliteWasmModule = wasm ?? (await compiledPGliteWasm());
   const elapsedMs = () => Math.round(performance.now() - started);
   const data = demoData();
   const snapshotPath = snapshotFile(config.cacheDir, data);
 
-  const loaded = await loadSnapshot(snapshotPath, warn);
+  const loaded = await loadSnapshot(snapshotPath, pgliteWasmModule, warn);
   let pg: PGlite;
   const fromSnapshot = loaded !== undefined;
   if (loaded) {
@@ -128,7 +149,11 @@ export async function openPGlite(
       { snapshot: snapshotPath },
       'first start: seeding the embedded demo database, once (5-20 s; later starts load a snapshot of it in a few seconds)',
     );
-    pg = await PGlite.create({ startParams: START_PARAMS, initDbStartParams: INITDB_PARAMS });
+    pg = await PGlite.create({
+      pgliteWasmModule,
+      startParams: START_PARAMS,
+      initDbStartParams: INITDB_PARAMS,
+    });
     await seed(pg, data);
     const saved = await saveSnapshot(pg, config.cacheDir, snapshotPath);
     log(
@@ -184,6 +209,7 @@ export function snapshotFile(cacheDir: string, data = demoData()): string {
  */
 async function loadSnapshot(
   path: string,
+  pgliteWasmModule: WebAssembly.Module,
   warn: (message: string) => void,
 ): Promise<{ pg: PGlite; readMs: number; createMs: number } | undefined> {
   const started = performance.now();
@@ -196,7 +222,11 @@ async function loadSnapshot(
     if (!tar) throw new Error('not a whole snapshot');
     // The two parts of a load, in the start-up line (bench/start-time.ts reads them).
     const read = performance.now();
-    pg = await PGlite.create({ loadDataDir: new TarBlob(tar), startParams: START_PARAMS });
+    pg = await PGlite.create({
+      loadDataDir: new TarBlob(tar),
+      pgliteWasmModule,
+      startParams: START_PARAMS,
+    });
     return {
       pg,
       readMs: Math.round(read - started),

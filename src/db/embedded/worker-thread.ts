@@ -57,6 +57,8 @@ export interface ThreadData {
   readonly config: EmbeddedDatabaseConfig;
   /** When the serving thread started this one (epoch ms, sub-millisecond): for `threadMs`. */
   readonly spawnedAt: number;
+  /** The serving thread's compiledPGliteWasm() (database.ts). */
+  readonly wasm: WebAssembly.Module;
 }
 
 /** A transaction the serving thread began, waiting for its statements and its end. */
@@ -96,7 +98,7 @@ if (port) {
       port.postMessage({ id: message.id, error: { ...message.error, fields: {} } });
     }
   };
-  const { config, spawnedAt } = workerData as ThreadData;
+  const { config, spawnedAt, wasm } = workerData as ThreadData;
   // From the thread's start to its module running (Node's start of a thread, module loading):
   // a part of every start-up line's time that the thread's own clock does not see.
   const threadMs = Math.round(performance.timeOrigin + performance.now() - spawnedAt);
@@ -105,6 +107,7 @@ if (port) {
       config,
       (message) => post({ log: 'warn', message }),
       (fields, message) => post({ log: 'info', fields: { ...fields, threadMs }, message }),
+      wasm,
     );
     const transactions = new Map<number, OpenTransaction>();
     const prepared = new PreparedStatements(pg);

@@ -4,6 +4,7 @@ import { messages, type QueryOptions, type Results } from '@electric-sql/pglite'
 import type { EmbeddedDatabaseConfig } from '../../config.js';
 import type { BindValue } from '../driver.js';
 import {
+  compiledPGliteWasm,
   type DatabaseLost,
   type EmbeddedDatabase,
   EmbeddedDriver,
@@ -27,8 +28,9 @@ export async function openEmbeddedWorker(
   warn: (message: string) => void = () => {},
   log: StartupLog = () => {},
 ): Promise<EmbeddedDatabase<PGliteThread>> {
+  const wasm = await compiledPGliteWasm();
   const spawnedAt = performance.timeOrigin + performance.now();
-  const thread = new PGliteThread({ config, spawnedAt }, warn, log);
+  const thread = new PGliteThread({ config, spawnedAt, wasm }, warn, log);
   const fromSnapshot = await thread.ready;
   return {
     driver: new EmbeddedDriver(thread, config.latencyMs),
