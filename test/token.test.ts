@@ -3,8 +3,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.js';
 
-// `npm run token` as a developer runs it (a child process with the server's environment),
-// and its token presented to a server configured the same way.
+// `npm run token` as a developer runs it (a child process with the server's environment, as
+// package.json runs it), and its token presented to a server configured the same way.
 const AUTH = {
   AUTH_JWT_SECRET: 'a-development-secret-of-at-least-32-characters',
   AUTH_ISSUER: 'https://issuer.example',
@@ -20,7 +20,7 @@ async function mint(
   try {
     const { stdout, stderr } = await run(
       process.execPath,
-      ['--import', 'tsx', 'src/mint-token.ts', ...args],
+      ['scripts/run.mjs', 'src/mint-token.ts', ...args],
       { env: { PATH: process.env.PATH ?? '', ...env } },
     );
     return { stdout, stderr, code: 0 };
