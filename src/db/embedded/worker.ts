@@ -1,6 +1,19 @@
-import { extname } from 'node:path';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { extname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { messages, type QueryOptions, type Results } from '@electric-sql/pglite';
+import type * as esbuild from 'esbuild';
 import type { EmbeddedDatabaseConfig } from '../../config.js';
 import type { BindValue } from '../driver.js';
 import {
@@ -174,12 +187,58 @@ function startThread(workerData: ThreadData): Worker {
     import.meta.url,
   );
   if (!entry.pathname.endsWith('.ts')) return new Worker(entry, { workerData });
-  // A worker thread does not inherit tsx's module hooks (on Node 20 not even through an
-  // inherited `--import tsx`), so it registers them before loading its TypeScript entry.
-  return new Worker(
-    `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`,
-    { eval: true, workerData },
+  // Evaluated, as a script that imports the bundle: a thread started from a file takes its
+  // process's flags, and a process started with `--input-type` (an `-e` script) refuses that.
+  return new Worker(`import(${JSON.stringify(bundledThread(entry).href)})`, {
+    eval: true,
+    workerData,
+  });
+}
+
+let bundled: URL | undefined;
+
+/**
+ * The thread's TypeScript module graph as one JavaScript file, bundled by esbuild once per
+ * process into node_modules/.cache/agent-graph/thread/ (packages stay imports, resolved from
+ * the project's node_modules). A worker does not inherit tsx's module hooks, and registering
+ * them in each thread starts a hooks thread of its own that compiles every module again: about
+ * 0.4 s of CPU per database, paid by each of the servers a test run starts. Only tsx and
+ * vitest get here, and esbuild comes with them.
+ */
+function bundledThread(entry: URL): URL {
+  if (bundled) return bundled;
+  const { buildSync } = createRequire(import.meta.url)('esbuild') as typeof esbuild;
+  const [output] = buildSync({
+    entryPoints: [fileURLToPath(entry)],
+    bundle: true,
+    packages: 'external',
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    write: false,
+    logLevel: 'warning',
+  }).outputFiles;
+  if (!output) throw new Error(`esbuild wrote nothing for ${entry.href}`);
+  const dir = fileURLToPath(
+    new URL('../../../node_modules/.cache/agent-graph/thread/', import.meta.url),
   );
+  const name = `${createHash('sha256').update(output.contents).digest('hex').slice(0, 16)}.mjs`;
+  const path = join(dir, name);
+  if (!existsSync(path)) {
+    mkdirSync(dir, { recursive: true });
+    // Written aside and renamed: a process starting beside this one sees all of it or none.
+    const writing = `${path}.${process.pid}.tmp`;
+    writeFileSync(writing, output.contents);
+    renameSync(writing, path);
+    // Bundles of earlier sources, unused for an hour (a process may still be starting one).
+    for (const old of readdirSync(dir)) {
+      const stale = join(dir, old);
+      if (old !== name && statSync(stale).mtimeMs < Date.now() - 3_600_000)
+        rmSync(stale, { force: true });
+    }
+  }
+  bundled = pathToFileURL(path);
+  return bundled;
 }
 
 /** The error as the thread raised it: a PostgreSQL error keeps its class, code and fields. */
