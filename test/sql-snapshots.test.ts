@@ -101,7 +101,10 @@ beforeAll(async () => {
   t = await startTestServer({
     AUTH_JWT_SECRET: SECRET,
     AUTH_AUDIENCE: AUDIENCE,
-    POLL_INTERVAL_MS: '50',
+    // Cycles a second apart, so that the live-poll test's window, from the end of one cycle to
+    // the end of the next, holds one cycle even when a loaded machine sees those ends late (at
+    // 50 ms apart, a window seen 50 ms late held two: load 26).
+    POLL_INTERVAL_MS: '1000',
   });
   sent = recordStatements(t.server.database.driver);
   bearer.admin = await token({ roles: ['admin'] });
