@@ -14,9 +14,9 @@ import { closedPort } from './support.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** `npm run oracle:check` without npm, with only the given settings. */
+/** `npm run oracle:check` without npm (as package.json runs it), with only the given settings. */
 function runCheck(env: Record<string, string>): Promise<{ code: number | null; stdout: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/oracle-check/main.ts'], {
+  const child = spawn(process.execPath, ['scripts/run.mjs', 'src/oracle-check/main.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -19,10 +19,10 @@ afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-/** `npm start` without npm: tsx on src/main.ts, with only the given database settings. */
+/** `npm start` without npm (scripts/run.mjs on src/main.ts), with only the given database settings. */
 function start(env: Record<string, string>): Promise<Exit> {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['scripts/run.mjs', 'src/main.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
