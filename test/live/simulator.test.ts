@@ -154,13 +154,16 @@ describe('Simulator', () => {
           )
         ).rows[0]?.n,
       );
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = await count();
+    const timersBefore = timers();
     simulator.start();
     await until(async () => (await count()) > before, WAIT_MS, 'the simulator to move a run');
     await simulator.stop();
     const after = await count();
     expect(after).toBeGreaterThan(before);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Stopped: the step under way was awaited, and no timer is left to start another.
+    expect(timers()).toBeLessThanOrEqual(timersBefore);
     expect(await count()).toBe(after);
   });
 });
