@@ -30,9 +30,16 @@ export interface Coordinator {
   loadSnapshot(): Promise<Snapshot | null>;
   /**
    * Stores the snapshot and publishes the message, both only if `token` still holds the lock
-   * (a poller that lost it mid-cycle must not publish). Resolves to whether it did.
+   * (a poller that lost it mid-cycle must not publish), or if the lock lapsed while the cycle
+   * ran and nobody took it since: the stored snapshot is still `base`, the one the cycle
+   * started from. Resolves to whether it did.
    */
-  commit(token: string, snapshot: Snapshot, message: CycleMessage | null): Promise<boolean>;
+  commit(
+    token: string,
+    base: Snapshot | null,
+    snapshot: Snapshot,
+    message: CycleMessage | null,
+  ): Promise<boolean>;
   release(token: string): Promise<void>;
   /**
    * Hands an action's invalidation to every listener of every instance (the lock plays no
@@ -70,7 +77,13 @@ export class MemoryCoordinator implements Coordinator {
     return this.snapshot;
   }
 
-  async commit(token: string, snapshot: Snapshot, message: CycleMessage | null): Promise<boolean> {
+  async commit(
+    token: string,
+    _base: Snapshot | null,
+    snapshot: Snapshot,
+    message: CycleMessage | null,
+  ): Promise<boolean> {
+    // An instance's own lock does not lapse.
     if (this.holder !== token) return false;
     this.snapshot = snapshot;
     if (message) for (const listener of [...this.listeners]) listener(message);
@@ -107,8 +120,23 @@ if not holder then
 end
 return 0`;
 
+// A cycle that outlived its lock (a loaded machine, or Redis paused while its commit waited)
+// takes the lock again if nobody took it since and the stored snapshot is still the one the
+// cycle started from (its epoch and sequence, ARGV[5]); a poller that took over would have
+// stored another. Refused, the poller stood by with its lock free and polled again from scratch.
 const COMMIT = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local holder = redis.call('GET', KEYS[1])
+if holder ~= ARGV[1] then
+  if holder then return 0 end
+  local stored = redis.call('GET', KEYS[2])
+  local base = ''
+  if stored then
+    local decoded = cjson.decode(stored)
+    base = decoded['epoch'] .. ':' .. decoded['seq']
+  end
+  if base ~= ARGV[5] then return 0 end
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[6])
+end
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
 if ARGV[4] ~= '' then redis.call('PUBLISH', KEYS[3], ARGV[4]) end
 return 1`;
@@ -251,7 +279,12 @@ export class RedisCoordinator implements Coordinator {
     }
   }
 
-  async commit(token: string, snapshot: Snapshot, message: CycleMessage | null): Promise<boolean> {
+  async commit(
+    token: string,
+    base: Snapshot | null,
+    snapshot: Snapshot,
+    message: CycleMessage | null,
+  ): Promise<boolean> {
     const result = await this.commands.eval(
       COMMIT,
       3,
@@ -262,6 +295,8 @@ export class RedisCoordinator implements Coordinator {
       JSON.stringify(snapshot),
       this.snapshotTtlMs,
       message ? JSON.stringify(message) : '',
+      base ? `${base.epoch}:${base.seq}` : '',
+      this.lockTtlMs,
     );
     return result === 1;
   }

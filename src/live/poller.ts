@@ -160,7 +160,7 @@ export class Poller {
       }
       const next = advance(previous, found.runs, transitions, polledAt);
       if (next.message) await coordinator.listening();
-      if (!(await coordinator.commit(token, next.snapshot, next.message))) {
+      if (!(await coordinator.commit(token, previous, next.snapshot, next.message))) {
         if (this.token === token) this.drop();
         metrics.pollCycles.inc({ outcome: 'standby' });
         return;

@@ -177,6 +177,7 @@ describe('one run per live query per poll interval', () => {
       expect(
         await poller.commit(
           token,
+          null,
           { epoch, seq: 1, polledAt, runs: [run] },
           { epoch, seq: 1, polledAt, transitions: [{ run, previousState: null }], waiting: [] },
         ),
