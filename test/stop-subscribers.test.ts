@@ -1,6 +1,7 @@
 import { beforeAll, expect, test } from 'vitest';
 import { subscribeSse } from './live/support.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { WAIT_MS } from './support/wait.js';
 
 /**
  * SIGTERM while a dashboard is subscribed over SSE. The drain limit is far longer than the
@@ -25,7 +26,7 @@ test(
     );
     await waiting.take(1);
     await t.server.stop(DRAIN_MS);
-    await waiting.until(() => waiting.completed, 1_000, 'the stream to end');
+    await waiting.until(() => waiting.completed, WAIT_MS, 'the stream to end');
     expect(waiting.errors).toEqual([]);
     await expect(fetch(`${t.url}/health`)).rejects.toThrow();
   },

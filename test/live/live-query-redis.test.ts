@@ -8,6 +8,7 @@ import { RedisCoordinator } from '../../src/live/coordinator.js';
 import { runKey } from '../../src/live-queries/keys.js';
 import { redisUrl } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { WAIT_MS } from '../support/wait.js';
 import {
   embeddedPg,
   goodCycles,
@@ -78,14 +79,14 @@ describe('two instances behind Redis', () => {
     // a's live query starts its poller first, so a holds the lock.
     const onA = subscribeWs<RunAnswer>(client(a), RUN, { id: execId });
     await onA.take(1);
-    await until(() => a.server.live.polling, 10_000, 'a polling');
+    await until(() => a.server.live.polling, WAIT_MS, 'a polling');
     const onB = subscribeWs<RunAnswer>(client(b), RUN, { id: execId });
     await onB.take(1);
     const bPolls = await pollStatements(b.server);
 
     for (const pg of pgs) await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
-    await onB.until(() => onB.data.at(-1)?.teamRun?.state === 'WAITING_FOR_HUMAN', 10_000);
-    await onA.until(() => onA.data.at(-1)?.teamRun?.state === 'WAITING_FOR_HUMAN', 10_000);
+    await onB.until(() => onB.data.at(-1)?.teamRun?.state === 'WAITING_FOR_HUMAN', WAIT_MS);
+    await onA.until(() => onA.data.at(-1)?.teamRun?.state === 'WAITING_FOR_HUMAN', WAIT_MS);
     expect(b.server.live.polling).toBe(false);
     expect(await pollStatements(b.server)).toBe(bPolls);
     expect(
@@ -105,7 +106,7 @@ describe('two instances behind Redis', () => {
     // b's database as the answer will leave it; b hears of it only through a's action.
     await setRunState(pgs[1] as EmbeddedPg, execId, 'RESUMING');
     // b polls (nobody else watches this pair): its first cycle, the baseline, is behind us.
-    await until(async () => (await goodCycles(b.server)) >= 1, 10_000, 'a first cycle');
+    await until(async () => (await goodCycles(b.server)) >= 1, WAIT_MS, 'a first cycle');
     const cycleFlushes = await metric(b.server, 'agentgraph_live_query_flushes_total', {
       source: 'cycle',
     });
@@ -114,7 +115,7 @@ describe('two instances behind Redis', () => {
       { e: execId },
     );
     expect(errors).toBeUndefined();
-    await onB.until(() => onB.data.at(-1)?.teamRun?.state === 'RESUMING', 10_000);
+    await onB.until(() => onB.data.at(-1)?.teamRun?.state === 'RESUMING', WAIT_MS);
     expect(await metric(b.server, 'agentgraph_live_query_flushes_total', { source: 'cycle' })).toBe(
       cycleFlushes,
     );

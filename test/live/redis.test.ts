@@ -7,6 +7,7 @@ import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { redisUrl } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { WAIT_MS } from '../support/wait.js';
 import {
   embeddedPg,
   goodCycles,
@@ -98,7 +99,7 @@ describe('several instances through Redis', () => {
     const pgs = [embeddedPg(a.server), embeddedPg(b.server)];
 
     const onA = subscribeWs<Change>(client(a.url), CHANGES);
-    await until(() => a.server.live.polling, 5_000, 'A to take the poll lock');
+    await until(() => a.server.live.polling, WAIT_MS, 'A to take the poll lock');
     await until(async () => (await goodCycles(a.server)) > 0);
     const onB = subscribeWs<Change>(client(b.url), CHANGES);
     const waitingOnB = await subscribeSse<{ teamsWaitingForHuman: { execId: string }[] }>(
@@ -156,19 +157,19 @@ describe('several instances through Redis', () => {
     expect(onA.events).toHaveLength(2);
     onB.close();
     waitingOnB.close();
-    await until(() => !b.server.live.active, 2_000, 'B to stop polling');
+    await until(() => !b.server.live.active, WAIT_MS, 'B to stop polling');
     // The next test starts from data that every instance shares.
     await pgs[1]?.query('DELETE FROM dba_ai_agent_team_history WHERE team_exec_id = $1', [execId]);
   });
 
   test('when the polling process dies, another takes over within two intervals, losing nothing', async () => {
     const onDying = subscribeWs<Change>(client(dying.url), CHANGES);
-    await until(async () => (await childMetric(dying.url, 'ok')) > 0, 10_000, 'the child to poll');
+    await until(async () => (await childMetric(dying.url, 'ok')) > 0, WAIT_MS, 'the child to poll');
 
     const pg = embeddedPg(b.server);
     const onB = subscribeWs<Change>(client(b.url), CHANGES);
     const standby = await standbyTicks(b);
-    await until(async () => (await standbyTicks(b)) >= standby + 3, 5_000, 'B to stand by');
+    await until(async () => (await standbyTicks(b)) >= standby + 3, WAIT_MS, 'B to stand by');
     const polls = await pollStatements(b.server);
 
     // A change that only B's database sees: the polling child cannot report it.
@@ -177,7 +178,7 @@ describe('several instances through Redis', () => {
     const childCycles = await childMetric(dying.url, 'ok');
     await until(
       async () => (await childMetric(dying.url, 'ok')) >= childCycles + 2,
-      5_000,
+      WAIT_MS,
       'two more cycles of the child',
     );
     expect(onB.events).toHaveLength(0);
@@ -185,7 +186,7 @@ describe('several instances through Redis', () => {
     const ticksAtKill = await standbyTicks(b);
     dying.process.kill('SIGKILL');
     expect(await pollStatements(b.server)).toBe(polls);
-    await until(() => b.server.live.polling, 10_000, 'B to take the expired lock');
+    await until(() => b.server.live.polling, WAIT_MS, 'B to take the expired lock');
     // The lock outlives its holder by 1.5 intervals and B tries every quarter interval, so B
     // takes over within 7 tries (a busy machine makes fewer, not more); bench times it.
     expect((await standbyTicks(b)) - ticksAtKill).toBeLessThanOrEqual(8);

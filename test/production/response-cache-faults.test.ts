@@ -6,6 +6,7 @@ import { embeddedPg, metric, until } from '../live/support.js';
 import { PrivateRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { hs256Tokens } from '../support/tokens.js';
+import { WAIT_MS } from '../support/wait.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
 const { sign } = hs256Tokens(SECRET);
@@ -67,7 +68,7 @@ describe('in memory: bounded by bytes, expired answers purged, keyed on what the
     expect(await cacheBytes(server)).toBeGreaterThan(before);
     await until(
       async () => (await cacheBytes(server)) <= before,
-      5_000,
+      WAIT_MS,
       'the expired answer purged',
     );
   });
