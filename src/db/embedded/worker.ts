@@ -230,7 +230,7 @@ function bundledThread(entry: URL): URL {
     const writing = `${path}.${process.pid}.tmp`;
     writeFileSync(writing, output.contents);
     renameSync(writing, path);
-    // Bundles of earlier sources, unused for an hour (a process may still be starting one).
+    // Bundles of earlier sources written over an hour ago (a process may still be starting one).
     for (const old of readdirSync(dir)) {
       const stale = join(dir, old);
       if (old !== name && statSync(stale).mtimeMs < Date.now() - 3_600_000)
