@@ -126,12 +126,12 @@ export async function openPGlite(
   log: StartupLog,
   /** The thread's copy of compiledPGliteWasm()'s (worker-thread.ts); this thread's when absent. */
   wasm?: WebAssembly.Module,
+  /** The serving thread's snapshotFile() (worker-thread.ts); this thread's when absent. */
+  snapshotPath = snapshotFile(config.cacheDir),
 ): Promise<{ pg: PGlite; fromSnapshot: boolean }> {
   const started = performance.now();
   const pgliteWasmModule = wasm ?? (await compiledPGliteWasm());
   const elapsedMs = () => Math.round(performance.now() - started);
-  const data = demoData();
-  const snapshotPath = snapshotFile(config.cacheDir, data);
 
   const loaded = await loadSnapshot(snapshotPath, pgliteWasmModule, warn);
   let pg: PGlite;
@@ -154,7 +154,7 @@ export async function openPGlite(
       startParams: START_PARAMS,
       initDbStartParams: INITDB_PARAMS,
     });
-    await seed(pg, data);
+    await seed(pg, demoData());
     const saved = await saveSnapshot(pg, config.cacheDir, snapshotPath);
     log(
       { snapshot: saved ? snapshotPath : null, ms: elapsedMs() },
@@ -189,17 +189,23 @@ async function moveHistoryToPresent(pg: PGlite, now: number): Promise<void> {
   });
 }
 
-/** Where the snapshot of this version's schema and demo data is cached. */
-export function snapshotFile(cacheDir: string, data = demoData()): string {
-  const key = createHash('sha256')
+let snapshotKey: string | undefined;
+
+/**
+ * Where the snapshot of this version's schema and demo data is cached. The key hashes the
+ * generated demo data, which takes a third of a second of CPU to generate and serialise: it is
+ * computed once per process, and a database thread is handed it (worker-thread.ts).
+ */
+export function snapshotFile(cacheDir: string): string {
+  snapshotKey ??= createHash('sha256')
     .update(SNAPSHOT_FORMAT)
     .update(ORACLE_BUILTINS)
     .update(DDL)
     .update(PLSQL_EMULATION)
-    .update(JSON.stringify(data))
+    .update(JSON.stringify(demoData()))
     .digest('hex')
     .slice(0, 16);
-  return join(cacheDir, `pglite-${key}.tar`);
+  return join(cacheDir, `pglite-${snapshotKey}.tar`);
 }
 
 /**

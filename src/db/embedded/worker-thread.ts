@@ -59,6 +59,8 @@ export interface ThreadData {
   readonly spawnedAt: number;
   /** The serving thread's compiledPGliteWasm() (database.ts). */
   readonly wasm: WebAssembly.Module;
+  /** The serving thread's snapshotFile() (database.ts). */
+  readonly snapshotPath: string;
 }
 
 /** A transaction the serving thread began, waiting for its statements and its end. */
@@ -98,7 +100,7 @@ if (port) {
       port.postMessage({ id: message.id, error: { ...message.error, fields: {} } });
     }
   };
-  const { config, spawnedAt, wasm } = workerData as ThreadData;
+  const { config, spawnedAt, wasm, snapshotPath } = workerData as ThreadData;
   // From the thread's start to its module running (Node's start of a thread, module loading):
   // a part of every start-up line's time that the thread's own clock does not see.
   const threadMs = Math.round(performance.timeOrigin + performance.now() - spawnedAt);
@@ -108,6 +110,7 @@ if (port) {
       (message) => post({ log: 'warn', message }),
       (fields, message) => post({ log: 'info', fields: { ...fields, threadMs }, message }),
       wasm,
+      snapshotPath,
     );
     const transactions = new Map<number, OpenTransaction>();
     const prepared = new PreparedStatements(pg);

@@ -25,6 +25,7 @@ import {
   type EmbeddedStatements,
   type StartupLog,
   type StatementRunner,
+  snapshotFile,
 } from './database.js';
 import type { ArrayRows } from './prepared.js';
 import type { Notice, Reply, Request, ThreadData, ThreadError } from './worker-thread.js';
@@ -43,7 +44,11 @@ export async function openEmbeddedWorker(
 ): Promise<EmbeddedDatabase<PGliteThread>> {
   const wasm = await compiledPGliteWasm();
   const spawnedAt = performance.timeOrigin + performance.now();
-  const thread = new PGliteThread({ config, spawnedAt, wasm }, warn, log);
+  const thread = new PGliteThread(
+    { config, spawnedAt, wasm, snapshotPath: snapshotFile(config.cacheDir) },
+    warn,
+    log,
+  );
   const fromSnapshot = await thread.ready;
   return {
     driver: new EmbeddedDriver(thread, config.latencyMs),
