@@ -165,6 +165,12 @@ export async function openPGlite(
   }
   await pg.query(`SELECT set_config('agentgraph.session_user', $1, false)`, [config.sessionUser]);
   await pg.exec(`SET TIME ZONE 'UTC'`);
+  // The driver's prepared statements (prepared.ts) run on one plan each. Left to choose,
+  // PostgreSQL plans a text afresh on every run whenever its generic plan looks dearer, as it
+  // does for a planned statement whose page size is a bind (FETCH FIRST :page_limit: a generic
+  // plan guesses a tenth of the table): planning a statement of five lists cost more than
+  // running it (docs/operations.md, "Shapes against the anchor").
+  await pg.exec(`SET plan_cache_mode = force_generic_plan`);
   await moveHistoryToPresent(pg, config.demoNow ?? Date.now());
   // Oracle's ||, DUAL, SYS_CONTEXT and PRODUCT_COMPONENT_VERSION, behind the public schema
   // (plsql.ts).

@@ -42,9 +42,9 @@ function concatenated(parts: readonly Uint8Array[]): Uint8Array {
  * one Bind, Describe, Execute and Sync handed to PostgreSQL in one call. PGlite's `query`
  * parses, describes, binds and executes in six calls into the WebAssembly for every run,
  * and PostgreSQL re-parses and re-plans the text each time: for the planner's statements
- * that is most of their cost (a page of runs: 4.2 → 1.5 ms on the loaded machine). After
- * five runs PostgreSQL may keep a generic plan of a text, as it does for PostGraphile's;
- * the answers are PostgreSQL's either way. Values are serialised as `query` serialises
+ * that is most of their cost (a page of runs: 4.2 → 1.5 ms on the loaded machine). Each text
+ * runs on its generic plan, made once (the session's plan_cache_mode, set in database.ts):
+ * left to choose, PostgreSQL planned a page whose size is a bind afresh on every run. Values are serialised as `query` serialises
  * them (PGlite's serializers by the parameter's type, else their text), and rows parsed by
  * PGlite's own parser; the least recently used text is closed beyond CAPACITY. A run waits
  * for PGlite's transaction and query locks, as `query` does.
