@@ -51,7 +51,9 @@ const logLines = (stdout: string) =>
   stdout
     .split('\n')
     .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { msg: string; ms?: number; url?: string });
+    .map(
+      (line) => JSON.parse(line) as { msg: string; ms?: number; url?: string; initdb?: boolean },
+    );
 
 describe('first start', () => {
   test('a port in use is one line and exit 1, before any loading or seeding', async () => {
@@ -85,6 +87,8 @@ describe('first start', () => {
       /^embedded database seeded in \d+\.\d s; snapshot saved for later starts$/,
     );
     expect(seeded?.ms).toBeGreaterThan(0);
+    // Nothing cached, so initdb made the empty cluster (the cached one's path: embedded-cache).
+    expect(seeded?.initdb).toBe(true);
     const ready = logs.find((entry) => entry.msg.startsWith('agent-graph ready at'));
     const base = logs[0]?.url;
     expect(ready?.msg).toBe(

@@ -149,15 +149,12 @@ export async function openPGlite(
       { snapshot: snapshotPath },
       'first start: seeding the embedded demo database, once (5-20 s; later starts load a snapshot of it in a few seconds)',
     );
-    pg = await PGlite.create({
-      pgliteWasmModule,
-      startParams: START_PARAMS,
-      initDbStartParams: INITDB_PARAMS,
-    });
+    const cluster = await openCluster(config.cacheDir, pgliteWasmModule, warn);
+    pg = cluster.pg;
     await seed(pg, demoData());
     const saved = await saveSnapshot(pg, config.cacheDir, snapshotPath);
     log(
-      { snapshot: saved ? snapshotPath : null, ms: elapsedMs() },
+      { snapshot: saved ? snapshotPath : null, ms: elapsedMs(), initdb: !cluster.cached },
       saved
         ? `embedded database seeded in ${(elapsedMs() / 1000).toFixed(1)} s; snapshot saved for later starts`
         : `embedded database seeded in ${(elapsedMs() / 1000).toFixed(1)} s; the snapshot could not be saved in ${config.cacheDir} (set EMBEDDED_CACHE_DIR to a writable directory), so every start seeds`,
@@ -215,14 +212,52 @@ export function snapshotFile(cacheDir: string): string {
 }
 
 /**
+ * Where PostgreSQL's empty cluster (initdb's data directory, before the schema or any row) is
+ * cached, in the same stored form as the snapshot. A change of the schema or the demo data
+ * (any upgrade of agent-graph) seeds again, and initdb was most of a seeding's time: 5-9 s of
+ * CPU on a 2-core machine, where loading its cached output takes under one.
+ */
+export function clusterFile(cacheDir: string): string {
+  const key = createHash('sha256')
+    .update(SNAPSHOT_FORMAT)
+    .update(JSON.stringify(INITDB_PARAMS))
+    .digest('hex')
+    .slice(0, 16);
+  return join(cacheDir, `pglite-cluster-${key}.tar`);
+}
+
+/**
+ * An empty cluster to seed: the cached one (clusterFile), else initdb's, saved for the next
+ * seeding (its dump costs a first start about a second of CPU).
+ */
+async function openCluster(
+  cacheDir: string,
+  pgliteWasmModule: WebAssembly.Module,
+  warn: (message: string) => void,
+): Promise<{ pg: PGlite; cached: boolean }> {
+  const path = clusterFile(cacheDir);
+  const loaded = await loadSnapshot(path, pgliteWasmModule, warn, 'running initdb again');
+  if (loaded) return { pg: loaded.pg, cached: true };
+  const pg = await PGlite.create({
+    pgliteWasmModule,
+    startParams: START_PARAMS,
+    initDbStartParams: INITDB_PARAMS,
+  });
+  await saveSnapshot(pg, cacheDir, path);
+  return { pg, cached: false };
+}
+
+/**
  * The cached data directory, or undefined when there is none or it cannot be used. It is a
  * cache: a truncated or corrupt one (its seal does not match: src/db/embedded/snapshot.ts) is
- * deleted (one log line naming it) and seeding starts over.
+ * deleted, with one log line naming it and saying what happens `instead`. The same for the
+ * snapshot and the empty cluster (clusterFile).
  */
-async function loadSnapshot(
+export async function loadSnapshot(
   path: string,
   pgliteWasmModule: WebAssembly.Module,
   warn: (message: string) => void,
+  instead = 'seeding again',
 ): Promise<{ pg: PGlite; readMs: number; createMs: number } | undefined> {
   const started = performance.now();
   // readFile's Buffer sits on an ordinary ArrayBuffer; @types/node 22 types it as possibly shared.
@@ -247,7 +282,7 @@ async function loadSnapshot(
   } catch (error) {
     await pg?.close().catch(() => undefined);
     const reason = error instanceof Error ? error.message : String(error);
-    warn(`embedded snapshot ${path} is unreadable (${reason}); deleting it and seeding again`);
+    warn(`embedded snapshot ${path} is unreadable (${reason}); deleting it and ${instead}`);
     await unlink(path).catch(() => undefined);
     return undefined;
   }
@@ -304,7 +339,7 @@ async function saveSnapshot(pg: PGlite, dir: string, path: string): Promise<bool
     const temporary = `${path}.${process.pid}.tmp`;
     await writeFile(temporary, sealed(tar));
     await rename(temporary, path);
-    await removeOldSnapshots(dir, path);
+    await removeOldSnapshots(dir, [path, clusterFile(dir)]);
     return true;
   } catch {
     // A read-only cache directory only costs the next start its seeding time.
@@ -313,16 +348,16 @@ async function saveSnapshot(pg: PGlite, dir: string, path: string): Promise<bool
 }
 
 /**
- * Snapshots of other versions' schema or data (or an older format, such as the gzipped
+ * Snapshots and clusters of other versions' schema, data or format (such as the gzipped
  * `.tar.gz`), and saves that a killed process left half-written, once they are an hour old:
- * otherwise each change of the schema or the demo data leaves 28 MB behind for good. One
+ * otherwise each change of the schema or the demo data leaves 14 MB behind for good. One
  * written within the hour stays: a process of another version may have just made it.
  */
-async function removeOldSnapshots(dir: string, kept: string): Promise<void> {
+async function removeOldSnapshots(dir: string, kept: readonly string[]): Promise<void> {
   const hourAgo = Date.now() - 3_600_000;
   for (const name of await readdir(dir)) {
     const path = join(dir, name);
-    if (path === kept || !/^pglite-[0-9a-f]+\.tar/.test(name)) continue;
+    if (kept.includes(path) || !/^pglite-(cluster-)?[0-9a-f]+\.tar/.test(name)) continue;
     const written = await stat(path).then(
       (stats) => stats.mtimeMs,
       () => Date.now(),
