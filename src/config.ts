@@ -202,8 +202,8 @@ export interface Config {
     readonly simulate: boolean;
   };
   /**
-   * How long a team's tools (the team → task → tool catalog) are reused across requests
-   * before they are read again; 0 reads them for every request.
+   * How long the team catalog (pages of teams, a team by name, each team's tools through its
+   * tasks) is reused across requests before it is read again; 0 reads it for every request.
    */
   readonly teamToolsCacheTtlMs: number;
   readonly limits: LimitsConfig;

@@ -34,8 +34,8 @@ import type { ActionOptions } from './repositories/actions.js';
 import type { Repositories } from './repositories/create.js';
 import { createRepositories } from './repositories/create.js';
 import { IdempotentCalls } from './repositories/idempotent-calls.js';
+import { TeamCatalogCache } from './repositories/team-catalog-cache.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
-import { TeamToolsCache } from './repositories/team-tools-cache.js';
 import { TeamRepository } from './repositories/teams.js';
 import { requestIdOfMessage } from './request-id.js';
 import { schema as clientSchema, subgraphSchema } from './schema/index.js';
@@ -175,7 +175,7 @@ export async function createServer(
       );
     },
   };
-  const toolsCache = new TeamToolsCache(config.teamToolsCacheTtlMs);
+  const catalogCache = new TeamCatalogCache(config.teamToolsCacheTtlMs);
   const repositoriesFor = (viewer: Viewer, usage?: OperationUsage) =>
     createRepositories(
       usage
@@ -188,7 +188,7 @@ export async function createServer(
       catalog,
       viewer,
       actions,
-      toolsCache,
+      catalogCache,
     );
   // One poller per process reads every run; each subscription filters for its viewer.
   const live = createLiveHub({

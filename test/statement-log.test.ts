@@ -40,7 +40,13 @@ describe('statements in the response, development mode', () => {
   let owner: Record<string, string>;
 
   beforeAll(async () => {
-    t = await startTestServer({ NODE_ENV: 'development', AUTH_JWT_SECRET: SECRET });
+    // The team catalog is read by every request (no cross-request cache), so two requests of
+    // one document send the same statements.
+    t = await startTestServer({
+      NODE_ENV: 'development',
+      AUTH_JWT_SECRET: SECRET,
+      TEAM_TOOLS_CACHE_TTL_MS: '0',
+    });
     admin = await bearer({ roles: ['admin'] });
     owner = await bearer({ db_user: 'APP_USER' });
   });

@@ -6,8 +6,8 @@ import { AgentExecutions } from './agent-executions.js';
 import { AgentRepository } from './agents.js';
 import { ExecStatRepository } from './exec-stats.js';
 import { TeamActivityRepository } from './team-activity.js';
+import type { TeamCatalogCache } from './team-catalog-cache.js';
 import { TeamHistoryRepository } from './team-history.js';
-import type { TeamToolsCache } from './team-tools-cache.js';
 import { TeamRepository } from './teams.js';
 
 export interface Repositories {
@@ -28,9 +28,9 @@ export function createRepositories(
   catalog: Catalog,
   viewer: Viewer,
   actions: ActionOptions,
-  toolsCache?: TeamToolsCache,
+  catalogCache?: TeamCatalogCache,
 ): Repositories {
-  const teams = new TeamRepository(driver, catalog, viewer, toolsCache);
+  const teams = new TeamRepository(driver, catalog, viewer, catalogCache);
   const history = new TeamHistoryRepository(driver, catalog, viewer);
   const agents = new AgentRepository(driver, catalog, viewer);
   return {

@@ -18,7 +18,7 @@ import {
   teamRefOf,
 } from '../model/team.js';
 import type { Viewer } from '../model/viewer.js';
-import type { TeamToolsCache } from './team-tools-cache.js';
+import type { TeamCatalogCache } from './team-catalog-cache.js';
 import { requireView } from './views.js';
 
 const ALL_PAGE = 1000;
@@ -31,24 +31,33 @@ export class TeamRepository {
     private readonly catalog: Catalog,
     private readonly viewer: Viewer,
     /** Shared across requests; without it, every call reads the catalog. */
-    private readonly toolsCache?: TeamToolsCache,
+    private readonly catalogCache?: TeamCatalogCache,
   ) {
     this.sql = teamSql(catalog);
   }
 
+  /** A page of the visible teams, through the cross-request cache (team-catalog-cache.ts). */
   async page(filter: TeamFilter, offset: number, limit: number): Promise<Page<Team>> {
     requireView(this.catalog.teams);
-    return fetchPage(this.driver, this.sql.page(this.viewer, filter, { offset, limit }));
+    const read = () =>
+      fetchPage(this.driver, this.sql.page(this.viewer, filter, { offset, limit }));
+    if (!this.catalogCache) return read();
+    const key = JSON.stringify([filter.nameContains ?? null, filter.owner ?? null, offset, limit]);
+    return this.catalogCache.one(this.viewer, `teams.page${key}`, read);
   }
 
   /**
    * Teams by key (src/model/team.ts): a team key is its owner's team of that name, a bare name
-   * the first visible team of it by owner (as `team(name:)` finds one).
+   * the first visible team of it by owner (as `team(name:)` finds one); through the
+   * cross-request cache, a missing team as well.
    */
   async byKeys(keys: readonly string[]): Promise<(Team | null)[]> {
     requireView(this.catalog.teams);
-    const teams = await this.forTeams(keys, this.sql.byNames);
-    return perTeamKey(keys, teams, (team) => team).map((found) => found[0] ?? null);
+    const read = async (missing: readonly string[]) => {
+      const teams = await this.forTeams(missing, this.sql.byNames);
+      return perTeamKey(missing, teams, (team) => team).map((found) => found[0] ?? null);
+    };
+    return this.catalogCache ? this.catalogCache.each(this.viewer, 'team', keys, read) : read(keys);
   }
 
   /**
@@ -79,14 +88,14 @@ export class TeamRepository {
 
   /**
    * Each team's tools (through its members' tasks), by team key (src/model/team.ts), one
-   * statement per 1,000 team names not in the cross-request cache (team-tools-cache.ts).
+   * statement per 1,000 team names not in the cross-request cache (team-catalog-cache.ts).
    */
   async toolsOf(teamKeys: readonly string[]): Promise<TeamTool[][]> {
     requireView(this.catalog.teamAttributes);
     requireView(this.catalog.taskAttributes);
     requireView(this.catalog.tools);
-    return this.toolsCache
-      ? this.toolsCache.toolsOf(this.viewer, teamKeys, (keys) => this.readToolsOf(keys))
+    return this.catalogCache
+      ? this.catalogCache.each(this.viewer, 'tools', teamKeys, (keys) => this.readToolsOf(keys))
       : this.readToolsOf(teamKeys);
   }
 

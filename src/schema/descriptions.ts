@@ -8,6 +8,10 @@
 export const VISIBILITY =
   'Non-admin callers see the rows of the database owner named by their token (USER_ views, or DBA_ views restricted to that owner); admins see every owner. Without authentication configured every caller is an admin.';
 
+/** What a root over the team catalog (src/repositories/team-catalog-cache.ts) shows. */
+export const CATALOG_SHARED =
+  'Shared across requests: a team created or dropped shows within TEAM_TOOLS_CACHE_TTL_MS (60 s by default).';
+
 /** A root list whose view may be missing: nullable so that the other root fields survive. */
 export const NULL_WHEN_VIEW_NOT_GRANTED =
   'Null, with a FORBIDDEN error naming the grant, when the view is missing or not granted to the agent-graph database user.';

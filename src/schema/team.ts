@@ -8,6 +8,7 @@ import {
 } from '../model/team.js';
 import { bounded, ORACLE_NAME, ORACLE_NAME_PART } from './bounds.js';
 import {
+  CATALOG_SHARED,
   NULL_WHEN_VIEW_NOT_GRANTED,
   OWNER_FILTER,
   TEAM_NAME_ARG,
@@ -190,7 +191,7 @@ builder.queryFields((t) => ({
     ...rootList,
     authScopes: ownerFilterScope,
     type: TeamConnectionRef,
-    description: `Select AI agent teams (USER_/DBA_AI_AGENT_TEAMS), by name. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED}`,
+    description: `Select AI agent teams (USER_/DBA_AI_AGENT_TEAMS), by name. ${VISIBILITY} ${NULL_WHEN_VIEW_NOT_GRANTED} ${CATALOG_SHARED}`,
     complexity: connectionComplexity,
     args: {
       ...t.arg.connectionArgs(),
@@ -209,7 +210,7 @@ builder.queryFields((t) => ({
   team: t.field({
     type: TeamRef,
     nullable: true,
-    description: 'One team by name; NOT_FOUND when no visible team has that name.',
+    description: `One team by name; NOT_FOUND when no visible team has that name. ${CATALOG_SHARED}`,
     args: { name: t.arg.string({ required: true, ...bounded(ORACLE_NAME, TEAM_NAME_ARG) }) },
     resolve: (_root, { name }, context) => teamNamed(name, context),
   }),

@@ -66,7 +66,13 @@ describe('composed into a supergraph, served by Hive Gateway', () => {
   let gateway: ReturnType<typeof createGatewayRuntime>;
 
   beforeAll(async () => {
-    agentGraph = await startTestServer({ FEDERATION: 'true', AUTH_JWT_SECRET: SECRET });
+    // Each request reads the teams it resolves (no cross-request catalog cache): the counts
+    // below are what one request's batching sends.
+    agentGraph = await startTestServer({
+      FEDERATION: 'true',
+      AUTH_JWT_SECRET: SECRET,
+      TEAM_TOOLS_CACHE_TTL_MS: '0',
+    });
     const admin = { authorization: `Bearer ${await token({ roles: ['admin'] })}` };
     const found = await agentGraph.post<{
       teamRuns: { nodes: { execId: string; teamName: string; owner: string }[] };
