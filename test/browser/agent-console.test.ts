@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { metric } from '../live/support.js';
-import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
+import { closeContexts, offlineContext, SCREENSHOTS, sharedChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // The console's agent page in Debian's chromium, offline: the form its call contract
@@ -15,14 +15,14 @@ let offLoopback: string[];
 beforeAll(async () => {
   [t, browser] = await Promise.all([
     startTestServer(),
-    launchChromium(),
+    sharedChromium(),
     mkdir(SCREENSHOTS, { recursive: true }),
   ]);
   ({ context, offLoopback } = await offlineContext(browser, { width: 1280, height: 900 }));
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await closeContexts(browser);
   await t?.stop();
 });
 

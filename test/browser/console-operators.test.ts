@@ -5,7 +5,7 @@ import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { MAX_PROMPT_BYTES, promptBytes } from '../../src/db/sql/run-team.js';
 import { REPORT, waitingRun } from '../hitl/support.js';
 import { embeddedPg, metric, runsIn } from '../live/support.js';
-import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
+import { closeContexts, offlineContext, SCREENSHOTS, sharedChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // The console as the operators' home (issue 36): acting where they look, limits shown before
@@ -18,7 +18,7 @@ let context: BrowserContext;
 beforeAll(async () => {
   [t, browser] = await Promise.all([
     startTestServer({ POLL_INTERVAL_MS: '200' }),
-    launchChromium(),
+    sharedChromium(),
     mkdir(SCREENSHOTS, { recursive: true }),
   ]);
   pg = embeddedPg(t.server);
@@ -30,7 +30,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await closeContexts(browser);
   await t?.stop();
 });
 

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { launchChromium, offlineContext } from '../support/browser.js';
+import { closeContexts, offlineContext, sharedChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let t: TestServer;
@@ -8,12 +8,12 @@ let browser: Browser;
 let context: BrowserContext;
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestServer(), launchChromium()]);
+  [t, browser] = await Promise.all([startTestServer(), sharedChromium()]);
   ({ context } = await offlineContext(browser, { width: 1200, height: 800 }));
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await closeContexts(browser);
   await t?.stop();
 });
 

@@ -6,7 +6,7 @@ import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { REPORT, stillWaiting, waitingRun } from '../hitl/support.js';
 import { embeddedPg, liveQueriesSettled, runsIn, settled } from '../live/support.js';
-import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
+import { closeContexts, offlineContext, SCREENSHOTS, sharedChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // The operator console as a person meets it: Debian's chromium, no internet access (every
@@ -26,7 +26,7 @@ beforeAll(async () => {
   [t, secured, browser] = await Promise.all([
     startTestServer({ POLL_INTERVAL_MS: '200' }),
     startTestServer({ POLL_INTERVAL_MS: '200', AUTH_JWT_SECRET: SECRET }),
-    launchChromium(),
+    sharedChromium(),
     mkdir(SCREENSHOTS, { recursive: true }),
   ]);
   pg = embeddedPg(t.server);
@@ -39,7 +39,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await closeContexts(browser);
   await Promise.all([t?.stop(), secured?.stop()]);
 });
 

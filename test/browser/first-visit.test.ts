@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
+import { closeContexts, offlineContext, SCREENSHOTS, sharedChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // A first visit as a new user makes it (issue 36, items 2 and 3): from `/` to GraphiQL and
@@ -13,13 +13,13 @@ let browser: Browser;
 beforeAll(async () => {
   [t, browser] = await Promise.all([
     startTestServer(),
-    launchChromium(),
+    sharedChromium(),
     mkdir(SCREENSHOTS, { recursive: true }),
   ]);
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await closeContexts(browser);
   await t?.stop();
 });
 

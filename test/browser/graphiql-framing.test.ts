@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { launchChromium, offlineContext } from '../support/browser.js';
+import { closeContexts, offlineContext, sharedChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // Issue 25, item 2: GraphiQL on an anonymous loopback server (every caller an administrator),
@@ -17,7 +17,7 @@ let evil: Server;
 let evilUrl: string;
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestServer(), launchChromium()]);
+  [t, browser] = await Promise.all([startTestServer(), sharedChromium()]);
   ({ context } = await offlineContext(browser, { width: 1200, height: 800 }));
   // Another origin (another port) that frames GraphiQL with a mutation in its address.
   evil = createServer((_req, res) => {
@@ -32,7 +32,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await closeContexts(browser);
   await new Promise((resolve) => evil?.close(resolve));
   await t?.stop();
 });

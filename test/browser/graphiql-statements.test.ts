@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
+import { closeContexts, offlineContext, SCREENSHOTS, sharedChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // A developer's GraphiQL (NODE_ENV=development, no auth configured: every caller on loopback
@@ -13,13 +13,13 @@ let browser: Browser;
 beforeAll(async () => {
   [t, browser] = await Promise.all([
     startTestServer({ NODE_ENV: 'development' }),
-    launchChromium(),
+    sharedChromium(),
     mkdir(SCREENSHOTS, { recursive: true }),
   ]);
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await closeContexts(browser);
   await t?.stop();
 });
 

@@ -5,7 +5,7 @@ import { mintToken } from '../../src/auth/token.js';
 import { setRunState } from '../../src/db/embedded/simulator.js';
 import { EXAMPLE_QUERY } from '../../src/yoga.js';
 import { embeddedPg, runsIn, settled } from '../live/support.js';
-import { launchChromium, offlineContext, SCREENSHOTS } from '../support/browser.js';
+import { closeContexts, offlineContext, SCREENSHOTS, sharedChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // GraphiQL as a user meets it: Debian's chromium on a machine without internet access.
@@ -21,14 +21,14 @@ beforeAll(async () => {
   [t, authenticated, browser] = await Promise.all([
     startTestServer({ POLL_INTERVAL_MS: '200' }),
     startTestServer({ AUTH_JWT_SECRET: 'a-development-secret-of-at-least-32-characters' }),
-    launchChromium(),
+    sharedChromium(),
     mkdir(SCREENSHOTS, { recursive: true }),
   ]);
   ({ context, offLoopback: offline } = await offlineContext(browser, { width: 1400, height: 900 }));
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await closeContexts(browser);
   await Promise.all([t?.stop(), authenticated?.stop()]);
 });
 

@@ -24,6 +24,53 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
+// Kept on globalThis, so every file a worker runs finds it even if this module were evaluated
+// again for a file.
+const SHARED = Symbol.for('agent-graph.test.chromium');
+const held = globalThis as { [SHARED]?: Promise<Browser> };
+
+/**
+ * The worker process's chromium, launched by the first file that asks and shared by the files
+ * the worker runs after it (they run one at a time, `isolate: false` in vitest.config.ts): a
+ * launch costs about a second of CPU and 2-4 s of wall time. A file opens contexts of its own
+ * and closes them with `closeContexts`, never the browser. The browser ends with the process:
+ * playwright kills it and removes its profile when the process exits, and chromium, driven
+ * through a pipe, exits when that pipe closes.
+ */
+export function sharedChromium(): Promise<Browser> {
+  const launched = held[SHARED];
+  if (launched) return launched;
+  // vitest stops a worker with SIGTERM and kills it 500 ms later, before playwright's graceful
+  // close on SIGTERM is done, which left chromium's profile in the temporary directory: exiting
+  // at once runs playwright's exit handler, which kills chromium and removes its profile.
+  if (!process.listeners('SIGTERM').includes(exitOnSigterm)) process.once('SIGTERM', exitOnSigterm);
+  const launching = launchChromium().then((browser) => {
+    // A crashed browser is launched again by the next file that asks.
+    browser.on('disconnected', () => {
+      if (held[SHARED] === launching) delete held[SHARED];
+    });
+    return browser;
+  });
+  launching.catch(() => {
+    if (held[SHARED] === launching) delete held[SHARED];
+  });
+  held[SHARED] = launching;
+  return launching;
+}
+
+function exitOnSigterm(): void {
+  process.exit(143);
+}
+
+/**
+ * Closes every context of the shared browser, for a file's `afterAll`: the files of a worker
+ * run one after another, so what is open then is the file's own (a page a failed test left
+ * open included), and the next file finds the browser as this one did.
+ */
+export async function closeContexts(browser: Browser | undefined): Promise<void> {
+  await Promise.all(browser?.contexts().map((context) => context.close()) ?? []);
+}
+
 /**
  * How long a page step (a navigation, a click, a locator's wait) may take: GraphiQL's first
  * open alone takes 10-18 s on a loaded 2-core machine (`npm run bench:graphiql`), so a step
