@@ -71,6 +71,8 @@ type Metrics = Record<string, number>;
 /** One open of `url`/graphql in a new page of `context`, until the run button shows. */
 async function open(context: BrowserContext, url: string): Promise<Open> {
   const page = await context.newPage();
+  // A first visit builds the page's files; on a loaded machine that and the open exceed 30 s.
+  page.setDefaultTimeout(180_000);
   const cdp = await context.newCDPSession(page);
   let bytes = 0;
   const inline = new Set<string>();

@@ -158,9 +158,17 @@ function addAsset(assets: Map<string, Asset>, name: string, type: string, body: 
   const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
   const dot = name.lastIndexOf('.');
   const path = `${GRAPHIQL_ASSETS}${name.slice(0, dot)}-${hash}${name.slice(dot)}`;
-  assets.set(path, { body, type, encoded: new Map() });
+  const asset = processAssets.get(path) ?? { body, type, encoded: new Map() };
+  processAssets.set(path, asset);
+  assets.set(path, asset);
   return path;
 }
+
+/**
+ * Every file the pages of this process have named, by its path (so by its content): the servers
+ * of one process (a test file starts several) share each file and its compressed bodies.
+ */
+const processAssets = new Map<string, Asset>();
 
 /** The body in `encoding`, compressed once (brotli at quality 5: 2.1 MB for the 9 MB). */
 function encode(asset: Asset, encoding: 'br' | 'gzip'): Promise<Buffer> {
@@ -218,11 +226,11 @@ export interface DeferredBundle {
  * 5.3 MB). The bundle has no option for this, hence the rewrite; a bundle without the pattern
  * is served unchanged.
  */
-export function deferInlinedImports(js: string): DeferredBundle {
+function deferWrappedModules(js: string): DeferredBundle {
   const wrapped =
     /var ([\w$]+)=([\w$]+)\(\);const ([\w$]+)=([\w$]+)\(\{__proto__:null,default:([\w$]+)\(\1\)\},\[\1\]\);/g;
   let out = js;
-  let deferred = 0;
+  const importing = new Map<string, string>();
   const scripts: string[] = [];
   for (const [whole, module, load, namespace, toNamespace, interop] of js.matchAll(wrapped)) {
     if (!(module && load && namespace && toNamespace && interop)) continue;
@@ -231,25 +239,31 @@ export function deferInlinedImports(js: string): DeferredBundle {
       js.match(new RegExp(`(?<![\\w$.])${escapeName(identifier)}(?![\\w$])`, 'g'))?.length;
     // Only these lines and the inlined imports name them: nothing reads them at load.
     if (uses(module) !== 3 || uses(namespace) !== js.split(imported).length) continue;
-    let importing = `Promise.resolve().then(()=>${namespace}())`;
+    importing.set(namespace, `Promise.resolve().then(()=>${namespace}())`);
     const factory = selfContainedFactory(out, load);
     if (factory) {
       const index = scripts.length;
       scripts.push(`(self.agentGraphModules??=[])[${index}]=${factory};\n`);
       out = out.replace(factory, () => `agentGraphModules[${index}]`);
-      importing = `agentGraphScript(${index}).then(()=>${namespace}())`;
+      importing.set(namespace, `agentGraphScript(${index}).then(()=>${namespace}())`);
     }
-    out = out
-      .replace(
-        whole,
+    out = out.replace(
+      whole,
+      () =>
         `var ${module},${namespace}$built;const ${namespace}=()=>${namespace}$built??=(${module}=${load}(),${toNamespace}({__proto__:null,default:${interop}(${module})},[${module}]));`,
-      )
-      .split(imported)
-      .join(importing);
-    deferred++;
+    );
   }
-  return { js: out, deferred, scripts };
+  return { js: replaceImports(out, importing), deferred: importing.size, scripts };
 }
+
+/** Each inlined `import()` of a namespace in `importing` replaced by its text there (one pass). */
+const replaceImports = (js: string, importing: ReadonlyMap<string, string>) =>
+  importing.size === 0
+    ? js
+    : js.replace(
+        /Promise\.resolve\(\)\.then\(\(\)=>([\w$]+)\)/g,
+        (inlined, name: string) => importing.get(name) ?? inlined,
+      );
 
 /**
  * The factory that `function <load>(){return f||(f=1,(function(n,e){…})(mod)),mod.exports}`
@@ -275,13 +289,455 @@ function selfContainedFactory(js: string, load: string): string | undefined {
 
 const escapeName = (identifier: string) => identifier.replace(/\$/g, '\\$');
 
+/**
+ * The bundle's tokens, as far as deferModules needs them: where each starts and ends, whether
+ * it is a name, a punctuator or a literal (strings, templates, numbers, regular expressions),
+ * how many brackets enclose it, and what the innermost brace is (a block, an object literal or
+ * pattern, a class body), so that a property key or a method name is not taken for a use of a
+ * variable. Regular expressions are told from divisions by the token before, as parsers do; a
+ * text that does not tokenize is served unchanged (tokenize throws).
+ */
+interface Tokens {
+  readonly count: number;
+  readonly start: Int32Array;
+  readonly end: Int32Array;
+  readonly kind: Uint8Array;
+  readonly depth: Int32Array;
+  readonly brace: Uint8Array;
+  /** How many function bodies enclose the token. */
+  readonly functions: Int32Array;
+}
+
+const NAME = 0;
+const PUNCTUATOR = 1;
+const LITERAL = 2;
+const BLOCK = 1;
+const OBJECT = 2;
+const CLASS = 3;
+const FUNCTION = 4;
+/** After these words an expression starts: a `/` is a regular expression, a `{` an object. */
+const BEFORE_EXPRESSION = new Set([
+  'return',
+  'typeof',
+  'instanceof',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'case',
+  'do',
+  'else',
+  'yield',
+  'await',
+  'extends',
+  'let',
+  'const',
+  'var',
+]);
+/** A `{` after the `)` of these is a block, after any other `)` a function's body. */
+const CONDITION = new Set(['if', 'while', 'for', 'with', 'catch', 'switch']);
+
+const isNameCode = (c: number) =>
+  (c >= 97 && c <= 122) ||
+  (c >= 65 && c <= 90) ||
+  (c >= 48 && c <= 57) ||
+  c === 95 ||
+  c === 36 ||
+  c > 127;
+
+function tokenize(js: string): Tokens {
+  // About one token per three characters of minified code.
+  let capacity = Math.max(1024, Math.ceil(js.length / 2));
+  let start = new Int32Array(capacity);
+  let end = new Int32Array(capacity);
+  let kind = new Uint8Array(capacity);
+  let depth = new Int32Array(capacity);
+  let brace = new Uint8Array(capacity);
+  let functions = new Int32Array(capacity);
+  let count = 0;
+  let openFunctions = 0;
+  // Open brackets: the character, or 0 for a template's `${`; for braces, their kind.
+  const open: number[] = [];
+  const braces: number[] = [];
+  // Per open `(`: whether it holds an if/while/for/with condition (a `/` after its `)` starts a
+  // regular expression).
+  const conditions: boolean[] = [];
+  let afterCondition = false;
+  const word = (k: number) => (k >= 0 && k < count ? js.slice(start[k], end[k]) : '');
+  const push = (type: number, from: number, to: number) => {
+    if (count === capacity) {
+      capacity *= 2;
+      const grow = <T extends Int32Array | Uint8Array>(old: T, next: T) => (next.set(old), next);
+      start = grow(start, new Int32Array(capacity));
+      end = grow(end, new Int32Array(capacity));
+      kind = grow(kind, new Uint8Array(capacity));
+      depth = grow(depth, new Int32Array(capacity));
+      brace = grow(brace, new Uint8Array(capacity));
+      functions = grow(functions, new Int32Array(capacity));
+    }
+    start[count] = from;
+    end[count] = to;
+    kind[count] = type;
+    depth[count] = open.length;
+    brace[count] = braces.at(-1) ?? BLOCK;
+    functions[count] = openFunctions;
+    count++;
+  };
+  const regexAllowed = () => {
+    const last = count - 1;
+    if (last < 0) return true;
+    if (kind[last] === LITERAL) return false;
+    const text = word(last);
+    if (kind[last] === NAME) return BEFORE_EXPRESSION.has(text);
+    if (text === ')') return afterCondition;
+    return text !== ']' && text !== '++' && text !== '--';
+  };
+  const braceKind = () => {
+    const last = count - 1;
+    const text = word(last);
+    if (text === 'class') return CLASS;
+    if (kind[last] === NAME) {
+      // class X{, class X extends Y{, class extends a.b.Y{
+      let before = last - 1;
+      while (word(before) === '.' && kind[before - 1] === NAME) before -= 2;
+      if (word(last - 1) === 'class' || word(before) === 'extends') return CLASS;
+    }
+    if (kind[last] === NAME)
+      return BEFORE_EXPRESSION.has(text) && text !== 'else' && text !== 'do' ? OBJECT : BLOCK;
+    if (text === '=>' || (text === ')' && !afterCondition)) return FUNCTION;
+    return last >= 0 && text !== ')' && text !== ';' && text !== '}' ? OBJECT : BLOCK;
+  };
+  // From inside a template to its end (the token ends there) or to a `${` (an expression opens).
+  const template = (from: number) => {
+    for (let i = from; i < js.length; i++) {
+      const c = js.charCodeAt(i);
+      if (c === 92) i++;
+      else if (c === 96) return i + 1;
+      else if (c === 36 && js.charCodeAt(i + 1) === 123) {
+        open.push(0);
+        braces.push(BLOCK);
+        return i + 2;
+      }
+    }
+    throw new Error('unterminated template');
+  };
+  let i = 0;
+  while (i < js.length) {
+    const c = js.charCodeAt(i);
+    const from = i;
+    if (c === 32 || c === 10 || c === 13 || c === 9) i++;
+    else if (isNameCode(c) && !(c >= 48 && c <= 57)) {
+      while (isNameCode(js.charCodeAt(++i)));
+      push(NAME, from, i);
+    } else if (
+      (c >= 48 && c <= 57) ||
+      (c === 46 && js.charCodeAt(i + 1) >= 48 && js.charCodeAt(i + 1) <= 57)
+    ) {
+      for (i++; ; i++) {
+        const d = js.charCodeAt(i);
+        const exponent =
+          (d === 43 || d === 45) &&
+          (js.charCodeAt(i - 1) | 32) === 101 &&
+          !/^0x/i.test(js.slice(from, from + 2));
+        if (!(isNameCode(d) || d === 46 || exponent)) break;
+      }
+      push(LITERAL, from, i);
+    } else if (c === 34 || c === 39) {
+      for (i++; js.charCodeAt(i) !== c; i++) {
+        if (i >= js.length) throw new Error('unterminated string');
+        if (js.charCodeAt(i) === 92) i++;
+      }
+      push(LITERAL, from, ++i);
+    } else if (c === 96) {
+      i = template(i + 1);
+      push(LITERAL, from, i);
+    } else if (c === 47 && js.charCodeAt(i + 1) === 47) {
+      const line = js.indexOf('\n', i);
+      i = line < 0 ? js.length : line;
+    } else if (c === 47 && js.charCodeAt(i + 1) === 42) {
+      const close = js.indexOf('*/', i + 2);
+      if (close < 0) throw new Error('unterminated comment');
+      i = close + 2;
+    } else if (c === 47 && regexAllowed()) {
+      for (let inClass = false; ; ) {
+        const d = js.charCodeAt(++i);
+        if (i >= js.length || d === 10) throw new Error('unterminated regular expression');
+        if (d === 92) i++;
+        else if (d === 91) inClass = true;
+        else if (d === 93) inClass = false;
+        else if (d === 47 && !inClass) break;
+      }
+      while (isNameCode(js.charCodeAt(++i)));
+      push(LITERAL, from, i);
+    } else if (c === 40 || c === 91 || c === 123) {
+      if (c === 40)
+        conditions.push(
+          kind[count - 1] === NAME &&
+            (end[count - 1] ?? 0) - (start[count - 1] ?? 0) <= 6 &&
+            CONDITION.has(word(count - 1)),
+        );
+      const type = c === 123 ? braceKind() : 0;
+      push(PUNCTUATOR, from, ++i);
+      open.push(c);
+      braces.push(type);
+      if (type === FUNCTION) openFunctions++;
+    } else if (c === 41 || c === 93 || c === 125) {
+      const opened = open.pop();
+      if (braces.pop() === FUNCTION) openFunctions--;
+      if (opened === undefined) throw new Error('unbalanced brackets');
+      if (opened === 0) {
+        // The end of a template's `${…}`: the template goes on, as a literal.
+        i = template(i + 1);
+        push(LITERAL, from, i);
+      } else {
+        if (c === 41) afterCondition = conditions.pop() ?? false;
+        push(PUNCTUATOR, from, ++i);
+      }
+    } else {
+      // Only these longer punctuators matter here; the rest are read a character at a time.
+      const d = js.charCodeAt(i + 1);
+      if (c === 46 && d === 46 && js.charCodeAt(i + 2) === 46) i += 3;
+      else i += (c === 61 && d === 62) || ((c === 43 || c === 45) && d === c) ? 2 : 1;
+      push(PUNCTUATOR, from, i);
+    }
+  }
+  if (open.length) throw new Error('unbalanced brackets');
+  return { count, start, end, kind, depth, brace, functions };
+}
+
+/** A module under this size stays in the bundle: its own request would cost more than it saves. */
+const SCRIPT_MIN_LENGTH = 16_000;
+
+/**
+ * The ES modules that the bundle imports only with inlined `import()`s, moved to scripts of their
+ * own, fetched on their first import (numbered from `firstIndex`). Rollup hoists a module's
+ * top-level statements into the bundle's scope, in one run that ends with its namespace object
+ * (`const ns=Object.freeze(Object.defineProperty({__proto__:null,…},Symbol.toStringTag,…));`), so
+ * such a module is the shortest run of top-level statements before its namespace that is
+ * closed: the names it declares are used only inside it, and the top-level names it uses are its
+ * own (everything else it names is a global). Such a run gives the same namespace when it runs
+ * later, elsewhere: in a script of its own, as a function that returns the namespace.
+ */
+function deferModules(js: string, firstIndex: number): DeferredBundle {
+  const unchanged = { js, deferred: 0, scripts: [] };
+  const namespaces = [
+    ...js.matchAll(/const ([\w$]+)=Object\.freeze\(Object\.defineProperty\(\{__proto__:null,/g),
+  ].filter(([, name]) => name && js.includes(`Promise.resolve().then(()=>${name})`));
+  if (namespaces.length === 0) return unchanged;
+  let tokens: Tokens;
+  try {
+    tokens = tokenize(js);
+  } catch {
+    return unchanged;
+  }
+  const { count, start, end, kind, depth, brace, functions } = tokens;
+  const word = (k: number) => (k >= 0 && k < count ? js.slice(start[k], end[k]) : '');
+  const is = (k: number, text: string) =>
+    (end[k] ?? 0) - (start[k] ?? 0) === text.length && js.startsWith(text, start[k]);
+  const at = (k: number) => start[k] ?? js.length;
+  const tokenAt = (position: number) => {
+    let low = 0;
+    let high = count;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (at(middle) < position) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+  // The scope the namespaces are declared in: its statements, as their first tokens.
+  const anchor = tokenAt(namespaces[0]?.index ?? 0);
+  const level = depth[anchor] ?? 0;
+  let from = anchor;
+  while (from > 0 && (depth[from - 1] ?? 0) >= level) from--;
+  let to = anchor;
+  while (to < count && (depth[to] ?? 0) >= level) to++;
+  const statements = [from];
+  const continuing = new Set(['else', 'catch', 'finally', 'while', 'in', 'instanceof', 'of']);
+  for (let k = from; k < to - 1; k++) {
+    if (depth[k] !== level || kind[k] !== PUNCTUATOR) continue;
+    // After `;`, or after a `}` followed by a word that begins a statement (`function f(){}g()`);
+    // a boundary missed only joins two statements into one.
+    if (is(k, ';') || (is(k, '}') && kind[k + 1] === NAME && !continuing.has(word(k + 1))))
+      statements.push(k + 1);
+  }
+  statements.push(to);
+  const last = statements.length - 1;
+  const statementOf = (k: number) => {
+    let low = 0;
+    let high = last;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((statements[middle] ?? 0) <= k) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  };
+  // The statement that declares each top-level name; -1 for the scope's parameters and for a
+  // name declared twice. A statement with a `var` in a nested block declares names this does
+  // not read: it is never moved.
+  const declaredIn = new Map<string, number>();
+  const declare = (name: string, statement: number) =>
+    declaredIn.set(
+      name,
+      declaredIn.has(name) && declaredIn.get(name) !== statement ? -1 : statement,
+    );
+  for (let k = from - 2; k > 0 && word(k) !== '('; k--) if (kind[k] === NAME) declare(word(k), -1);
+  const opaque = new Set<number>();
+  for (let s = 0; s < last; s++) {
+    const head = statements[s] ?? 0;
+    const next = statements[s + 1] ?? 0;
+    let k = word(head) === 'async' ? head + 1 : head;
+    const keyword = word(k);
+    if (keyword === 'function' || keyword === 'class') {
+      if (word(++k) === '*') k++;
+      if (kind[k] === NAME && word(k) !== 'extends') declare(word(k), s);
+    } else if (keyword === 'const' || keyword === 'let' || keyword === 'var') {
+      // Each declarator's name, or the bindings of its pattern (`const{a:b,c}=…`, `let[d]=…`).
+      let expectName = true;
+      let pattern = false;
+      for (k++; k < next; k++) {
+        const text = word(k);
+        if (depth[k] === level) {
+          if (expectName && kind[k] === NAME) declare(text, s);
+          pattern = expectName && (text === '{' || text === '[');
+          expectName = text === ',';
+        } else if (pattern && depth[k] === level + 1 && kind[k] === NAME) {
+          if (/^[,}\]=]$/.test(word(k + 1)) && word(k - 1) !== '=') declare(text, s);
+        }
+      }
+    }
+    for (k = head; k < next; k++)
+      if (
+        kind[k] === NAME &&
+        depth[k] !== level &&
+        functions[k] === functions[head] &&
+        is(k, 'var')
+      )
+        opaque.add(s);
+  }
+  // Where each top-level name is used: a name that is not a property (`a.name`), an object's key
+  // or method (`{name:…}`, `{name(){…}}`), or a class's member.
+  const uses = new Map<string, number[]>();
+  const isUse = new Uint8Array(count);
+  const methodName = (k: number) => {
+    if (!is(k + 1, '(')) return false;
+    let close = k + 2;
+    while (close < count && depth[close] !== depth[k + 1]) close++;
+    return is(close + 1, '{');
+  };
+  const keywordBefore = /^(static|async|get|set)$/;
+  for (let k = from; k < to; k++) {
+    if (kind[k] !== NAME || is(k - 1, '.')) continue;
+    const name = word(k);
+    if (!declaredIn.has(name)) continue;
+    const inObject = brace[k] === OBJECT && (is(k - 1, '{') || is(k - 1, ','));
+    const inClass =
+      brace[k] === CLASS && (/^[{};*]$/.test(word(k - 1)) || keywordBefore.test(word(k - 1)));
+    if (inObject && (is(k + 1, ':') || methodName(k))) continue;
+    if (inClass && (is(k + 1, '=') || is(k + 1, ';') || is(k + 1, '}') || methodName(k))) continue;
+    if (keywordBefore.test(name) && (kind[k + 1] === NAME || is(k + 1, '['))) continue;
+    isUse[k] = 1;
+    const list = uses.get(name);
+    if (list) list.push(k);
+    else uses.set(name, [k]);
+  }
+  let out = '';
+  let copied = 0;
+  const scripts: string[] = [];
+  const moved = new Map<string, number>();
+  for (const match of namespaces) {
+    const name = match[1] ?? '';
+    const declaration = tokenAt(match.index);
+    const statement = statementOf(declaration);
+    const end = statements[statement + 1] ?? to;
+    const imported = `Promise.resolve().then(()=>${name})`;
+    // Used by its declaration and the inlined imports only; declared alone (`const ns=…;`).
+    if ((uses.get(name)?.length ?? 0) !== js.split(imported).length) continue;
+    if (statements[statement] !== declaration || word(end - 1) !== ';') continue;
+    let alone = true;
+    for (let k = declaration; k < end; k++)
+      if (depth[k] === level && word(k) === ',') alone = false;
+    if (!alone) continue;
+    let earliestUse = Number.POSITIVE_INFINITY;
+    let latestUse = 0;
+    // The names the run must declare: those its namespace exports, then those it uses.
+    const needs = new Set<string>();
+    for (let k = declaration + 2; k < end; k++) if (isUse[k]) needs.add(word(k));
+    for (let s = statement - 1; s >= 0 && at(statements[s] ?? 0) >= copied; s--) {
+      if (opaque.has(s)) break;
+      for (let k = statements[s] ?? 0; k < (statements[s + 1] ?? 0); k++) {
+        if (!isUse[k]) continue;
+        const used = word(k);
+        if (declaredIn.get(used) !== s) needs.add(used);
+        else {
+          const list = uses.get(used) ?? [];
+          earliestUse = Math.min(earliestUse, list[0] ?? 0);
+          latestUse = Math.max(latestUse, list.at(-1) ?? 0);
+        }
+      }
+      if (latestUse >= end) break;
+      if (earliestUse < (statements[s] ?? 0)) continue;
+      const own = (used: string) => {
+        const declaration = declaredIn.get(used) ?? -1;
+        return declaration >= s && declaration < statement;
+      };
+      if (![...needs].every(own)) continue;
+      const body = js.slice(at(statements[s] ?? 0), at(declaration));
+      if (body.length < SCRIPT_MIN_LENGTH) break;
+      const index = firstIndex + scripts.length;
+      const expression = js.slice(at(declaration + 3), at(end - 1));
+      scripts.push(
+        `"use strict";(self.agentGraphModules??=[])[${index}]=()=>{${body}return ${expression}};\n`,
+      );
+      out += `${js.slice(copied, at(statements[s] ?? 0))}let ${name}$built;const ${name}=()=>${name}$built??=agentGraphModules[${index}]();`;
+      copied = at(end);
+      moved.set(name, index);
+      break;
+    }
+  }
+  if (scripts.length === 0) return unchanged;
+  out += js.slice(copied);
+  // Each import of a moved module loads its script, then builds its namespace once.
+  const importing = new Map(
+    [...moved].map(([name, index]) => [name, `agentGraphScript(${index}).then(()=>${name}())`]),
+  );
+  return { js: replaceImports(out, importing), deferred: scripts.length, scripts };
+}
+
+/**
+ * The bundle with what a first open does not need moved out of its load: the CommonJS modules
+ * (deferWrappedModules), then the ES modules (deferModules) that are only imported with `import()`.
+ */
+export function deferInlinedImports(js: string): DeferredBundle {
+  const wrapped = deferWrappedModules(js);
+  const modules = deferModules(wrapped.js, wrapped.scripts.length);
+  return {
+    js: modules.js,
+    deferred: wrapped.deferred + modules.deferred,
+    scripts: [...wrapped.scripts, ...modules.scripts],
+  };
+}
+
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
-async function buildPage(
-  options: GraphiQLOptions,
-  consolePath: string,
-  schema: GraphQLSchema | undefined,
-): Promise<Page> {
+/** The files that depend on the installed bundle alone, as buildBundle made them. */
+interface BundleFiles {
+  readonly assets: ReadonlyMap<string, Asset>;
+  readonly icon: string;
+  readonly css: readonly string[];
+  readonly workers: Readonly<Record<'editorWorkerService' | 'json' | 'graphql', string>>;
+  readonly own: string;
+  readonly graphiql: string;
+  readonly scripts: readonly string[];
+}
+
+/** Once per process, on the first visit to any server's page: the bundle's rewrite and files. */
+let bundleFiles: Promise<BundleFiles> | undefined;
+
+async function buildBundle(): Promise<BundleFiles> {
   const bundle = await import('@graphql-yoga/render-graphiql/graphiql');
   const assets = new Map<string, Asset>();
   const js = (name: string, text: string) =>
@@ -294,13 +750,10 @@ async function buildPage(
     iconType,
     Buffer.from(iconData, 'base64'),
   );
-  const css = addAsset(assets, 'graphiql.css', 'text/css; charset=utf-8', Buffer.from(bundle.css));
-  const ownCss = addAsset(
-    assets,
-    'agent-graph.css',
-    'text/css; charset=utf-8',
-    Buffer.from(STYLES),
-  );
+  const css = [
+    addAsset(assets, 'graphiql.css', 'text/css; charset=utf-8', Buffer.from(bundle.css)),
+    addAsset(assets, 'agent-graph.css', 'text/css; charset=utf-8', Buffer.from(STYLES)),
+  ];
   const workers = {
     editorWorkerService: js('editor.worker.js', bundle.editorWorkerService),
     json: js('json.worker.js', bundle.jsonWorker),
@@ -310,6 +763,17 @@ async function buildPage(
   const deferred = deferInlinedImports(bundle.js);
   const graphiql = js('graphiql.js', deferred.js);
   const scripts = deferred.scripts.map((text, index) => js(`deferred-${index}.js`, text));
+  return { assets, icon, css, workers, own, graphiql, scripts };
+}
+
+async function buildPage(
+  options: GraphiQLOptions,
+  consolePath: string,
+  schema: GraphQLSchema | undefined,
+): Promise<Page> {
+  bundleFiles ??= buildBundle();
+  const { icon, css, workers, own, graphiql, scripts, ...files } = await bundleFiles;
+  const assets = new Map(files.assets);
   // The schema as GraphiQL's introspection query returns it (180 KB of JSON), but as a file
   // named by its content: a second visit finds it in the browser's cache instead of asking.
   const introspection =
@@ -343,8 +807,7 @@ async function buildPage(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
 <link rel="icon" href="${icon}">
-<link rel="stylesheet" href="${css}">
-<link rel="stylesheet" href="${ownCss}">
+${css.map((href) => `<link rel="stylesheet" href="${href}">`).join('\n')}
 </head>
 <body id="body" class="no-focus-outline">
 <nav class="ag-bar" aria-label="agent-graph"><strong>${title}</strong><a href="/">Home</a><a href="${consolePath}">Operators' console</a></nav>
