@@ -5,28 +5,42 @@ import { describe, expect, test } from 'vitest';
 
 const run = promisify(execFile);
 
+/** A script, and how a user runs it: through scripts/run.mjs (as npm start does) or tsx. */
+interface Script {
+  readonly file: string;
+  readonly runner: 'run.mjs' | 'tsx';
+}
+
 /**
  * Every script a user is told to run: each package.json script that runs a TypeScript file,
- * and each `npx tsx <file>.ts` the README and docs/ show. A new one is covered without a
- * change here.
+ * run the way that script runs it, and each `npx tsx <file>.ts` the README and docs/ show. A
+ * new one is covered without a change here.
  */
-function scriptFiles(): string[] {
-  const files = new Set<string>();
+function scripts(): Script[] {
+  const found = new Map<string, Script['runner']>();
   const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as {
     scripts: Record<string, string>;
   };
   // Those that run a file of ours through tsx or scripts/run.mjs (vitest's are vitest's).
-  for (const command of Object.values(scripts).filter((c) => /\btsx\b|run\.mjs/.test(c))) {
+  for (const command of Object.values(scripts)) {
+    const runner = /\brun\.mjs\b/.test(command)
+      ? 'run.mjs'
+      : /\btsx\b/.test(command)
+        ? 'tsx'
+        : null;
+    if (!runner) continue;
     for (const [, file] of command.matchAll(/(?:^|\s)((?:src|bench|test)\/\S+\.ts)(?=\s|$)/g)) {
-      if (file) files.add(file);
+      if (file) found.set(file, runner);
     }
   }
   for (const doc of ['README.md', ...docs()]) {
     for (const [, file] of readFileSync(doc, 'utf8').matchAll(/npx tsx (\S+\.ts)/g)) {
-      if (file) files.add(file);
+      if (file && !found.has(file)) found.set(file, 'tsx');
     }
   }
-  return [...files].sort();
+  return [...found]
+    .map(([file, runner]) => ({ file, runner }))
+    .sort((a, b) => a.file.localeCompare(b.file));
 }
 
 const docs = () =>
@@ -34,11 +48,12 @@ const docs = () =>
     .filter((name) => name.endsWith('.md'))
     .map((name) => `docs/${name}`);
 
-const node = (file: string, args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', file, ...args], {
-    env: { ...process.env, NODE_ENV: '' },
-    timeout: 200_000,
-  }).then(
+const node = ({ file, runner }: Script, args: string[]) =>
+  run(
+    process.execPath,
+    runner === 'tsx' ? ['--import', 'tsx', file, ...args] : ['scripts/run.mjs', file, ...args],
+    { env: { ...process.env, NODE_ENV: '' }, timeout: 200_000 },
+  ).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code?: number; stdout?: string; stderr?: string }) => ({
       code: error.code ?? -1,
@@ -47,26 +62,28 @@ const node = (file: string, args: string[]) =>
     }),
   );
 
+const BENCH_LIVE: Script = { file: 'bench/live.ts', runner: 'tsx' };
+
 describe('--help on every script', () => {
-  const files = scriptFiles();
+  const list = scripts();
 
   test('the list holds the benches, the soak, the token and the Oracle tools', () => {
-    expect(files).toEqual(
+    expect(list).toEqual(
       expect.arrayContaining([
-        'bench/live.ts',
-        'bench/soak.ts',
-        'src/mint-token.ts',
-        'src/oracle-check/main.ts',
-        'test/oracle/fixture.ts',
-        'src/main.ts',
+        { file: 'bench/live.ts', runner: 'tsx' },
+        { file: 'bench/soak.ts', runner: 'tsx' },
+        { file: 'src/mint-token.ts', runner: 'run.mjs' },
+        { file: 'src/oracle-check/main.ts', runner: 'run.mjs' },
+        { file: 'test/oracle/fixture.ts', runner: 'tsx' },
+        { file: 'src/main.ts', runner: 'run.mjs' },
       ]),
     );
   });
 
-  test.concurrent.each(files)(
+  test.concurrent.each(list.map((script) => [script.file, script] as const))(
     '%s --help prints its usage and exits 0',
-    async (file) => {
-      const result = await node(file, ['--help']);
+    async (_file, script) => {
+      const result = await node(script, ['--help']);
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^usage: \S/);
@@ -77,7 +94,7 @@ describe('--help on every script', () => {
   );
 
   test('an unknown option is named in one line, with the usage, and no stack trace', async () => {
-    const result = await node('bench/live.ts', ['--subscriber', '5000']);
+    const result = await node(BENCH_LIVE, ['--subscriber', '5000']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^npm run bench:live --: Unknown option '--subscriber'/);
@@ -86,7 +103,7 @@ describe('--help on every script', () => {
   });
 
   test('a bad value is refused the same way', async () => {
-    const result = await node('bench/live.ts', ['--subscribers', 'many']);
+    const result = await node(BENCH_LIVE, ['--subscribers', 'many']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^npm run bench:live --: --subscribers takes whole numbers/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
