@@ -369,7 +369,10 @@ function tokenize(js: string): Tokens {
   const push = (type: number, from: number, to: number) => {
     if (count === capacity) {
       capacity *= 2;
-      const grow = <T extends Int32Array | Uint8Array>(old: T, next: T) => (next.set(old), next);
+      const grow = <T extends Int32Array | Uint8Array>(old: T, next: T) => {
+        next.set(old);
+        return next;
+      };
       start = grow(start, new Int32Array(capacity));
       end = grow(end, new Int32Array(capacity));
       kind = grow(kind, new Uint8Array(capacity));
