@@ -5,6 +5,7 @@
  */
 import { buildSchema, type GraphQLObjectType, type GraphQLSchema, isObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Statement } from '../src/db/driver.js';
 import { type ListPlan, RELATIONS } from '../src/model/plan.js';
 import { plansFrom } from '../src/oracle-check/statements.js';
 import { schema } from '../src/schema/index.js';
@@ -384,6 +385,43 @@ describe('a canonical plan', () => {
       expect(run.named).toEqual(run.tasks.map(({ taskName }) => ({ taskName })));
       expect(run.states).toEqual(run.tasks.map(({ state }) => ({ state })));
     }
+  });
+
+  test('a shape is built once: a later page sends the same statement with its own binds, and answers with its own rows', async () => {
+    const driver = t.server.database.driver;
+    const sent: Statement[] = [];
+    const query = driver.query.bind(driver);
+    driver.query = (statement, binds) => {
+      sent.push(statement);
+      return query(statement, binds);
+    };
+    type Calls = {
+      toolCalls: { pageInfo: { endCursor: string }; nodes: Record<string, unknown>[] };
+    };
+    const page = async (first: number, after?: string) => {
+      const { data, errors } = await t.gql<Calls>(
+        `query($first: Int, $after: String) { toolCalls(first: $first, after: $after) {
+          pageInfo { endCursor } nodes { invocationId taskRun { taskName teamRun { execId } } } } }`,
+        { first, after },
+      );
+      expect(errors).toBeUndefined();
+      return (data as Calls).toolCalls;
+    };
+    try {
+      const all = await page(15);
+      const first = await page(5);
+      const second = await page(5, first.pageInfo.endCursor);
+      const third = await page(5, second.pageInfo.endCursor);
+      expect([...first.nodes, ...second.nodes, ...third.nodes]).toEqual(all.nodes);
+      expect(all.nodes.some((call) => call.taskRun !== null)).toBe(true);
+    } finally {
+      driver.query = query;
+    }
+    expect(sent).toHaveLength(4);
+    // One statement value per shape: the first page's is the whole list's, the later pages' one.
+    expect(sent[1]).toBe(sent[0]);
+    expect(sent[3]).toBe(sent[2]);
+    expect(sent[2]).not.toBe(sent[1]);
   });
 });
 

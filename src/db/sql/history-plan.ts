@@ -13,15 +13,15 @@ import type {
   ToolCall,
   ToolCallFilter,
 } from '../../model/team.js';
-import type { Viewer } from '../../model/viewer.js';
+import { type Viewer, visibilityScope } from '../../model/viewer.js';
 import type { Catalog } from '../catalog.js';
-import type { Row } from '../driver.js';
+import type { Binds, BindValue, Row, Statement } from '../driver.js';
 import { num } from '../rows.js';
 import { agentSql } from './agents.js';
-import { type Fragment, outputName, outputsOf, sql } from './fragment.js';
+import { compile, type Fragment, outputName, outputsOf, sql } from './fragment.js';
 import { type JsonArrayParts, type JsonList, jsonListColumn } from './json-lists.js';
 import { keysetParts, type PageWindow } from './pages.js';
-import { perCatalog, type Query, query } from './query.js';
+import { perCatalog, type Query, statement } from './query.js';
 import {
   type RowTable,
   runOrderKeys,
@@ -121,6 +121,13 @@ function grouped(rows: readonly object[], properties: readonly string[]): Map<st
   return groups;
 }
 
+/** What decides a fragment's text: its text cut at its binds and their names, not values. */
+function shapeOf(fragment: Fragment | undefined): string {
+  if (!fragment) return '';
+  const { pieces, placeholders } = compile(fragment);
+  return `${pieces.join('\u0001')}\u0002${placeholders.join('\u0001')}`;
+}
+
 function setChild(row: object, key: string, value: unknown): void {
   const planned = row as { [PLANNED]?: Record<string, unknown> };
   planned[PLANNED] ??= {};
@@ -193,9 +200,13 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     });
 
   /**
-   * The statement of `root` with `plan`. Lists are numbered as they are met (L0 the root's);
-   * `given` are the rows the caller holds (a subscription event's runs), whose children are set
-   * on them.
+   * The statement of `root` with `plan`, built once per shape: a root's name, its own text
+   * (whatever its binds' values), the viewer's visibility and the plan's key decide every
+   * character of the text, so the statement, its lists' readers and the tree they hang on are
+   * made for the first request of a shape and kept (SHAPES of the latest); a later request
+   * gives only its root's binds and its rows' decoder. Lists are numbered as they are met (L0
+   * the root's); `given` are the rows the caller holds (a subscription event's runs), whose
+   * children are set on them.
    */
   function planned<R>(
     viewer: Viewer,
@@ -203,10 +214,85 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     plan: ListPlan,
     given: readonly object[] = [],
   ): Query<PlanResult<R>> {
-    const lists: { select: Fragment; key: string; decode: (json: unknown) => object[] }[] = [];
+    const rootParts = [root.with, root.rows?.where, root.scope, root.total];
+    const key = [
+      root.name,
+      root.type,
+      visibilityScope(viewer),
+      plan.key,
+      root.rows
+        ? `${root.rows.extras.map(outputName).join(',')};${root.rows.orderBy.join(',')}`
+        : 'given',
+      ...rootParts.map(shapeOf),
+    ].join('\u0000');
+    let shape = shapes.get(key);
+    if (shape) {
+      shapes.delete(key);
+    } else {
+      shape = build(viewer, root, plan);
+      if (shapes.size >= SHAPES) shapes.delete(shapes.keys().next().value as string);
+    }
+    shapes.set(key, shape);
+    const { lists, rootIndex, children } = shape;
+    // Every bind of the text but the root's is the viewer's, the same for every request of
+    // this shape; the root's are this request's.
+    const binds: Record<string, BindValue> = { ...shape.binds };
+    for (const part of rootParts) if (part) Object.assign(binds, part.binds);
+    const rows = root.rows;
+    const decodeRoot = tables[root.type].decode as (row: Row) => object;
+    // The reader hands one reused row object: both values are made from it at once.
+    const decodeRow = rows
+      ? (row: Row) => {
+          const object = decodeRoot(row);
+          return { object, result: rows.decode(row, object) };
+        }
+      : undefined;
+    const decode = (row: Row): PlanResult<R> => {
+      const decoded = lists.map((list, i) =>
+        list.read(row[list.key], i === rootIndex && decodeRow ? decodeRow : list.decode),
+      );
+      const roots = (rootIndex >= 0 ? decoded[rootIndex] : []) as { object: object; result: R }[];
+      const objects = rows ? roots.map((r) => r.object) : [...given];
+      if (rootIndex >= 0) decoded[rootIndex] = objects;
+      attach(objects, children, decoded);
+      return { rows: roots.map((r) => r.result), total: root.total ? num(row.totalCount) : null };
+    };
+    return {
+      statement: shape.statement,
+      binds,
+      decode,
+      decodeRows: (answer) => answer.map(decode),
+      agentDetails: false,
+      noRows: shape.noRows,
+    };
+  }
+
+  /** What `planned` keeps of a shape: its statement and what reads its lists. */
+  interface Shape {
+    readonly statement: Statement;
+    readonly binds: Binds;
+    readonly noRows: boolean;
+    readonly lists: readonly {
+      readonly key: string;
+      readonly read: <T>(json: unknown, decode: (row: Row) => T) => T[];
+      /** The rows' decoder; the root's is each request's own. */
+      readonly decode: (row: Row) => object;
+    }[];
+    readonly rootIndex: number;
+    readonly children: readonly ChildNode[];
+  }
+
+  /** The most recently used shapes kept: a text each, a few kilobytes. */
+  const SHAPES = 256;
+  const shapes = new Map<string, Shape>();
+
+  function build(viewer: Viewer, root: PlanRoot<unknown>, plan: ListPlan): Shape {
+    const lists: Shape['lists'][number][] = [];
+    const selects: Fragment[] = [];
     const add = (list: JsonList<object>) => {
-      const column = jsonListColumn(root.name, list, lists.length);
-      lists.push(column);
+      const column = jsonListColumn(root.name, list.parts, lists.length);
+      lists.push({ key: column.key, read: column.read, decode: list.decode });
+      selects.push(column.select);
       return lists.length - 1;
     };
     const scope = sql`SELECT w.TEAM_EXEC_ID FROM w ${sql.where(root.scope)}`;
@@ -224,18 +310,9 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
         from: sql`w ${sql.where(root.rows.where)}`,
         orderBy: root.rows.orderBy,
       };
-      const { decode } = root.rows;
-      const decodeRoot = rootTable.decode as (row: Row) => object;
-      // The decoder hands one reused row object: both values are made from it at once.
-      rootIndex = add({
-        parts,
-        decode: (row) => {
-          const object = decodeRoot(row);
-          return { object, result: decode(row, object) };
-        },
-      });
+      // Decoded with each request's own decoder (planned).
+      rootIndex = add({ parts, decode: rootTable.decode as (row: Row) => object });
     }
-
     const listOf = (relation: Relation, childPlan: ListPlan, parentTable: AnyTable): ListNode => {
       if (relation.target === 'Agent' || relation.target === 'Team') {
         // The catalog rows the parent's rows name (a task's agent without DESCRIBE_AGENT, a
@@ -309,21 +386,16 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     }
 
     const children = childrenOf(plan, rootTable);
-    const selects = lists.map((list) => list.select);
     if (root.total) selects.push(sql`${root.total} AS TOTAL_COUNT`);
-    const decode = (row: Row): PlanResult<R> => {
-      const decoded = lists.map((list) => list.decode(row[list.key]));
-      const roots = (rootIndex >= 0 ? decoded[rootIndex] : []) as { object: object; result: R }[];
-      const objects = root.rows ? roots.map((r) => r.object) : [...given];
-      if (rootIndex >= 0) decoded[rootIndex] = objects;
-      attach(objects, children, decoded);
-      return { rows: roots.map((r) => r.result), total: root.total ? num(row.totalCount) : null };
+    const body = sql`WITH w AS (${root.with}) SELECT ${sql.join(selects, ', ')} FROM DUAL`;
+    return {
+      statement: statement(root.name, body),
+      binds: body.binds,
+      noRows: body.noRows,
+      lists,
+      rootIndex,
+      children,
     };
-    return query(
-      root.name,
-      sql`WITH w AS (${root.with}) SELECT ${sql.join(selects, ', ')} FROM DUAL`,
-      decode,
-    );
   }
 
   const runItems = Object.values(tables.TeamRun.select);

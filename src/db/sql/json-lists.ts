@@ -93,8 +93,17 @@ function positionalDecoder<T>(
   parts: JsonArrayParts,
   decode: (row: Row) => T,
 ): (json: unknown) => T[] {
+  const read = positionalReader(name, parts);
+  return (json) => read(json, decode);
+}
+
+/** positionalDecoder's reading, with the row decoder given at each read. */
+function positionalReader(
+  name: string,
+  parts: JsonArrayParts,
+): <T>(json: unknown, decode: (row: Row) => T) => T[] {
   const keys = (parts.members ?? parts.select.map(outputName)).map(camelCase);
-  return (json) => {
+  return <T>(json: unknown, decode: (row: Row) => T) => {
     const list = jsonOrNull(json);
     if (!Array.isArray(list) || list.length !== keys.length + 1) {
       throw new MisalignedList(
@@ -155,19 +164,24 @@ export interface JsonList<T> {
 /**
  * One list of a statement of several (src/db/sql/history-plan.ts): its select-list item
  * `(SELECT JSON_ARRAY(…) …) AS L<index>_JSON`, the camelCase key its row holds it under, and
- * the decoder of that value. The columns are scalar subqueries of DUAL (Oracle's one-row
+ * the reader of that value, given the rows' decoder at each read (a statement built once
+ * serves requests whose root rows decode with their own page's positions). The columns are scalar subqueries of DUAL (Oracle's one-row
  * table; emulated in the embedded database), so no list multiplies another's rows and each is
  * still one CLOB.
  */
-export function jsonListColumn<T>(
+export function jsonListColumn(
   name: string,
-  list: JsonList<T>,
+  parts: JsonArrayParts,
   index: number,
-): { readonly select: Fragment; readonly key: string; readonly decode: (json: unknown) => T[] } {
+): {
+  readonly select: Fragment;
+  readonly key: string;
+  readonly read: <T>(json: unknown, decode: (row: Row) => T) => T[];
+} {
   const alias = sql`${sql.indexed('L', index)}_JSON`;
   return {
-    select: sql`(${jsonArraySelect(name, list.parts, alias)}) AS ${alias}`,
+    select: sql`(${jsonArraySelect(name, parts, alias)}) AS ${alias}`,
     key: camelCase(`L${index}_JSON`),
-    decode: positionalDecoder(name, list.parts, list.decode),
+    read: positionalReader(name, parts),
   };
 }
