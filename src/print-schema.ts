@@ -1,19 +1,24 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { printSubgraphSchema } from '@apollo/subgraph';
-import { printSchema } from 'graphql';
 import { parseCommand } from './command-line.js';
-import { schema, subgraphSchema } from './schema/index.js';
 
 /**
  * The schema as clients see it (schema.graphql), and as a supergraph composes it with
  * FEDERATION=true (schema.subgraph.graphql, with its entity keys). `--write` regenerates
- * both; `--check` fails when either differs from the code.
+ * both; `--check` fails when either differs from the code. The schema takes seconds to load,
+ * so the command reads its line first (src/command-line.ts).
  */
-export const PRINTED = [
-  { file: 'schema.graphql', print: () => `${printSchema(schema)}\n` },
-  { file: 'schema.subgraph.graphql', print: () => `${printSubgraphSchema(subgraphSchema())}\n` },
-] as const;
+export async function printedSchemas() {
+  const [{ printSubgraphSchema }, { printSchema }, { schema, subgraphSchema }] = await Promise.all([
+    import('@apollo/subgraph'),
+    import('graphql'),
+    import('./schema/index.js'),
+  ]);
+  return [
+    { file: 'schema.graphql', print: () => `${printSchema(schema)}\n` },
+    { file: 'schema.subgraph.graphql', print: () => `${printSubgraphSchema(subgraphSchema())}\n` },
+  ] as const;
+}
 
 const pathOf = (file: string) => new URL(`../${file}`, import.meta.url);
 
@@ -29,8 +34,9 @@ fails when either differs from it.`,
       check: { type: 'boolean', description: 'exit 1 when either file is out of date' },
     },
   });
+  const printed = await printedSchemas();
   if (values.check) {
-    for (const { file, print } of PRINTED) {
+    for (const { file, print } of printed) {
       const current = await readFile(pathOf(file), 'utf8').catch(() => '');
       if (current !== print()) {
         process.stderr.write(`${file} is out of date: run \`npm run schema\`\n`);
@@ -38,11 +44,11 @@ fails when either differs from it.`,
       }
     }
   } else if (values.write) {
-    for (const { file, print } of PRINTED) await writeFile(pathOf(file), print());
+    for (const { file, print } of printed) await writeFile(pathOf(file), print());
   } else {
-    process.stdout.write(PRINTED[0].print());
+    process.stdout.write(printed[0].print());
   }
 }
 
-// test/schema-file.test.ts imports PRINTED; `npm run schema` runs this file.
+// test/schema-file.test.ts imports printedSchemas; `npm run schema` runs this file.
 if (process.argv[1] === fileURLToPath(import.meta.url)) await run();

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import type TypeScript from 'typescript';
 import { parseCommand } from '../command-line.js';
-import { documentHash } from '../production/trusted-documents.js';
+import { documentHash } from '../production/document-hash.js';
 import { CONSOLE_MANIFEST } from './serve.js';
 
 /**
@@ -21,6 +22,12 @@ export const CONSOLE_SCRIPTS = ['console.js', 'agent.js'] as const;
 const scriptText = (file: string) =>
   readFileSync(new URL(`./static/${file}`, import.meta.url), 'utf8');
 
+// TypeScript's compiler (several seconds of loading) is required when a script is first
+// read, not when the module loads, so that `--help` answers at once (src/command-line.ts).
+const require = createRequire(import.meta.url);
+let compiler: typeof TypeScript | undefined;
+const typescript = () => (compiler ??= require('typescript') as typeof TypeScript);
+
 export interface ConsoleDocument {
   /** The top-level constant that holds it (`WAITING`, `TEAM`, …). */
   readonly name: string;
@@ -36,11 +43,12 @@ export function readConsoleScript(
   file: (typeof CONSOLE_SCRIPTS)[number] = 'console.js',
   text = scriptText(file),
 ): {
-  readonly source: ts.SourceFile;
+  readonly source: TypeScript.SourceFile;
   readonly documents: readonly ConsoleDocument[];
 } {
+  const ts = typescript();
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
-  const constants = new Map<string, ts.Expression>();
+  const constants = new Map<string, TypeScript.Expression>();
   for (const statement of source.statements) {
     if (!ts.isVariableStatement(statement)) continue;
     for (const declaration of statement.declarationList.declarations) {
@@ -49,7 +57,7 @@ export function readConsoleScript(
       }
     }
   }
-  const textOf = (expression: ts.Expression): string | undefined => {
+  const textOf = (expression: TypeScript.Expression): string | undefined => {
     if (ts.isStringLiteral(expression) || ts.isNoSubstitutionTemplateLiteral(expression)) {
       return expression.text;
     }

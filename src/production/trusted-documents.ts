@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
   defaultExtractPersistedOperationId,
@@ -18,10 +17,6 @@ export type Manifest = ReadonlyMap<string, string>;
  * the same document.
  */
 const bareHash = (hash: string) => hash.replace(/^sha256:/, '');
-
-/** The sha256 the console and the client preset (`hashAlgorithm: 'sha256'`) name a document by. */
-export const documentHash = (document: string) =>
-  createHash('sha256').update(document).digest('hex');
 
 /**
  * Reads a manifest and checks every document against the schema, so that a stale or broken

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { CONSOLE_MANIFEST } from '../../src/console/serve.js';
 import { StartupError } from '../../src/errors.js';
-import { documentHash } from '../../src/production/trusted-documents.js';
+import { documentHash } from '../../src/production/document-hash.js';
 import { createServer } from '../../src/server.js';
 import { type GqlEvent, wsClient } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
