@@ -130,3 +130,21 @@ describe('a damaged snapshot in EMBEDDED_CACHE_DIR', () => {
     }
   });
 });
+
+// A data directory PostgreSQL of another PGlite wrote fails to open: were the names blind to the
+// version, every start after an upgrade would warn and seed again until the file was deleted.
+test('the cached snapshot and cluster are named for the PGlite that wrote them', async () => {
+  const { version } = JSON.parse(
+    await readFile(
+      new URL('../node_modules/@electric-sql/pglite/package.json', import.meta.url),
+      'utf8',
+    ),
+  ) as { version: string };
+  const { cacheDir } = builtSnapshot();
+  expect(basename(snapshotFile(cacheDir))).toMatch(
+    new RegExp(`^pglite-${version}-[0-9a-f]{16}\\.tar$`),
+  );
+  expect(basename(clusterFile(cacheDir))).toMatch(
+    new RegExp(`^pglite-cluster-${version}-[0-9a-f]{16}\\.tar$`),
+  );
+});

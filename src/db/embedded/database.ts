@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -81,6 +82,25 @@ const START_PARAMS = [
  */
 const INITDB_PARAMS = ['--wal-segsize=1'];
 
+/** PGlite's `dist` directory, which holds its WebAssembly; its package.json is beside it. */
+const pgliteDist = () => dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+
+let pgliteVersion: string | undefined;
+
+/**
+ * The installed PGlite's version, which names the cached snapshot and cluster: a data directory
+ * written by another PostgreSQL build fails to open, so after an upgrade an old file would cost
+ * every start a warning and a reseeding until it was deleted.
+ */
+export function installedPGliteVersion(): string {
+  pgliteVersion ??= (
+    JSON.parse(readFileSync(join(pgliteDist(), '..', 'package.json'), 'utf8')) as {
+      version: string;
+    }
+  ).version;
+  return pgliteVersion;
+}
+
 let pgliteWasm: Promise<WebAssembly.Module> | undefined;
 
 /**
@@ -92,7 +112,7 @@ let pgliteWasm: Promise<WebAssembly.Module> | undefined;
  */
 export function compiledPGliteWasm(): Promise<WebAssembly.Module> {
   pgliteWasm ??= readFile(
-    join(dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.wasm'),
+    join(pgliteDist(), 'pglite.wasm'),
     // An ordinary ArrayBuffer under it, as loadSnapshot's.
   ).then((bytes) => WebAssembly.compile(bytes as Buffer<ArrayBuffer>));
   return pgliteWasm;
@@ -208,7 +228,7 @@ export function snapshotFile(cacheDir: string): string {
     .update(JSON.stringify(demoData()))
     .digest('hex')
     .slice(0, 16);
-  return join(cacheDir, `pglite-${snapshotKey}.tar`);
+  return join(cacheDir, `pglite-${installedPGliteVersion()}-${snapshotKey}.tar`);
 }
 
 /**
@@ -223,7 +243,7 @@ export function clusterFile(cacheDir: string): string {
     .update(JSON.stringify(INITDB_PARAMS))
     .digest('hex')
     .slice(0, 16);
-  return join(cacheDir, `pglite-cluster-${key}.tar`);
+  return join(cacheDir, `pglite-cluster-${installedPGliteVersion()}-${key}.tar`);
 }
 
 /**
@@ -357,7 +377,8 @@ async function removeOldSnapshots(dir: string, kept: readonly string[]): Promise
   const hourAgo = Date.now() - 3_600_000;
   for (const name of await readdir(dir)) {
     const path = join(dir, name);
-    if (kept.includes(path) || !/^pglite-(cluster-)?[0-9a-f]+\.tar/.test(name)) continue;
+    if (kept.includes(path) || !/^pglite-(cluster-)?([0-9][\w.-]*-)?[0-9a-f]+\.tar/.test(name))
+      continue;
     const written = await stat(path).then(
       (stats) => stats.mtimeMs,
       () => Date.now(),
