@@ -28,6 +28,7 @@ import { createLiveHub, type LiveHub } from './live/hub.js';
 import { withRedaction } from './logger.js';
 import { createMaskError, type HttpReply, maskedReply } from './masking.js';
 import { Metrics } from './metrics.js';
+import type { Clock } from './model/clock.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
 import { createProduction, trustedManifest } from './production/index.js';
 import type { ActionOptions } from './repositories/actions.js';
@@ -79,6 +80,8 @@ export interface ServerOptions {
   readonly listener?: EarlyListener;
   /** The database, opening since before the modules loaded; without it createServer opens it. */
   readonly database?: Promise<OpenDatabase>;
+  /** What tokens are verified and expire by (src/model/clock.ts); the system's when absent. */
+  readonly clock?: Clock;
 }
 
 export async function createServer(
@@ -198,7 +201,7 @@ export async function createServer(
     logger: logger.child({ component: 'live' }),
   });
   const maskError = createMaskError(logger, metrics);
-  const authenticate = createAuthenticator(config.auth);
+  const authenticate = createAuthenticator(config.auth, options.clock);
   const viewers = new WeakMap<Request, Viewer>();
   const production = createProduction({
     config,

@@ -7,7 +7,8 @@ import {
 } from 'jose';
 import type { AuthConfig } from '../config.js';
 import { AppError } from '../errors.js';
-import { ANONYMOUS_ADMIN, type Viewer } from '../model/viewer.js';
+import { type Clock, systemClock } from '../model/clock.js';
+import { ANONYMOUS_ADMIN, tokenExpiry, type Viewer } from '../model/viewer.js';
 
 export type Authenticate = (authorization: string | null | undefined) => Promise<Viewer>;
 
@@ -18,7 +19,7 @@ const unauthenticated = (message: string) => new AppError('UNAUTHENTICATED', mes
  * from a JWKS URL) and turns the claims into a Viewer. Messages say what is wrong with the
  * token without repeating it.
  */
-export function createAuthenticator(auth: AuthConfig): Authenticate {
+export function createAuthenticator(auth: AuthConfig, clock: Clock = systemClock): Authenticate {
   const jwt = auth.jwt;
   if (!jwt) return async () => ANONYMOUS_ADMIN;
   const key: Uint8Array | JWTVerifyGetKey =
@@ -36,12 +37,15 @@ export function createAuthenticator(auth: AuthConfig): Authenticate {
         algorithms,
         issuer: auth.issuer,
         audience: auth.audience,
+        currentDate: new Date(clock.now()),
       }));
     } catch (error) {
       throw unauthenticated(`invalid token: ${reason(error)}`);
     }
     const viewer = viewerFrom(payload, auth);
-    return payload.exp === undefined ? viewer : { ...viewer, expiresAt: payload.exp * 1000 };
+    return payload.exp === undefined
+      ? viewer
+      : { ...viewer, expiry: tokenExpiry(payload.exp * 1000, clock) };
   };
 }
 

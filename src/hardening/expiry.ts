@@ -2,23 +2,7 @@ import { type ExecutionResult, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import { asyncIteratorOf } from '../iterables.js';
-
-/** setTimeout's delay is a signed 32-bit number of milliseconds (about 24.8 days). */
-const MAX_DELAY_MS = 2 ** 31 - 1;
-
-/** Runs `run` at `at` (epoch ms), however far away; the returned function cancels it. */
-export function runAt(at: number, run: () => void): () => void {
-  let timer: NodeJS.Timeout;
-  const schedule = () => {
-    const delay = at - Date.now();
-    timer =
-      delay > MAX_DELAY_MS
-        ? setTimeout(schedule, MAX_DELAY_MS)
-        : setTimeout(run, Math.max(0, delay));
-  };
-  schedule();
-  return () => clearTimeout(timer);
-}
+import type { TokenExpiry } from '../model/viewer.js';
 
 export const expiredError = () =>
   new GraphQLError('The token has expired; subscribe again with a new one', {
@@ -33,21 +17,21 @@ export const expiredError = () =>
 export function endSubscriptionsAtExpiry(): Plugin<Context> {
   return {
     onSubscribe({ args }) {
-      const expiresAt = args.contextValue.viewer.expiresAt;
-      if (expiresAt === undefined) return;
+      const expiry = args.contextValue.viewer.expiry;
+      if (expiry === undefined) return;
       return {
         onSubscribeResult({ result, setResult }) {
-          if (isAsyncIterable(result)) setResult(endAt(result, expiresAt));
+          if (isAsyncIterable(result)) setResult(endAt(result, expiry));
         },
       };
     },
     // A live query (src/live-queries/) is a stream from execute: it ends alike.
     onExecute({ args }) {
-      const expiresAt = args.contextValue.viewer.expiresAt;
-      if (expiresAt === undefined) return;
+      const expiry = args.contextValue.viewer.expiry;
+      if (expiry === undefined) return;
       return {
         onExecuteDone({ result, setResult }) {
-          if (isAsyncIterable(result)) setResult(endAt(result, expiresAt));
+          if (isAsyncIterable(result)) setResult(endAt(result, expiry));
         },
       };
     },
@@ -56,13 +40,13 @@ export function endSubscriptionsAtExpiry(): Plugin<Context> {
 
 function endAt(
   source: AsyncIterable<ExecutionResult>,
-  at: number,
+  expiry: TokenExpiry,
 ): AsyncGenerator<ExecutionResult, void, void> {
   const iterator = source[Symbol.asyncIterator]();
   let ended = false;
   let cancel = () => {};
   const expired = new Promise<'expired'>((resolve) => {
-    cancel = runAt(at, () => resolve('expired'));
+    cancel = expiry.whenPassed(() => resolve('expired'));
   });
   const finish = async () => {
     ended = true;

@@ -1,3 +1,5 @@
+import type { Clock } from './clock.js';
+
 /**
  * Who is asking. An administrator sees every owner (DBA_ views, GV$); anyone else sees only
  * the objects of the database owner named by their token, as that owner's USER_ views would.
@@ -7,15 +9,34 @@ export type Viewer = {
   /** The token subject, for logs. */
   readonly subject: string | null;
   /**
-   * When the token expires (epoch milliseconds): WebSocket connections and subscription
-   * streams opened with it end then. Absent for a token without `exp` and for anonymous use.
+   * When the token expires: WebSocket connections and subscription streams opened with it
+   * end then. Absent for a token without `exp` and for anonymous use.
    */
-  readonly expiresAt?: number;
+  readonly expiry?: TokenExpiry;
 } & (
   | { readonly admin: true; readonly owner: null }
   /** The database owner whose objects the caller may see. */
   | { readonly admin: false; readonly owner: string }
 );
+
+/**
+ * When a token expires, by the clock that verified it: a WebSocket connection
+ * (src/transport/websocket.ts) and every subscription stream (src/hardening/expiry.ts) opened
+ * with it end then, and a message that comes after is refused.
+ */
+export interface TokenExpiry {
+  /** The token's `exp`, in epoch milliseconds. */
+  readonly at: number;
+  passed(): boolean;
+  /** Runs `run` when the token expires; the returned function cancels it. */
+  whenPassed(run: () => void): () => void;
+}
+
+export const tokenExpiry = (at: number, clock: Clock): TokenExpiry => ({
+  at,
+  passed: () => clock.now() >= at,
+  whenPassed: (run) => clock.at(at, run),
+});
 
 /** Without authentication configured, every caller is this (loopback only, unless allowed). */
 export const ANONYMOUS_ADMIN: Viewer = Object.freeze({ owner: null, admin: true, subject: null });

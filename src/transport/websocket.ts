@@ -13,7 +13,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { RecordAuthFailure } from '../auth/failures.js';
 import type { Authenticate } from '../auth/jwt.js';
 import { AppError } from '../errors.js';
-import { expiredError, runAt } from '../hardening/expiry.js';
+import { expiredError } from '../hardening/expiry.js';
 import { type BrowserGuard, verifyUpgrade } from '../hardening/origin.js';
 import { asyncIteratorOf } from '../iterables.js';
 import { copyError, type MaskError } from '../masking.js';
@@ -93,11 +93,11 @@ export function attachGraphqlWs(options: {
         try {
           const viewer = await options.authenticate(authorization);
           connectionViewers.set(ctx.extra.socket, viewer);
-          if (viewer.expiresAt !== undefined) {
+          if (viewer.expiry !== undefined) {
             const socket = ctx.extra.socket;
             socket.once(
               'close',
-              runAt(viewer.expiresAt, () => closeExpired(socket)),
+              viewer.expiry.whenPassed(() => closeExpired(socket)),
             );
           }
           return true;
@@ -119,7 +119,7 @@ export function attachGraphqlWs(options: {
         const viewer = connectionViewers.get(ctx.extra.socket);
         // The expiry timer closes the socket at `exp`; this covers a message that arrives in
         // the same instant, before the timer has run.
-        if (viewer?.expiresAt !== undefined && viewer.expiresAt <= Date.now()) {
+        if (viewer?.expiry?.passed()) {
           closeExpired(ctx.extra.socket);
           return [expiredError()];
         }

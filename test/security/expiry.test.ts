@@ -10,6 +10,7 @@ import {
   until,
   wsUrl,
 } from '../live/support.js';
+import { MovableClock } from '../support/clock.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { hs256Tokens } from '../support/tokens.js';
 import { WAIT_MS } from '../support/wait.js';
@@ -19,15 +20,20 @@ const SECRET = 'a-test-secret-that-is-long-enough-for-hs256!';
 const { sign } = hs256Tokens(SECRET);
 const WAITING = 'subscription { teamsWaitingForHuman { execId } }';
 
+/** The server's clock for tokens: a test moves it to a token's expiry instead of waiting. */
+const clock = new MovableClock();
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer({ AUTH_JWT_SECRET: SECRET, POLL_INTERVAL_MS: '100' });
+  t = await startTestServer({ AUTH_JWT_SECRET: SECRET, POLL_INTERVAL_MS: '100' }, { clock });
 });
 afterAll(() => t.stop());
 
-/** An admin token that expires at the next whole second but `seconds - 1` (JWT `exp` is in seconds). */
-async function shortLivedToken(seconds = 2): Promise<{ token: string; expiresAt: number }> {
-  const exp = Math.floor(Date.now() / 1000) + seconds;
+/**
+ * An admin token that expires a minute from the clock's now (JWT `exp` is in whole seconds):
+ * it lives until the test moves the clock, however slow the machine.
+ */
+async function shortLivedToken(): Promise<{ token: string; expiresAt: number }> {
+  const exp = Math.floor(clock.now() / 1000) + 60;
   const token = await sign({ roles: ['admin'] }, { expires: exp });
   return { token, expiresAt: exp * 1000 };
 }
@@ -42,10 +48,12 @@ describe('a token that expires during a session', () => {
     const raw = await RawSocket.connect(wsUrl(t.url), { authorization: `Bearer ${token}` });
     raw.subscribe('waiting', WAITING);
     await raw.next((m) => m.type === 'next' && m.id === 'waiting');
+    expect(raw.closed).toBeUndefined();
+    clock.moveTo(expiresAt);
     const closed = await raw.close();
     expect(closed.code).toBe(4401);
     expect(closed.reason).toMatch(/expired/i);
-    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+    expect(clock.now()).toBeGreaterThanOrEqual(expiresAt);
     expect(
       await metric(t.server, 'agentgraph_auth_failures_total', {
         transport: 'websocket',
@@ -55,7 +63,7 @@ describe('a token that expires during a session', () => {
   });
 
   test('WebSocket: events reach the subscription until exp, then the socket closes with 4401', async () => {
-    const { token, expiresAt } = await shortLivedToken(5);
+    const { token, expiresAt } = await shortLivedToken();
     const raw = await RawSocket.connect(wsUrl(t.url), { authorization: `Bearer ${token}` });
     const before = await activeSubscriptions(t.server);
     raw.subscribe('changes', 'subscription { teamRunChanged { state run { execId } } }');
@@ -70,14 +78,16 @@ describe('a token that expires during a session', () => {
     await raw.next(changed('RUNNING'));
     await setRunState(pg, execId, 'WAITING_FOR_HUMAN');
     await raw.next(changed('WAITING_FOR_HUMAN'));
+    expect(raw.closed).toBeUndefined();
+    clock.moveTo(expiresAt);
     const closed = await raw.close();
     expect(closed.code).toBe(4401);
-    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+    expect(clock.now()).toBeGreaterThanOrEqual(expiresAt);
     await until(async () => (await activeSubscriptions(t.server)) === before);
   });
 
   test('WebSocket: a connection_init with an already expired token is refused', async () => {
-    const exp = Math.floor(Date.now() / 1000) - 1;
+    const exp = Math.floor(clock.now() / 1000) - 1;
     const token = await sign({ roles: ['admin'] }, { expires: exp });
     const raw = await RawSocket.open(wsUrl(t.url));
     raw.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
@@ -93,8 +103,10 @@ describe('a token that expires during a session', () => {
       { authorization: `Bearer ${token}` },
     );
     await waiting.take(1);
+    expect(waiting.completed).toBe(false);
+    clock.moveTo(expiresAt);
     await waiting.until(() => waiting.completed, WAIT_MS, 'the stream to end');
-    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+    expect(clock.now()).toBeGreaterThanOrEqual(expiresAt);
     const last = waiting.events.at(-1);
     expect(last?.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     expect(last?.errors?.[0]?.message).toMatch(/expired/);
@@ -111,8 +123,10 @@ describe('a token that expires during a session', () => {
     );
     await live.take(1);
     expect(live.events[0]?.errors).toBeUndefined();
+    expect(live.completed).toBe(false);
+    clock.moveTo(expiresAt);
     await live.until(() => live.completed, WAIT_MS, 'the stream to end');
-    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+    expect(clock.now()).toBeGreaterThanOrEqual(expiresAt);
     const last = live.events.at(-1);
     expect(last?.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     expect(last?.errors?.[0]?.message).toMatch(/expired/);

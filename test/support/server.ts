@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
+import type { Clock } from '../../src/model/clock.js';
 import { type AgentGraphServer, createServer } from '../../src/server.js';
 
 export interface TestServer {
@@ -42,15 +43,21 @@ export interface GqlResult<T> {
   readonly errors: GqlError[] | undefined;
 }
 
-/** One server per test file (PGlite takes about a second to load); env overrides config. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/**
+ * One server per test file (PGlite takes about a second to load); env overrides config, and
+ * `clock` replaces the system's for tokens (test/support/clock.ts).
+ */
+export async function startTestServer(
+  env: Record<string, string> = {},
+  { clock }: { clock?: Clock } = {},
+): Promise<TestServer> {
   const config = loadConfig({ PORT: '0', SIMULATE: 'false', ...env });
   const logs: LogEntry[] = [];
   const logger = pino(
     { level: config.logLevel === 'silent' ? 'info' : config.logLevel },
     { write: (line: string) => logs.push(JSON.parse(line)) },
   );
-  const server = await createServer(config, logger);
+  const server = await createServer(config, logger, clock ? { clock } : {});
   const url = await server.start();
   return {
     server,
