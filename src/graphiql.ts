@@ -513,28 +513,30 @@ function tokenize(js: string): Tokens {
 /** A module under this size stays in the bundle: its own request would cost more than it saves. */
 const SCRIPT_MIN_LENGTH = 16_000;
 
-/**
- * The ES modules that the bundle imports only with inlined `import()`s, moved to scripts of their
- * own, fetched on their first import (numbered from `firstIndex`). Rollup hoists a module's
- * top-level statements into the bundle's scope, in one run that ends with its namespace object
- * (`const ns=Object.freeze(Object.defineProperty({__proto__:null,…},Symbol.toStringTag,…));`), so
- * such a module is the shortest run of top-level statements before its namespace that is
- * closed: the names it declares are used only inside it, and the top-level names it uses are its
- * own (everything else it names is a global). Such a run gives the same namespace when it runs
- * later, elsewhere: in a script of its own, as a function that returns the namespace.
- */
-function deferModules(js: string, firstIndex: number): DeferredBundle {
-  const unchanged = { js, deferred: 0, scripts: [] };
-  const namespaces = [
-    ...js.matchAll(/const ([\w$]+)=Object\.freeze\(Object\.defineProperty\(\{__proto__:null,/g),
-  ].filter(([, name]) => name && js.includes(`Promise.resolve().then(()=>${name})`));
-  if (namespaces.length === 0) return unchanged;
-  let tokens: Tokens;
-  try {
-    tokens = tokenize(js);
-  } catch {
-    return unchanged;
-  }
+/** The top-level scope of a bundle, as deferModules and splitForParsing read it. */
+interface Scope {
+  word(k: number): string;
+  is(k: number, text: string): boolean;
+  /** Where token `k` starts in the text (its length past the last token). */
+  at(k: number): number;
+  tokenAt(position: number): number;
+  readonly level: number;
+  /** The first token of each statement, then the scope's end. */
+  readonly statements: readonly number[];
+  statementOf(k: number): number;
+  /** The statement that declares each top-level name; -1 for a parameter or a name declared twice. */
+  readonly declaredIn: ReadonlyMap<string, number>;
+  /** The tokens that declare a top-level name (its binding, not a use). */
+  readonly declaring: Uint8Array;
+  /** Statements with a `var` in a nested block: they declare names this does not read. */
+  readonly opaque: ReadonlySet<number>;
+  /** The tokens that use each top-level name, in order; isUse marks them. */
+  readonly uses: ReadonlyMap<string, readonly number[]>;
+  readonly isUse: Uint8Array;
+}
+
+/** The scope that holds the token at `position`: its statements, declarations and uses. */
+function readScope(js: string, tokens: Tokens, position: number): Scope {
   const { count, start, end, kind, depth, brace, functions } = tokens;
   const word = (k: number) => (k >= 0 && k < count ? js.slice(start[k], end[k]) : '');
   const is = (k: number, text: string) =>
@@ -550,8 +552,8 @@ function deferModules(js: string, firstIndex: number): DeferredBundle {
     }
     return low;
   };
-  // The scope the namespaces are declared in: its statements, as their first tokens.
-  const anchor = tokenAt(namespaces[0]?.index ?? 0);
+  // The scope that holds the anchor: its statements, as their first tokens.
+  const anchor = tokenAt(position);
   const level = depth[anchor] ?? 0;
   let from = anchor;
   while (from > 0 && (depth[from - 1] ?? 0) >= level) from--;
@@ -582,11 +584,14 @@ function deferModules(js: string, firstIndex: number): DeferredBundle {
   // name declared twice. A statement with a `var` in a nested block declares names this does
   // not read: it is never moved.
   const declaredIn = new Map<string, number>();
-  const declare = (name: string, statement: number) =>
+  const declaring = new Uint8Array(count);
+  const declare = (name: string, statement: number, k = -1) => {
+    if (k >= 0) declaring[k] = 1;
     declaredIn.set(
       name,
       declaredIn.has(name) && declaredIn.get(name) !== statement ? -1 : statement,
     );
+  };
   for (let k = from - 2; k > 0 && word(k) !== '('; k--) if (kind[k] === NAME) declare(word(k), -1);
   const opaque = new Set<number>();
   for (let s = 0; s < last; s++) {
@@ -596,7 +601,7 @@ function deferModules(js: string, firstIndex: number): DeferredBundle {
     const keyword = word(k);
     if (keyword === 'function' || keyword === 'class') {
       if (word(++k) === '*') k++;
-      if (kind[k] === NAME && word(k) !== 'extends') declare(word(k), s);
+      if (kind[k] === NAME && word(k) !== 'extends') declare(word(k), s, k);
     } else if (keyword === 'const' || keyword === 'let' || keyword === 'var') {
       // Each declarator's name, or the bindings of its pattern (`const{a:b,c}=…`, `let[d]=…`).
       let expectName = true;
@@ -604,11 +609,11 @@ function deferModules(js: string, firstIndex: number): DeferredBundle {
       for (k++; k < next; k++) {
         const text = word(k);
         if (depth[k] === level) {
-          if (expectName && kind[k] === NAME) declare(text, s);
+          if (expectName && kind[k] === NAME) declare(text, s, k);
           pattern = expectName && (text === '{' || text === '[');
           expectName = text === ',';
         } else if (pattern && depth[k] === level + 1 && kind[k] === NAME) {
-          if (/^[,}\]=]$/.test(word(k + 1)) && word(k - 1) !== '=') declare(text, s);
+          if (/^[,}\]=]$/.test(word(k + 1)) && word(k - 1) !== '=') declare(text, s, k);
         }
       }
     }
@@ -647,6 +652,48 @@ function deferModules(js: string, firstIndex: number): DeferredBundle {
     if (list) list.push(k);
     else uses.set(name, [k]);
   }
+  return {
+    word,
+    is,
+    at,
+    tokenAt,
+    level,
+    statements,
+    statementOf,
+    declaredIn,
+    declaring,
+    opaque,
+    uses,
+    isUse,
+  };
+}
+
+/**
+ * The ES modules that the bundle imports only with inlined `import()`s, moved to scripts of their
+ * own, fetched on their first import (numbered from `firstIndex`). Rollup hoists a module's
+ * top-level statements into the bundle's scope, in one run that ends with its namespace object
+ * (`const ns=Object.freeze(Object.defineProperty({__proto__:null,…},Symbol.toStringTag,…));`), so
+ * such a module is the shortest run of top-level statements before its namespace that is
+ * closed: the names it declares are used only inside it, and the top-level names it uses are its
+ * own (everything else it names is a global). Such a run gives the same namespace when it runs
+ * later, elsewhere: in a script of its own, as a function that returns the namespace.
+ */
+function deferModules(js: string, firstIndex: number): DeferredBundle {
+  const unchanged = { js, deferred: 0, scripts: [] };
+  const namespaces = [
+    ...js.matchAll(/const ([\w$]+)=Object\.freeze\(Object\.defineProperty\(\{__proto__:null,/g),
+  ].filter(([, name]) => name && js.includes(`Promise.resolve().then(()=>${name})`));
+  if (namespaces.length === 0) return unchanged;
+  let tokens: Tokens;
+  try {
+    tokens = tokenize(js);
+  } catch {
+    return unchanged;
+  }
+  const { word, at, tokenAt, level, statements, statementOf, declaredIn, opaque, uses, isUse } =
+    readScope(js, tokens, namespaces[0]?.index ?? 0);
+  const { depth } = tokens;
+  const to = statements.at(-1) ?? 0;
   let out = '';
   let copied = 0;
   const scripts: string[] = [];
@@ -724,6 +771,144 @@ export function deferInlinedImports(js: string): DeferredBundle {
   };
 }
 
+/** A bundle cut for parsing on several threads: the pieces the page loads before it. */
+export interface SplitBundle {
+  readonly js: string;
+  /** Classic scripts, run in this order before `js`: with it, the bundle's top level. */
+  readonly pieces: readonly string[];
+}
+
+/** A piece under this size is not worth a request of its own. */
+const PIECE_MIN_LENGTH = 200_000;
+
+/** Rollup's UMD wrapper, as yoga's bundle has it: the global it fills, and the factory's body. */
+const UMD =
+  /^\(function\(([\w$]+),([\w$]+)\)\{[^{}]*?\2\(\1\.([\w$]+)=\{\}\)\)\}\)\(this,\(function\(([\w$]+)\)\{"use strict";/;
+
+/**
+ * Top-level names that could not be told from a keyword where they stand (`for(a of b)`, `async
+ * (a)=>…`); `get` and `set` can, as readScope reads them.
+ */
+const CONTEXTUAL = new Set(['of', 'async']);
+
+/**
+ * Chromium parses a script off the main thread while it downloads, but one script on one thread,
+ * and runs none of it before that parse ends: a first open waited about 0.7 s on the 4.6 MB
+ * bundle's parse, its main thread idle; then V8 compiled the UMD factory's body (the whole
+ * bundle) again, on the main thread, when the wrapper called it (bench/graphiql-open.ts --trace).
+ * So the factory's body becomes the top level of `count` classic scripts of about equal length:
+ * each is parsed and compiled off the main thread as it arrives, side by side, and each runs as
+ * soon as the ones before it have, while the next are still being parsed. Top-level names of
+ * classic scripts share one scope, the global one, as they shared the factory's: each gets a
+ * suffix no word of the bundle has, so that none meets a name of the window or of the page's
+ * other scripts (a shorthand property keeps its key: `{a}` becomes `{a:a$}`). A cut falls only
+ * between statements where no `function` or `var` is used above its declaration across it (a
+ * later script's are not hoisted into an earlier one); a `let`, `const` or `class` used so is
+ * used inside a function that runs later, as it would otherwise fail already. A bundle without
+ * the wrapper is served unchanged.
+ */
+export function splitForParsing(js: string, count = 2): SplitBundle {
+  const unchanged = { js, pieces: [] };
+  const umd = UMD.exec(js);
+  const tail = /\}\)\);?\s*$/.exec(js);
+  if (!(umd && tail)) return unchanged;
+  const [head, , , global, exports] = umd;
+  let tokens: Tokens;
+  try {
+    tokens = tokenize(js);
+  } catch {
+    return unchanged;
+  }
+  const { kind, brace } = tokens;
+  const scope = readScope(js, tokens, head.length);
+  const { word, is, at, statements, statementOf, declaredIn, declaring, uses, isUse } = scope;
+  const last = statements.length - 1;
+  const names = [...declaredIn.keys()];
+  if (!exports || names.some((name) => CONTEXTUAL.has(name))) return unchanged;
+  // The shortest suffix that makes no top-level name a word of the bundle.
+  const words = new Set(js.match(/[A-Za-z_$][\w$]*/g));
+  const suffix = ['$', '$$', '_$', '$_', '$0'].find((end) =>
+    names.every((name) => !words.has(name + end)),
+  );
+  if (!suffix) return unchanged;
+  // Where a cut may not fall: a `function` or `var` used above its declaration.
+  const blocked = new Int32Array(last + 2);
+  for (const [name, list] of uses) {
+    const declared = declaredIn.get(name) ?? -1;
+    const declaration = list.find((k) => declaring[k]);
+    const hoisted =
+      declaration !== undefined &&
+      (is(declaration - 1, 'function') ||
+        is(declaration - 2, 'function') ||
+        word(statements[declared] ?? 0) === 'var');
+    const earliest = statementOf(list[0] ?? 0);
+    if (!hoisted || earliest >= declared) continue;
+    blocked[Math.max(earliest, 0) + 1] = (blocked[Math.max(earliest, 0) + 1] ?? 0) + 1;
+    blocked[declared + 1] = (blocked[declared + 1] ?? 0) - 1;
+  }
+  for (let b = 1; b <= last; b++) blocked[b] = (blocked[b] ?? 0) + (blocked[b - 1] ?? 0);
+  // The cuts nearest to equal lengths.
+  const begin = at(statements[0] ?? 0);
+  const end = at(statements[last] ?? 0);
+  const cuts = [0];
+  for (let piece = 1; piece < count; piece++) {
+    const target = begin + ((end - begin) * piece) / count;
+    let best = -1;
+    const distance = (b: number) => Math.abs(at(statements[b] ?? 0) - target);
+    for (let b = 1; b < last; b++)
+      if (blocked[b] === 0 && (best < 0 || distance(b) < distance(best))) best = b;
+    const previous = cuts.at(-1) ?? 0;
+    if (
+      best > previous &&
+      at(statements[best] ?? 0) - at(statements[previous] ?? 0) >= PIECE_MIN_LENGTH &&
+      end - at(statements[best] ?? 0) >= PIECE_MIN_LENGTH
+    )
+      cuts.push(best);
+  }
+  if (cuts.length < 2) return unchanged;
+  cuts.push(last);
+  // Each token's innermost open bracket: a shorthand property stands directly in an object.
+  const enclosing = new Int32Array(tokens.count);
+  const open: number[] = [];
+  for (let k = 0; k < tokens.count; k++) {
+    enclosing[k] = open.at(-1) ?? -1;
+    if (kind[k] !== PUNCTUATOR) continue;
+    const c = js.charCodeAt(at(k));
+    if (c === 40 || c === 91 || c === 123) open.push(k);
+    else if (c === 41 || c === 93 || c === 125) open.pop();
+  }
+  // Each top-level name renamed wherever it is a name (not a property, key or member).
+  const rename = (from: number, to: number) => {
+    let out = '';
+    let copied = at(from);
+    for (let k = from; k < to; k++) {
+      if (!isUse[k] || is(k - 1, '#')) continue;
+      const name = word(k);
+      // A method after its modifiers (`{get a(){}}`, `{*a(){}}`), not `{b:c*a()}`.
+      const member =
+        (brace[k] === OBJECT || brace[k] === CLASS) &&
+        /^(get|set|async|static|\*)$/.test(word(k - 1)) &&
+        /^([{},;]|async|static)$/.test(word(k - 2)) &&
+        is(k + 1, '(');
+      if (member) continue;
+      const shorthand =
+        brace[k] === OBJECT &&
+        is(enclosing[k] ?? -1, '{') &&
+        (is(k - 1, '{') || is(k - 1, ',')) &&
+        (is(k + 1, ',') || is(k + 1, '}') || is(k + 1, '='));
+      out += js.slice(copied, at(k)) + (shorthand ? `${name}:` : '') + name + suffix;
+      copied = tokens.end[k] ?? at(k);
+    }
+    return out + js.slice(copied, at(to));
+  };
+  const pieces = cuts.slice(0, -1).map((cut, index) => {
+    const text = rename(statements[cut] ?? 0, statements[cuts[index + 1] ?? last] ?? 0);
+    const start = index === 0 ? `const ${exports}${suffix}=self.${global}={};` : '';
+    return `"use strict";${start}${text}\n`;
+  });
+  return { js: pieces.pop() ?? js, pieces };
+}
+
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The files that depend on the installed bundle alone, as buildBundle made them. */
@@ -735,6 +920,8 @@ interface BundleFiles {
   readonly own: string;
   readonly graphiql: string;
   readonly scripts: readonly string[];
+  /** The bundle's pieces (splitForParsing), loaded before it. */
+  readonly pieces: readonly string[];
 }
 
 /** Once per process, on the first visit to any server's page: the bundle's rewrite and files. */
@@ -764,9 +951,11 @@ async function buildBundle(): Promise<BundleFiles> {
   };
   const own = js('agent-graph.js', `${URL_MUTATION_GUARD}\n${STATEMENTS_PANEL}\n${START}\n`);
   const deferred = deferInlinedImports(bundle.js);
-  const graphiql = js('graphiql.js', deferred.js);
+  const split = splitForParsing(deferred.js);
+  const graphiql = js('graphiql.js', split.js);
   const scripts = deferred.scripts.map((text, index) => js(`deferred-${index}.js`, text));
-  return { assets, icon, css, workers, own, graphiql, scripts };
+  const pieces = split.pieces.map((text, index) => js(`piece-${index}.js`, text));
+  return { assets, icon, css, workers, own, graphiql, scripts, pieces };
 }
 
 async function buildPage(
@@ -775,7 +964,7 @@ async function buildPage(
   schema: GraphQLSchema | undefined,
 ): Promise<Page> {
   bundleFiles ??= buildBundle();
-  const { icon, css, workers, own, graphiql, scripts, ...files } = await bundleFiles;
+  const { icon, css, workers, own, graphiql, scripts, pieces, ...files } = await bundleFiles;
   const assets = new Map(files.assets);
   // The schema as GraphiQL's introspection query returns it (180 KB of JSON), but as a file
   // named by its content: a second visit finds it in the browser's cache instead of asking.
@@ -819,7 +1008,7 @@ ${css.map((href) => `<link rel="stylesheet" href="${href}">`).join('\n')}
 <details id="ag-statements" hidden></details>
 <script type="application/json" id="ag-graphiql">${data}</script>
 <script src="${own}"></script>
-<script src="${graphiql}"></script>
+${pieces.map((src) => `<script src="${src}"></script>\n`).join('')}<script src="${graphiql}"></script>
 </body>
 </html>
 `;

@@ -1,6 +1,6 @@
 import { runInNewContext, Script } from 'node:vm';
 import { describe, expect, test } from 'vitest';
-import { deferInlinedImports } from '../src/graphiql.js';
+import { deferInlinedImports, splitForParsing } from '../src/graphiql.js';
 
 // The rewrite patterns yoga's minified bundle: when an upgrade changes its shape, the page still
 // works (the bundle is served unchanged) but every open downloads and evaluates Prettier again.
@@ -131,5 +131,79 @@ describe("GraphiQL's bundle, as served", () => {
       'uo.load=()=>Promise.all([Promise.resolve().then(()=>ns1),Promise.resolve().then(()=>ns2)]);',
     );
     expect(deferInlinedImports(js)).toEqual({ js, deferred: 0, scripts: [] });
+  });
+
+  // Rollup's UMD wrapper around a factory, as yoga's bundle has it.
+  const umdOf = (...statements: string[]) =>
+    `(function(g,f){typeof exports=="object"&&typeof module<"u"?f(exports):typeof define=="function"&&define.amd?define(["exports"],f):(g=typeof globalThis<"u"?globalThis:g||self,f(g.Lib={}))})(this,(function(ex){"use strict";${statements.join('')}ex.run=run,Object.defineProperty(ex,Symbol.toStringTag,{value:"Module"})}));\n`;
+  /** Classic scripts run one after the other in one global, with a window's own `top`. */
+  const runGlobal = (scripts: readonly string[]) => {
+    const global: Record<string, unknown> = {};
+    global.self = global;
+    Object.defineProperty(global, 'top', { value: global, writable: false, configurable: false });
+    for (const script of scripts) runInNewContext(script, global);
+    return (global.Lib as { run: () => unknown }).run();
+  };
+
+  test('the factory of a UMD bundle becomes the top level of pieces about as long, run in order, its names shared and kept apart from the window', () => {
+    const pad = (name: string) => `const ${name}="${'x'.repeat(250_000)}";`;
+    const js = umdOf(
+      // A name the window owns, a shorthand property, patterns, a getter, a class and a label.
+      'var top=1,count=0;',
+      'const{a:alias,b}={a:2,b:3},[first]=[4];',
+      'function bump(){return count++,count}',
+      'class Box{value=top;get top(){return this.value}static make(){return new Box}}',
+      pad('padOne'),
+      // Used above its declaration inside a function that runs later: it may be cut between.
+      'function late(){return lateConst}',
+      pad('padTwo'),
+      'let lateConst=5;',
+      'const bumped=bump();',
+      'function run(){const o={top,alias,b,first,bumped,count,late:late(),box:Box.make().top,pads:padOne.length+padTwo.length};outer:for(;;)break outer;return o}',
+    );
+    const { js: last, pieces } = splitForParsing(js);
+    expect(pieces).toHaveLength(1);
+    for (const piece of [...pieces, last]) {
+      expect(() => new Script(piece)).not.toThrow();
+      expect(piece.length).toBeGreaterThan(250_000);
+    }
+    const expected = {
+      top: 1,
+      alias: 2,
+      b: 3,
+      first: 4,
+      bumped: 1,
+      count: 1,
+      late: 5,
+      box: 1,
+      pads: 500_000,
+    };
+    expect(runGlobal([js])).toEqual(expected);
+    expect(runGlobal([...pieces, last])).toEqual(expected);
+  });
+
+  test('no cut falls where a function or a var is used above its declaration, and a bundle without the wrapper stays whole', () => {
+    const pad = `"${'x'.repeat(300_000)}";`;
+    const hoisted = umdOf(
+      'const early=later()+laterVar;',
+      pad,
+      pad,
+      'function later(){return 1}var laterVar=2;',
+      'function run(){return early}',
+    );
+    expect(splitForParsing(hoisted).pieces).toEqual([]);
+    const plain = `var a=1;${pad}${pad}function run(){return a}`;
+    expect(splitForParsing(plain)).toEqual({ js: plain, pieces: [] });
+  });
+
+  test("yoga's bundle is cut into pieces that each compile", async () => {
+    const bundle = await import('@graphql-yoga/render-graphiql/graphiql');
+    const { js } = deferInlinedImports(bundle.js);
+    const split = splitForParsing(js);
+    expect(split.pieces).toHaveLength(1);
+    for (const piece of [...split.pieces, split.js]) {
+      expect(() => new Script(piece)).not.toThrow();
+      expect(piece.length).toBeGreaterThan(js.length / 3);
+    }
   });
 });
