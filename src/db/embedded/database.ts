@@ -552,7 +552,8 @@ export class EmbeddedDriver implements Driver {
     });
     // Oracle rejects a bind the text does not use (NJS-098); failing here too keeps a
     // statement that only PostgreSQL would accept out of the tests.
-    const unused = Object.keys(binds).filter((name) => !names.includes(name));
+    const used = new Set(names);
+    const unused = Object.keys(binds).filter((name) => !used.has(name));
     if (unused.length > 0) throw new Error(`unused bind :${unused.join(', :')}`);
     const { columns, rows } = await this.statements.rows(text, params, options.maxRows);
     return normalizeRows(columns, rows);
