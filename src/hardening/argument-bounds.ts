@@ -1,4 +1,5 @@
 import {
+  BREAK,
   type DocumentNode,
   type FieldNode,
   type GraphQLArgument,
@@ -30,6 +31,14 @@ import {
 interface Site {
   readonly field: GraphQLField<unknown, unknown>;
   readonly node: FieldNode;
+  /**
+   * What a site without variables in its arguments breaks (null: nothing), the same for
+   * every request of its document, so found once; undefined until then, and for a site
+   * whose arguments take variables, checked request by request.
+   */
+  verdict?: string | null;
+  /** Whether a variable stands in its arguments. */
+  readonly variables: boolean;
 }
 
 /**
@@ -115,7 +124,9 @@ export function argumentBounds(): Plugin {
       visitWithTypeInfo(typeInfo, {
         [Kind.FIELD]: (node) => {
           const field = typeInfo.getFieldDef();
-          if (field && node.arguments?.length && checked(field)) found.push({ field, node });
+          if (field && node.arguments?.length && checked(field)) {
+            found.push({ field, node, variables: takesVariables(node) });
+          }
         },
       }),
     );
@@ -123,23 +134,38 @@ export function argumentBounds(): Plugin {
     return found;
   };
 
+  /** The first argument of the site that breaks its bound, as a message, or null. */
+  const problemAt = (
+    { field, node }: Site,
+    variables: Record<string, unknown> | null | undefined,
+  ): string | null => {
+    let values: Record<string, unknown>;
+    try {
+      values = getArgumentValues(field, node, variables ?? {});
+    } catch {
+      return null; // a value of the wrong type: execution reports it
+    }
+    for (const arg of field.args) {
+      if (!declares(arg)) continue;
+      const problem = problemIn(values[arg.name], arg.type, arg, arg.name);
+      if (problem) return problem;
+    }
+    return null;
+  };
+
   const check = (
     schema: GraphQLSchema,
     document: DocumentNode,
     variables: Record<string, unknown> | null | undefined,
   ): GraphQLError | undefined => {
-    for (const { field, node } of sites(schema, document)) {
-      let values: Record<string, unknown>;
-      try {
-        values = getArgumentValues(field, node, variables ?? {});
-      } catch {
-        continue; // a value of the wrong type: execution reports it
+    for (const site of sites(schema, document)) {
+      let problem: string | null;
+      if (site.variables) problem = problemAt(site, variables);
+      else {
+        if (site.verdict === undefined) site.verdict = problemAt(site, undefined);
+        problem = site.verdict;
       }
-      for (const arg of field.args) {
-        if (!declares(arg)) continue;
-        const problem = problemIn(values[arg.name], arg.type, arg, arg.name);
-        if (problem) return new GraphQLError(problem, { extensions: { code: 'BAD_USER_INPUT' } });
-      }
+      if (problem) return new GraphQLError(problem, { extensions: { code: 'BAD_USER_INPUT' } });
     }
     return undefined;
   };
@@ -154,4 +180,18 @@ export function argumentBounds(): Plugin {
       if (error) setResultAndStopExecution({ errors: [error] });
     },
   };
+}
+
+/** Whether a variable stands anywhere in the field's arguments. */
+function takesVariables(node: FieldNode): boolean {
+  let found = false;
+  for (const argument of node.arguments ?? []) {
+    visit(argument, {
+      Variable() {
+        found = true;
+        return BREAK;
+      },
+    });
+  }
+  return found;
 }
