@@ -539,8 +539,9 @@ describe('fetching', () => {
       expect(fake.calls[1]?.sql).toMatch(
         /^SELECT JSON_ARRAY\(COUNT\(\*\), JSON_ARRAYAGG\(q\.TEAM_EXEC_ID ORDER BY q\.SEQ NULL ON NULL RETURNING CLOB\), JSON_ARRAYAGG\(q\.TEAM_NAME .* NULL ON NULL RETURNING CLOB\) AS ROWS_JSON FROM \(SELECT s\.TEAM_EXEC_ID, .*, ROW_NUMBER\(\) OVER \(ORDER BY s\.TEAM_EXEC_ID, s\.TASK_ORDER, s\.START_DATE\) AS SEQ FROM \(SELECT /,
       );
-      // One column each: no JSON value per row, hence no temporary LOB per row. The inner
-      // queries number the rows once in the list's order.
+      // One column each: no JSON value per row, hence no temporary LOB per row. The tasks'
+      // inner queries number the rows once in the list's order; the calls' order ends in
+      // INVOCATION_ID, a total order every aggregate sorts by.
       const members = [
         'INVOCATION_ID',
         'TEAM_EXEC_ID',
@@ -557,12 +558,13 @@ describe('fetching', () => {
       ];
       expect(fake.calls[2]?.sql).toContain(
         `SELECT JSON_ARRAY(COUNT(*), ${members
-          .map((column) => `JSON_ARRAYAGG(q.${column} ORDER BY q.SEQ NULL ON NULL RETURNING CLOB)`)
-          .join(', ')} NULL ON NULL RETURNING CLOB) AS ROWS_JSON FROM (SELECT ${members
-          .map((column) => `s.${column}`)
+          .map(
+            (column) =>
+              `JSON_ARRAYAGG(q.${column} ORDER BY q.TEAM_EXEC_ID, q.TASK_ORDER, q.START_DATE, q.INVOCATION_ID NULL ON NULL RETURNING CLOB)`,
+          )
           .join(
             ', ',
-          )}, ROW_NUMBER() OVER (ORDER BY s.TEAM_EXEC_ID, s.TASK_ORDER, s.START_DATE, s.INVOCATION_ID) AS SEQ FROM (SELECT ${members.join(', ')} FROM`,
+          )} NULL ON NULL RETURNING CLOB) AS ROWS_JSON FROM (SELECT ${members.join(', ')} FROM`,
       );
     } finally {
       if (zone === undefined) delete process.env.TZ;

@@ -167,6 +167,17 @@ describe('the statement text', () => {
       /NULL ON NULL RETURNING CLOB\) NULL ON NULL RETURNING CLOB\) AS ROWS_JSON/,
     );
   });
+
+  test('a list whose order ends in a key orders every aggregate by that order, numbering nothing', () => {
+    const query = teamHistorySql(catalog).toolCallsByRuns(ANONYMOUS_ADMIN)(inList('exec', ['E1']));
+    const text = query.statement.text;
+    const aggregates = [...text.matchAll(/JSON_ARRAYAGG\(q\.\w+ ORDER BY ([^)]*?) NULL ON NULL/g)];
+    expect(aggregates.length).toBeGreaterThan(5);
+    for (const [, order] of aggregates) {
+      expect(order).toBe('q.TEAM_EXEC_ID, q.TASK_ORDER, q.START_DATE, q.INVOCATION_ID');
+    }
+    expect(text).not.toContain('ROW_NUMBER');
+  });
 });
 
 describe('decoding a list', () => {
@@ -178,6 +189,7 @@ describe('decoding a list', () => {
         select: [sql`TEAM_EXEC_ID`, sql`TASK_ORDER`, sql`TOOL_NAME`],
         from: sql`DBA_AI_AGENT_TOOL_HISTORY`,
         orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER'],
+        totalOrder: false,
       },
       (row) => ({
         teamExecId: str(row.teamExecId),

@@ -73,6 +73,8 @@ export const agentSql = perCatalog((catalog: Catalog) => {
         select: selectItems,
         from: sql`${agents} ${sql.where(sql`AGENT_NAME IN (${names})`, owned(viewer))}`,
         orderBy: orderedBy,
+        // An owner's agents have distinct names.
+        totalOrder: true,
       },
       decode: toAgent,
     }),

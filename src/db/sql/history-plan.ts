@@ -63,6 +63,8 @@ export interface PlanRoot<R> {
     /** Items of `w` read with each row besides the type's columns (RN, KEY0, …). */
     readonly extras: readonly Fragment[];
     readonly orderBy: readonly string[];
+    /** No two rows share their values of `orderBy` (JsonArrayParts.totalOrder). */
+    readonly totalOrder: boolean;
     readonly decode: (row: Row, object: object) => R;
   } | null;
   /** The condition on `w` of the rows whose children are read; all of them when absent. */
@@ -309,6 +311,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
         members: [...members, ...extras],
         from: sql`w ${sql.where(root.rows.where)}`,
         orderBy: root.rows.orderBy,
+        totalOrder: root.rows.totalOrder,
       };
       // Decoded with each request's own decoder (planned).
       rootIndex = add({ parts, decode: rootTable.decode as (row: Row) => object });
@@ -336,6 +339,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
         members,
         from: sql`${table.from} WHERE TEAM_EXEC_ID IN (${scope})`,
         orderBy: table.orderBy,
+        totalOrder: table.totalOrder,
       };
       const index = add({ parts, decode: table.decode as (row: Row) => object });
       return { index, children: childrenOf(childPlan, table) };
@@ -432,6 +436,8 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
           where: sql`(${inWindow}) OR w.RN = 1`,
           extras: [sql`RN`, sql`TOTAL_COUNT`],
           orderBy: [...history.teamOfRun, 'RN'],
+          // RN numbers each team's runs.
+          totalOrder: true,
           decode: (row, run) => ({
             run: run as TeamRun,
             rowNumber: num(row.rn),
@@ -497,7 +503,12 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       type: 'TeamRun',
       with: sql`SELECT ${runSelect} FROM ${tables.TeamRun.from}
         ${sql.where(sql`h.TEAM_EXEC_ID IN (${ids})`, history.viewerRuns(viewer))}`,
-      rows: { extras: [], orderBy: ['TEAM_EXEC_ID'], decode: (_row, run) => run as TeamRun },
+      rows: {
+        extras: [],
+        orderBy: ['TEAM_EXEC_ID'],
+        totalOrder: true,
+        decode: (_row, run) => run as TeamRun,
+      },
     }),
     /** Every task of these runs (TaskRun nodes: a task's id holds its run's). */
     tasksOfRunIds: (viewer: Viewer, ids: Fragment): PlanRoot<object> => ({
@@ -508,6 +519,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       rows: {
         extras: [],
         orderBy: tables.TaskRun.orderBy,
+        totalOrder: tables.TaskRun.totalOrder,
         decode: (_row, task) => task,
       },
     }),
@@ -520,6 +532,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       rows: {
         extras: [],
         orderBy: tables.ToolCall.orderBy,
+        totalOrder: tables.ToolCall.totalOrder,
         decode: (_row, call) => call as ToolCall,
       },
     }),
@@ -532,6 +545,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       rows: {
         extras: [],
         orderBy: [...history.teamOfRun, 'START_DATE', 'TEAM_EXEC_ID'],
+        totalOrder: true,
         decode: (_row, run) => run as TeamRun,
       },
     }),
@@ -563,6 +577,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       rows: {
         extras: [...keyItems, sql`RN`],
         orderBy: ['RN'],
+        totalOrder: true,
         decode: (row, node) => ({ node: node as T, position: page.position(row) }),
       },
       ...(window.counted === false ? {} : { total: sql`(SELECT COUNT(*) FROM ${page.filtered})` }),

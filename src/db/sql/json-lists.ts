@@ -22,6 +22,11 @@ export interface JsonArrayParts {
   readonly from: Fragment;
   /** Output names that order the array (ascending). */
   readonly orderBy: readonly string[];
+  /**
+   * No two rows share their values of `orderBy` (it ends in a key, or in a number the
+   * statement gives each row): every aggregate orders by it, and no sequence is numbered.
+   */
+  readonly totalOrder: boolean;
 }
 
 /** The name of the sequence a JSON list's columns are ordered by (jsonArraySelect). */
@@ -45,6 +50,11 @@ const SEQUENCE = 'SEQ';
  * put one row's values under another's. So the order is made total once per row, by the
  * sequence ROW_NUMBER gives in the query below the aggregates (distinct whatever the keys),
  * and every aggregate orders by that number: tied rows come in an arbitrary order, whole.
+ * A list whose order is already total (`totalOrder`: the run list by TEAM_EXEC_ID, a page by
+ * its row number, the tool calls ending in INVOCATION_ID) puts its rows in one order in every
+ * aggregate without it, so it numbers nothing: its aggregates order by its own keys, and the
+ * database sorts its rows once instead of sorting them for the numbering, then again by the
+ * number (a window and a sort fewer per list).
  * NULL ON NULL on the outer array keeps every column at its position (ABSENT ON NULL, the
  * default, would drop a column that came back NULL), and the count is what positionalDecoder
  * checks every column's length against.
@@ -59,13 +69,21 @@ function jsonArraySelect(name: string, parts: JsonArrayParts, alias: Fragment): 
     if (selectedName === undefined) throw new Error(`${name}: ${output} is not selected`);
     return sql`${sql.raw(prefix)}.${selectedName}`;
   };
-  const order = sql.join(parts.orderBy.map(named('s')), ', ');
   const members = parts.members ?? [...selected.keys()];
-  const columns = members.map(
-    (member) =>
-      sql`JSON_ARRAYAGG(${named('q')(member)} ORDER BY q.SEQ NULL ON NULL RETURNING CLOB)`,
-  );
-  return sql`SELECT JSON_ARRAY(COUNT(*), ${sql.join(columns, ', ')} NULL ON NULL RETURNING CLOB) AS ${alias}
+  const aggregates = (order: Fragment) =>
+    sql.join(
+      members.map(
+        (member) =>
+          sql`JSON_ARRAYAGG(${named('q')(member)} ORDER BY ${order} NULL ON NULL RETURNING CLOB)`,
+      ),
+      ', ',
+    );
+  if (parts.totalOrder) {
+    return sql`SELECT JSON_ARRAY(COUNT(*), ${aggregates(sql.join(parts.orderBy.map(named('q')), ', '))} NULL ON NULL RETURNING CLOB) AS ${alias}
+        FROM (SELECT ${sql.join(parts.select, ', ')} FROM ${parts.from}) q`;
+  }
+  const order = sql.join(parts.orderBy.map(named('s')), ', ');
+  return sql`SELECT JSON_ARRAY(COUNT(*), ${aggregates(sql`q.SEQ`)} NULL ON NULL RETURNING CLOB) AS ${alias}
         FROM (SELECT ${sql.join(members.map(named('s')), ', ')}, ROW_NUMBER() OVER (ORDER BY ${order}) AS SEQ
           FROM (SELECT ${sql.join(parts.select, ', ')} FROM ${parts.from}) s) q`;
 }

@@ -56,7 +56,8 @@ export const TOOL_CALL_ORDER_KEYS: readonly ColumnKey[] = [
 /**
  * One row type of the history as a planned statement reads it (src/db/sql/history-plan.ts):
  * its view and alias, the select item of each output column, the property each column fills,
- * the properties always read (its keys), the columns ordering its lists, and its decoder.
+ * the properties always read (its keys), the columns ordering its lists (a total order or
+ * not), and its decoder.
  * Every history row has TEAM_EXEC_ID: a plan bounds every list below a root by its runs.
  */
 export interface RowTable<T> {
@@ -65,6 +66,8 @@ export interface RowTable<T> {
   readonly columns: readonly (readonly [keyof T & string, string])[];
   readonly keys: readonly (keyof T & string)[];
   readonly orderBy: readonly string[];
+  /** No two rows share their values of `orderBy` (JsonArrayParts.totalOrder). */
+  readonly totalOrder: boolean;
   readonly decode: (row: Row) => T;
 }
 
@@ -262,6 +265,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     columns: runColumnsOf,
     keys: ['execId'],
     orderBy: ['TEAM_EXEC_ID'],
+    totalOrder: true,
     decode: toRun,
   });
   const taskTable = rowTable<TaskRun>({
@@ -272,6 +276,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     // a task logged twice under one TASK_ORDER (seed 003 documents no key) comes in the order
     // it started.
     orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE'],
+    totalOrder: false,
     decode: toTask,
   });
   const callTable = rowTable<ToolCall>({
@@ -279,6 +284,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
     columns: callColumnsOf,
     keys: ['teamExecId', 'taskOrder'],
     orderBy: ['TEAM_EXEC_ID', 'TASK_ORDER', 'START_DATE', 'INVOCATION_ID'],
+    totalOrder: true,
     decode: toToolCall,
   });
 
@@ -293,6 +299,7 @@ export const teamHistorySql = perCatalog((catalog: Catalog) => {
       members,
       from: sql`${table.from} ${sql.where(...conditions)}`,
       orderBy: table.orderBy,
+      totalOrder: table.totalOrder,
     };
   };
 

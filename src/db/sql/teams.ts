@@ -116,6 +116,8 @@ export const teamSql = perCatalog((catalog: Catalog) => {
         select: selectItems,
         from: sql`${teamsView} ${sql.where(sql`${name} IN (${names})`, mine(viewer)('OWNER'))}`,
         orderBy: owner ? ['TEAM_NAME', 'OWNER'] : ['TEAM_NAME'],
+        // An owner's teams have distinct names.
+        totalOrder: true,
       },
       decode: toTeam,
     }),
