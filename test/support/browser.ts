@@ -13,6 +13,11 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // Offline but for loopback: every other host name (an address written as one too) resolves
+  // to nothing, as on a machine without internet access. Done here rather than by routing
+  // each request through Playwright, which turns the context's HTTP cache off and adds a
+  // round trip to the browser per request (offlineContext records what was asked instead).
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
 ];
 
 export async function launchChromium(): Promise<Browser> {
@@ -80,8 +85,9 @@ export async function closeContexts(browser: Browser | undefined): Promise<void>
 export const PAGE_STEP_MS = 3 * WAIT_MS;
 
 /**
- * A context in which every request that does not go to 127.0.0.1 is failed, as it would be
- * offline, and recorded in `offLoopback`; its page steps are bounded by PAGE_STEP_MS.
+ * A context whose page steps are bounded by PAGE_STEP_MS, with every request that does not go
+ * to 127.0.0.1 recorded in `offLoopback`: the browser fails those, as it would offline
+ * (CHROMIUM_ARGS' host resolver rules).
  */
 export async function offlineContext(
   browser: Browser,
@@ -90,11 +96,9 @@ export async function offlineContext(
   const context = await browser.newContext({ viewport });
   context.setDefaultTimeout(PAGE_STEP_MS);
   const offLoopback: string[] = [];
-  await context.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if (url.hostname === '127.0.0.1') return route.continue();
-    offLoopback.push(url.href);
-    return route.abort('internetdisconnected');
+  context.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.hostname !== '127.0.0.1') offLoopback.push(url.href);
   });
   return { context, offLoopback };
 }
