@@ -28,6 +28,9 @@ function measured(result: ExecutionResult, maxBytes: number): ExecutionResult {
   } catch {
     // Past V8's string length limit.
   }
+  // A UTF-16 code unit is at most 3 bytes of UTF-8, so only a text that may be over the limit
+  // is measured: counting a 160 kB response's bytes cost 33 us of the serving thread.
+  if (text !== undefined && text.length * 3 <= maxBytes) return writtenAs(result, text);
   const bytes = text === undefined ? Number.POSITIVE_INFINITY : Buffer.byteLength(text);
   if (text !== undefined && bytes <= maxBytes) return writtenAs(result, text);
   const size = Number.isFinite(bytes) ? `${bytes} bytes` : 'too large to serialise';
