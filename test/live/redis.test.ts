@@ -221,9 +221,12 @@ describe('without Redis', () => {
   });
 });
 
-/** An instance in its own process (so it can really die), on an ephemeral port. */
+/**
+ * An instance in its own process (so it can really die), on an ephemeral port, started the way
+ * `npm start` starts one (scripts/run.mjs: compiled once, not through tsx's module hooks).
+ */
 async function spawnInstance(prefix: string): Promise<{ url: string; process: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['scripts/run.mjs', 'src/main.ts'], {
     cwd: new URL('../..', import.meta.url),
     env: { ...process.env, ...env(prefix), PORT: '0', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
