@@ -188,6 +188,12 @@ export async function openPGlite(
   // plan guesses a tenth of the table): planning a statement of five lists cost more than
   // running it (docs/operations.md, "Shapes against the anchor").
   await pg.exec(`SET plan_cache_mode = force_generic_plan`);
+  // Every page of PGlite's data is in memory, so a page read out of order costs about what a
+  // page read in order does (PostgreSQL's default of 4 assumes a disk): priced as a disk, a
+  // list below a root scanned a whole table into a hash join where probing its index once per
+  // parent run reads a few rows (waitingRuns' tasks: docs/operations.md, "Shapes against the
+  // anchor").
+  await pg.exec(`SET random_page_cost = 1.1`);
   await moveHistoryToPresent(pg, config.demoNow ?? Date.now());
   // Oracle's ||, DUAL, SYS_CONTEXT and PRODUCT_COMPONENT_VERSION, behind the public schema
   // (plsql.ts).
