@@ -794,18 +794,19 @@ const CONTEXTUAL = new Set(['of', 'async']);
 /**
  * Chromium parses a script off the main thread while it downloads, but one script on one thread,
  * and runs none of it before that parse ends: a first open waited about 0.7 s on the 4.6 MB
- * bundle's parse, its main thread idle; then V8 compiled the UMD factory's body (the whole
- * bundle) again, on the main thread, when the wrapper called it (bench/graphiql-open.ts --trace).
- * So the factory's body becomes the top level of `count` classic scripts of about equal length:
- * each is parsed and compiled off the main thread as it arrives, side by side, and each runs as
- * soon as the ones before it have, while the next are still being parsed. Top-level names of
+ * bundle's parse, its main thread idle (bench/graphiql-open.ts --trace). So the UMD factory's
+ * body becomes the top level of `count` classic scripts of about equal length: each is parsed
+ * and compiled off the main thread as it arrives, side by side, and each runs as soon as the
+ * ones before it have, while the next are still being parsed. Top-level names of
  * classic scripts share one scope, the global one, as they shared the factory's: each gets a
  * suffix no word of the bundle has, so that none meets a name of the window or of the page's
  * other scripts (a shorthand property keeps its key: `{a}` becomes `{a:a$}`). A cut falls only
  * between statements where no `function` or `var` is used above its declaration across it (a
  * later script's are not hoisted into an earlier one); a `let`, `const` or `class` used so is
- * used inside a function that runs later, as it would otherwise fail already. A bundle without
- * the wrapper is served unchanged.
+ * used inside a function that runs later, as it would otherwise fail already. What the split
+ * cannot keep: a callback that an earlier piece schedules while it loads (a promise's, a timer's)
+ * runs before the later pieces have; the browser tests open the page and run queries in it. A
+ * bundle without the wrapper is served unchanged.
  */
 export function splitForParsing(js: string, count = 2): SplitBundle {
   const unchanged = { js, pieces: [] };
