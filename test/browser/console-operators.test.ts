@@ -1,11 +1,17 @@
 import { mkdir } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { MAX_PROMPT_BYTES, promptBytes } from '../../src/db/sql/run-team.js';
 import { REPORT, waitingRun } from '../hitl/support.js';
 import { embeddedPg, metric, runsIn } from '../live/support.js';
-import { closeContexts, offlineContext, SCREENSHOTS, sharedChromium } from '../support/browser.js';
+import {
+  blankTab,
+  closeContexts,
+  offlineContext,
+  SCREENSHOTS,
+  sharedChromium,
+} from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // The console as the operators' home (issue 36): acting where they look, limits shown before
@@ -13,7 +19,10 @@ import { startTestServer, type TestServer } from '../support/server.js';
 let t: TestServer;
 let pg: EmbeddedPg;
 let browser: Browser;
-let context: BrowserContext;
+/** The file's tab, each test's page opened in it (blankTab says why). */
+let tab: Page;
+/** The errors the test's page threw: none, checked after each test. */
+let errors: string[] = [];
 
 beforeAll(async () => {
   [t, browser] = await Promise.all([
@@ -22,11 +31,15 @@ beforeAll(async () => {
     mkdir(SCREENSHOTS, { recursive: true }),
   ]);
   pg = embeddedPg(t.server);
-  ({ context } = await offlineContext(browser, { width: 1280, height: 900 }));
+  const { context } = await offlineContext(browser, { width: 1280, height: 900 });
+  tab = await context.newPage();
 });
 
 afterEach(async () => {
-  await Promise.all(context.pages().map((page) => page.close()));
+  const thrown = errors;
+  errors = [];
+  await blankTab(tab);
+  expect(thrown).toEqual([]);
 });
 
 afterAll(async () => {
@@ -35,12 +48,9 @@ afterAll(async () => {
 });
 
 async function open(url: string): Promise<Page> {
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('close', () => expect(errors).toEqual([]));
-  await page.goto(url);
-  return page;
+  tab.on('pageerror', (error) => errors.push(error.message));
+  await tab.goto(url);
+  return tab;
 }
 
 const card = (page: Page, execId: string) => page.locator(`li[data-exec-id="${execId}"]`);

@@ -1,16 +1,20 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { closeContexts, offlineContext, sharedChromium } from '../support/browser.js';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { blankTab, closeContexts, offlineContext, sharedChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let t: TestServer;
 let browser: Browser;
-let context: BrowserContext;
+/** The file's tab, navigated by each test (blankTab says why). */
+let page: Page;
 
 beforeAll(async () => {
   [t, browser] = await Promise.all([startTestServer(), sharedChromium()]);
-  ({ context } = await offlineContext(browser, { width: 1200, height: 800 }));
+  const { context } = await offlineContext(browser, { width: 1200, height: 800 });
+  page = await context.newPage();
 });
+
+afterEach(() => blankTab(page));
 
 afterAll(async () => {
   await closeContexts(browser);
@@ -24,7 +28,6 @@ describe('console addresses (issue 25, item 10)', () => {
   ])(
     '%s shows a "not found" view, not a blank page, and the console still works',
     async (_, hash) => {
-      const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
       await page.goto(`${t.url}/console${hash}`);
@@ -33,18 +36,15 @@ describe('console addresses (issue 25, item 10)', () => {
       await page.getByRole('link', { name: 'Go to the runs waiting for a human' }).click();
       await page.getByRole('heading', { name: 'Waiting for a human' }).waitFor();
       expect(errors).toEqual([]);
-      await page.close();
     },
   );
 });
 
 describe('finding GraphiQL (issue 36, item 3)', () => {
   test('the console links to GraphiQL', async () => {
-    const page = await context.newPage();
     await page.goto(`${t.url}/console`);
     await page.getByRole('link', { name: 'GraphiQL' }).click();
     await page.waitForURL(`${t.url}/graphql`);
     expect(await page.title()).toBe('agent-graph');
-    await page.close();
   });
 });

@@ -1,12 +1,18 @@
 import { mkdir } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import type { EmbeddedPg } from '../../src/db/embedded/database.js';
 import { setRunState, startRun } from '../../src/db/embedded/simulator.js';
 import { REPORT, stillWaiting, waitingRun } from '../hitl/support.js';
 import { embeddedPg, liveQueriesSettled, runsIn, settled } from '../live/support.js';
-import { closeContexts, offlineContext, SCREENSHOTS, sharedChromium } from '../support/browser.js';
+import {
+  blankTab,
+  closeContexts,
+  offlineContext,
+  SCREENSHOTS,
+  sharedChromium,
+} from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // The operator console as a person meets it: Debian's chromium, no internet access (every
@@ -19,8 +25,9 @@ let t: TestServer;
 let secured: TestServer;
 let pg: EmbeddedPg;
 let browser: Browser;
-let context: BrowserContext;
 let offLoopback: string[];
+/** The file's tab, each test's console opened in it (blankTab says why). */
+let tab: Page;
 
 beforeAll(async () => {
   [t, secured, browser] = await Promise.all([
@@ -30,13 +37,14 @@ beforeAll(async () => {
     mkdir(SCREENSHOTS, { recursive: true }),
   ]);
   pg = embeddedPg(t.server);
-  ({ context, offLoopback } = await offlineContext(browser, DESKTOP));
+  const offline = await offlineContext(browser, DESKTOP);
+  offLoopback = offline.offLoopback;
+  tab = await offline.context.newPage();
 });
 
-// A page left open by a failed test would keep its subscriptions and upset the next count.
-afterEach(async () => {
-  await Promise.all(context.pages().map((page) => page.close()));
-});
+// A page a failed test left on the console would keep its subscriptions and upset the next
+// count: every test leaves the tab blank.
+afterEach(() => blankTab(tab));
 
 afterAll(async () => {
   await closeContexts(browser);
@@ -49,12 +57,11 @@ const graphqlPosts = (requested: readonly string[]) =>
 
 /** Opens the console and records every request and WebSocket it makes. */
 async function open(url: string): Promise<{ page: Page; requested: string[] }> {
-  const page = await context.newPage();
   const requested: string[] = [];
-  page.on('request', (request) => requested.push(request.url()));
-  page.on('websocket', (socket) => requested.push(socket.url()));
-  await page.goto(url);
-  return { page, requested };
+  tab.on('request', (request) => requested.push(request.url()));
+  tab.on('websocket', (socket) => requested.push(socket.url()));
+  await tab.goto(url);
+  return { page: tab, requested };
 }
 
 const RUN_STATES = ['WAITING_FOR_HUMAN', 'RUNNING', 'RESUMING', 'FAILED', 'SUCCEEDED'] as const;
@@ -167,7 +174,6 @@ describe('the console at /console', () => {
     expect(requested.length).toBeGreaterThan(3);
     expect(requested.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
     expect(offLoopback).toEqual([]);
-    await page.close();
   });
 
   test('an answer to a wait that was already answered shows CONFLICT plainly', async () => {
@@ -189,7 +195,6 @@ describe('the console at /console', () => {
     expect(await refusal.textContent()).toMatch(/^Not sent: .*already been answered.*\(CONFLICT/);
     expect(await refusal.getAttribute('role')).toBe('alert');
     await page.screenshot({ path: `${SCREENSHOTS}/console-conflict.png` });
-    await page.close();
   });
 
   test('an answer whose reply comes after its run left the waiting list still confirms it, and the run as no longer waiting', async () => {
@@ -221,7 +226,6 @@ describe('the console at /console', () => {
     await item.locator('.waited', { hasText: 'no longer waiting' }).waitFor();
     expect(await item.locator('.sent q').textContent()).toBe('approve');
     expect((await runsIn(pg, 'WAITING_FOR_HUMAN')).map((run) => run.execId)).not.toContain(execId);
-    await page.close();
   });
 
   test('a run page shows tasks, tool calls and collapsed prompts; a team page its stats and card', async () => {
@@ -304,7 +308,6 @@ describe('the console at /console', () => {
     expect(graphqlPosts(requested)).toBe(teamFetched);
     await page.screenshot({ path: `${SCREENSHOTS}/console-37-team-live.png`, fullPage: true });
     expect(requested.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
-    await page.close();
   });
 
   test('the run-changes feed shows a change live; the statistics page draws its charts; teams list', async () => {
@@ -340,7 +343,6 @@ describe('the console at /console', () => {
     expect(await report.textContent()).toMatch(/\d+ runs · [\d.]+% succeeded/);
     await page.screenshot({ path: `${SCREENSHOTS}/console-teams.png` });
     expect(requested.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
-    await page.close();
   });
 
   test('with AUTH_JWT_SECRET, anonymous is refused plainly; a token entered once opens the list', async () => {
@@ -364,7 +366,6 @@ describe('the console at /console', () => {
     // Kept for the tab: a reload still sees the list.
     await page.reload();
     await waitingItem(page, execId).waitFor();
-    await page.close();
   });
 
   test('a run with hundreds of tool calls is a timeline: lanes, an aggregated row, a failed task, a wait; a bar opens its input', async () => {
@@ -395,7 +396,6 @@ describe('the console at /console', () => {
     await page
       .locator('figure.timeline-figure')
       .screenshot({ path: `${SCREENSHOTS}/console-run-timeline.png` });
-    await page.close();
   });
 
   test('the statistics page charts team-run activity, with hover values, and redraws when a run starts', async () => {
@@ -455,7 +455,6 @@ describe('the console at /console', () => {
 
     await page.getByRole('button', { name: 'Last 30 days' }).click();
     await page.locator('svg.activity-bars[aria-label^="Runs started per day"]').waitFor();
-    await page.close();
   });
 
   test('for a caller who owns no runs, the activity charts say there is nothing to draw', async () => {
@@ -477,7 +476,6 @@ describe('the console at /console', () => {
       'No run ended in this period.',
     );
     await page.screenshot({ path: `${SCREENSHOTS}/console-activity-empty.png`, fullPage: true });
-    await page.close();
   });
 
   test('a question in no known key reads as its values labelled by key, not as JSON', async () => {
@@ -496,7 +494,6 @@ describe('the console at /console', () => {
       '2',
       '["sci-fi","drama"]',
     ]);
-    await page.close();
   });
 });
 

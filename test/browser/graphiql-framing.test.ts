@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { closeContexts, offlineContext, sharedChromium } from '../support/browser.js';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { blankTab, closeContexts, offlineContext, sharedChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // Issue 25, item 2: GraphiQL on an anonymous loopback server (every caller an administrator),
@@ -12,13 +12,26 @@ const MUTATION = `mutation { runTeam(teamName: "${REPORT}", prompt: "from a link
 
 let t: TestServer;
 let browser: Browser;
-let context: BrowserContext;
+/** The file's tab, each test's page opened in it (blankTab says why). */
+let tab: Page;
+/** The CSP violations of the page the test opened. */
+let violations: string[] = [];
 let evil: Server;
 let evilUrl: string;
 
 beforeAll(async () => {
   [t, browser] = await Promise.all([startTestServer(), sharedChromium()]);
-  ({ context } = await offlineContext(browser, { width: 1200, height: 800 }));
+  const { context } = await offlineContext(browser, { width: 1200, height: 800 });
+  tab = await context.newPage();
+  // Every CSP violation of a page the tab shows is recorded.
+  await tab.exposeFunction('reportViolation', (v: string) => violations.push(v));
+  await tab.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) =>
+      (window as unknown as { reportViolation(v: string): void }).reportViolation(
+        `${event.violatedDirective} ${event.blockedURI}`,
+      ),
+    );
+  });
   // Another origin (another port) that frames GraphiQL with a mutation in its address.
   evil = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
@@ -31,6 +44,8 @@ beforeAll(async () => {
   evilUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`;
 });
 
+afterEach(() => blankTab(tab));
+
 afterAll(async () => {
   await closeContexts(browser);
   await new Promise((resolve) => evil?.close(resolve));
@@ -42,19 +57,10 @@ const submitted = () =>
 
 /** GraphiQL open and rendered, with every CSP violation of the page recorded. */
 async function openGraphiQL(path: string): Promise<{ page: Page; violations: string[] }> {
-  const page = await context.newPage();
-  const violations: string[] = [];
-  await page.exposeFunction('reportViolation', (v: string) => violations.push(v));
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) =>
-      (window as unknown as { reportViolation(v: string): void }).reportViolation(
-        `${event.violatedDirective} ${event.blockedURI}`,
-      ),
-    );
-  });
-  await page.goto(`${t.url}${path}`);
-  await page.locator('.graphiql-query-editor .view-lines').waitFor();
-  return { page, violations };
+  violations = [];
+  await tab.goto(`${t.url}${path}`);
+  await tab.locator('.graphiql-query-editor .view-lines').waitFor();
+  return { page: tab, violations };
 }
 
 describe('GraphiQL refuses to be framed and keeps a linked mutation in sight (issue 25, item 2)', () => {
@@ -71,14 +77,12 @@ describe('GraphiQL refuses to be framed and keeps a linked mutation in sight (is
   });
 
   test('a page of another origin cannot frame it', async () => {
-    const page = await context.newPage();
-    await page.goto(evilUrl);
-    const frame = page.frames().find((f) => f !== page.mainFrame());
-    await page.waitForLoadState('load');
+    await tab.goto(evilUrl);
+    const frame = tab.frames().find((f) => f !== tab.mainFrame());
+    await tab.waitForLoadState('load');
     // Chromium replaces a refused frame by its error page: no GraphiQL, nothing to click.
     expect(await frame?.locator('.graphiql-execute-button').count()).toBe(0);
     expect(frame?.url()).not.toContain('/graphql');
-    await page.close();
   });
 
   test('the CSP fits the installed GraphiQL bundle: it loads, runs the example query, and nothing is blocked', async () => {
@@ -90,7 +94,6 @@ describe('GraphiQL refuses to be framed and keeps a linked mutation in sight (is
     expect(((await (await answered).json()) as { errors?: unknown }).errors).toBeUndefined();
     await page.locator('.graphiql-response').getByText('"agents"').first().waitFor();
     expect(violations).toEqual([]);
-    await page.close();
   });
 
   test('a mutation in the address runs only once the user confirms it, in a dialog that shows it', async () => {
@@ -119,6 +122,5 @@ describe('GraphiQL refuses to be framed and keeps a linked mutation in sight (is
     await page.locator('.graphiql-response').getByText('"conversationId"').first().waitFor();
     expect(submitted()).toBe(before + 1);
     expect(violations).toEqual([]);
-    await page.close();
   });
 });

@@ -1,11 +1,17 @@
 import { mkdir } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import { setRunState } from '../../src/db/embedded/simulator.js';
 import { EXAMPLE_QUERY } from '../../src/yoga.js';
 import { embeddedPg, runsIn, settled } from '../live/support.js';
-import { closeContexts, offlineContext, SCREENSHOTS, sharedChromium } from '../support/browser.js';
+import {
+  blankTab,
+  closeContexts,
+  offlineContext,
+  SCREENSHOTS,
+  sharedChromium,
+} from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // GraphiQL as a user meets it: Debian's chromium on a machine without internet access.
@@ -16,6 +22,8 @@ let authenticated: TestServer;
 let browser: Browser;
 let context: BrowserContext;
 let offline: string[];
+/** The file's tab, each test's GraphiQL opened in it (blankTab says why). */
+let tab: Page;
 
 beforeAll(async () => {
   [t, authenticated, browser] = await Promise.all([
@@ -25,7 +33,10 @@ beforeAll(async () => {
     mkdir(SCREENSHOTS, { recursive: true }),
   ]);
   ({ context, offLoopback: offline } = await offlineContext(browser, { width: 1400, height: 900 }));
+  tab = await context.newPage();
 });
+
+afterEach(() => blankTab(tab));
 
 afterAll(async () => {
   await closeContexts(browser);
@@ -33,11 +44,10 @@ afterAll(async () => {
 });
 
 async function openGraphiQL(path: string, server = t): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${server.url}${path}`);
+  await tab.goto(`${server.url}${path}`);
   // The editor's text is only there once the bundle has loaded and rendered.
-  await page.locator('.graphiql-query-editor .view-lines').waitFor();
-  return page;
+  await tab.locator('.graphiql-query-editor .view-lines').waitFor();
+  return tab;
 }
 
 /** The text of the response pane once `expected` appears in it (Monaco shows spaces as U+00A0). */
@@ -74,7 +84,6 @@ describe('GraphiQL with no internet access', () => {
     expect(shown).toContain('"totalCount": 7');
     await page.screenshot({ path: `${SCREENSHOTS}/graphiql-example-query.png` });
     expect(offline).toEqual([]);
-    await page.close();
   });
 
   test('Prettify lays out the query and the variables (formatters loaded on first use)', async () => {
@@ -93,7 +102,6 @@ describe('GraphiQL with no internet access', () => {
       .locator('.graphiql-editor-tool .view-line', { hasText: /^\s*"first":\s1$/ })
       .waitFor();
     expect(offline).toEqual([]);
-    await page.close();
   });
 
   test('a subscription receives the current set, then an event when a run starts waiting', async () => {
@@ -115,7 +123,6 @@ describe('GraphiQL with no internet access', () => {
     expect(event).toContain(running.teamName);
     await page.screenshot({ path: `${SCREENSHOTS}/graphiql-subscription.png` });
     expect(offline).toEqual([]);
-    await page.close();
   });
 
   test('with AUTH_JWT_SECRET, a development token in the Headers tab opens the data', async () => {
@@ -138,6 +145,5 @@ describe('GraphiQL with no internet access', () => {
     expect(shown).not.toContain('"errors"');
     await page.screenshot({ path: `${SCREENSHOTS}/graphiql-authenticated.png` });
     expect(offline).toEqual([]);
-    await page.close();
   });
 });
