@@ -247,7 +247,7 @@ describe('the agent page shows its limits before they bite', () => {
     const call = page.locator('dd[data-duration="call"]');
     await call.waitFor();
     expect(await call.textContent()).toMatch(
-      /^\d+ ms — how long agent-graph waited for EXECUTE_AGENT/,
+      /^[\d.]+ m?s — how long agent-graph waited for EXECUTE_AGENT/,
     );
     expect(await page.locator('dd[data-duration="trace"]').textContent()).toMatch(
       /^[\d.]+ m?s — what the trace records for its top component \(Flow REFUND_CHECKER\)/,
