@@ -50,14 +50,14 @@ describe('finding your way (item 3)', () => {
 
 describe('GraphiQL on the wire (item 2)', () => {
   let context: BrowserContext;
-  const elsewhere: string[] = [];
+  let elsewhere: string[] = [];
   beforeAll(async () => {
-    // No request routing here: Playwright turns the HTTP cache off in a routed context, and
-    // the second visit is about that cache. Requests off loopback are recorded instead.
-    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    context.on('request', (request) => {
-      if (new URL(request.url()).hostname !== '127.0.0.1') elsewhere.push(request.url());
-    });
+    // The second visit is about the HTTP cache, which an offline context keeps (it routes no
+    // request: test/support/browser.ts).
+    ({ context, offLoopback: elsewhere } = await offlineContext(browser, {
+      width: 1400,
+      height: 900,
+    }));
   });
   afterAll(() => context?.close());
 
