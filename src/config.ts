@@ -199,6 +199,12 @@ export interface Config {
     readonly redisPassword: string | undefined;
     /** Prefix of the Redis keys and channel, so that deployments can share one Redis. */
     readonly redisPrefix: string;
+    /**
+     * How long a Redis command may wait for its answer before it fails: what a stalled Redis
+     * costs a query through the response cache, and (at least one poll interval) a claim
+     * of the poll lock.
+     */
+    readonly redisCommandTimeoutMs: number;
     readonly simulate: boolean;
   };
   /**
@@ -564,6 +570,7 @@ export function loadConfig(rawEnv: Env): Config {
       redisUsername: env.string('REDIS_USERNAME'),
       redisPassword: env.string('REDIS_PASSWORD'),
       redisPrefix: env.string('REDIS_PREFIX') ?? 'agentgraph:',
+      redisCommandTimeoutMs: env.integer('REDIS_COMMAND_TIMEOUT_MS', 1_000, 10, 60_000),
       simulate: env.boolean('SIMULATE', database.kind === 'embedded'),
     },
     teamToolsCacheTtlMs: env.integer('TEAM_TOOLS_CACHE_TTL_MS', 60_000, 0, 86_400_000),

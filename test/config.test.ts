@@ -18,7 +18,12 @@ describe('loadConfig', () => {
         cacheDir: 'node_modules/.cache/agent-graph',
         worker: true,
       },
-      live: { pollIntervalMs: 2000, redisUrl: undefined, simulate: true },
+      live: {
+        pollIntervalMs: 2000,
+        redisUrl: undefined,
+        redisCommandTimeoutMs: 1_000,
+        simulate: true,
+      },
       auth: {
         jwt: null,
         userClaim: 'db_user',
@@ -48,6 +53,7 @@ describe('loadConfig', () => {
       POLL_INTERVAL_MS: '500',
       TEAM_TOOLS_CACHE_TTL_MS: '0',
       REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_COMMAND_TIMEOUT_MS: '200',
       SIMULATE: 'off',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
       OTEL_SERVICE_NAME: 'agent-graph-eu',
@@ -64,7 +70,12 @@ describe('loadConfig', () => {
         cacheDir: '/tmp/agent-graph-cache',
         worker: false,
       },
-      live: { pollIntervalMs: 500, redisUrl: 'redis://127.0.0.1:6379', simulate: false },
+      live: {
+        pollIntervalMs: 500,
+        redisUrl: 'redis://127.0.0.1:6379',
+        redisCommandTimeoutMs: 200,
+        simulate: false,
+      },
       teamToolsCacheTtlMs: 0,
       tracing: { endpoint: 'http://127.0.0.1:4318', serviceName: 'agent-graph-eu' },
     });
@@ -97,6 +108,7 @@ describe('loadConfig', () => {
     ['EMBEDDED_WORKER', 'both'],
     ['REDIS_URL', 'localhost:6379'],
     ['REDIS_URL', 'http://127.0.0.1:6379'],
+    ['REDIS_COMMAND_TIMEOUT_MS', '0'],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', '127.0.0.1:4318'],
   ])('%s=%s is refused', (name, value) => {
     const problems = problemsOf({ [name]: value });

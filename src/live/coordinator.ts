@@ -153,6 +153,8 @@ export interface RedisCoordinatorOptions {
   /** Prefix of every key and channel, so that deployments (and test runs) can share a Redis. */
   readonly prefix: string;
   readonly intervalMs: number;
+  /** REDIS_COMMAND_TIMEOUT_MS; a claim is given at least an interval, when its next tick is due. */
+  readonly commandTimeoutMs: number;
   readonly logger: Logger;
 }
 
@@ -183,9 +185,10 @@ export class RedisCoordinator implements Coordinator {
     this.logger = options.logger;
     // A stalled Redis must not stall the poll loop: commands fail and the next tick retries.
     const auth = { username: options.username, password: options.password };
+    const commandTimeout = Math.max(options.commandTimeoutMs, options.intervalMs);
     this.commands = new Redis(options.url, {
       ...auth,
-      commandTimeout: Math.max(1_000, options.intervalMs),
+      commandTimeout,
       maxRetriesPerRequest: 1,
     });
     // The subscriber's commands wait for Redis to come back rather than fail. No ready check:
@@ -196,7 +199,7 @@ export class RedisCoordinator implements Coordinator {
       maxRetriesPerRequest: null,
       enableReadyCheck: false,
     });
-    this.listenTimeoutMs = Math.max(1_000, options.intervalMs);
+    this.listenTimeoutMs = commandTimeout;
     for (const client of [this.commands, this.subscriber]) {
       client.on('error', (error: Error) =>
         options.logger.warn({ err: error }, 'Redis connection error'),

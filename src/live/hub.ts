@@ -373,6 +373,7 @@ export function createLiveHub(options: LiveHubFactoryOptions): LiveHub {
         password: config.redisPassword,
         prefix: config.redisPrefix,
         intervalMs: config.pollIntervalMs,
+        commandTimeoutMs: config.redisCommandTimeoutMs,
         logger,
       })
     : new MemoryCoordinator();

@@ -99,7 +99,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
         keyPrefix: `${live.redisPrefix}response-cache:`,
         // A stalled Redis fails the command (the query then runs uncached) instead of holding
         // it, and a lost connection fails it at once rather than queueing it for later.
-        commandTimeout: 1_000,
+        commandTimeout: live.redisCommandTimeoutMs,
         maxRetriesPerRequest: 1,
         enableOfflineQueue: false,
       })

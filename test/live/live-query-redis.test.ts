@@ -136,6 +136,7 @@ describe('one run per live query per poll interval', () => {
       url: REDIS_URL,
       prefix,
       intervalMs: 600_000,
+      commandTimeoutMs: 1_000,
       logger: pino({ level: 'silent' }),
     });
     const token = randomUUID();

@@ -22,6 +22,7 @@ function coordinator(prefix: string): RedisCoordinator {
     url: REDIS_URL,
     prefix,
     intervalMs: 1_000,
+    commandTimeoutMs: 1_000,
     logger: pino({ level: 'silent' }),
   });
   coordinators.push(created);

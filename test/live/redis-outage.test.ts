@@ -20,6 +20,8 @@ import {
 // A private redis-server, killed and paused here: the shared one at 127.0.0.1:6379 serves
 // other tests at the same time and is never touched.
 const INTERVAL = 100;
+/** Past the snapshot's time-to-live in Redis (4 intervals, src/live/coordinator.ts) and the lock's. */
+const OUTAGE_MS = 6 * INTERVAL;
 
 let redis: PrivateRedis;
 let t: TestServer;
@@ -38,6 +40,8 @@ beforeAll(async () => {
     REDIS_PREFIX: `agentgraph-test:${randomUUID()}:`,
     POLL_INTERVAL_MS: String(INTERVAL),
     POLL_OVERLAP_MS: '300',
+    // A claim that a paused Redis does not answer fails after an interval, not a second.
+    REDIS_COMMAND_TIMEOUT_MS: String(INTERVAL),
   });
   pg = embeddedPg(t.server);
   client = wsClient(t.url);
@@ -75,21 +79,26 @@ const received = (ids: readonly string[]) =>
     .map((c) => `${c.run.execId} ${c.previousState}→${c.state}`);
 
 /**
- * Makes the runs' transitions while Redis is out, long past the snapshot's time-to-live in
- * Redis (4 intervals) and the lock's, then brings Redis back: every transition must arrive.
+ * Makes the runs' transitions while Redis is out past the snapshot's time-to-live in
+ * Redis (4 intervals) and the lock's (1.5), then brings Redis back: every transition must arrive.
  */
 async function acrossOutage(out: () => Promise<void> | void, back: () => Promise<void> | void) {
   const ids = await newRuns(10);
   await until(() => received(ids).length === 10, WAIT_MS, 'the 10 new runs');
   const standbyBefore = await standbyCycles();
   await out();
+  const outSince = Date.now();
   const errorsBefore = await errorCycles();
   for (const [i, execId] of ids.entries()) {
     await setRunState(pg, execId, i % 2 === 0 ? 'SUCCEEDED' : 'WAITING_FOR_HUMAN');
   }
-  // Each failed claim takes the command time-out (1 s): three are ten intervals without
-  // Redis, past the snapshot's time-to-live there and the lock's.
-  await until(async () => (await errorCycles()) >= errorsBefore + 3, WAIT_MS, 'failed claims');
+  // Three failed claims, and Redis out past the snapshot's time-to-live there and the lock's:
+  // the length of the outage is what this test is about.
+  await until(
+    async () => (await errorCycles()) >= errorsBefore + 3 && Date.now() - outSince >= OUTAGE_MS,
+    WAIT_MS,
+    'failed claims through the outage',
+  );
   await back();
   const expected = ids.map(
     (execId, i) => `${execId} RUNNING→${i % 2 === 0 ? 'SUCCEEDED' : 'WAITING_FOR_HUMAN'}`,

@@ -44,8 +44,12 @@ beforeAll(async () => {
     instance(PREFIX),
     instance(PREFIX),
     spawnInstance(PREFIX),
-    // Nothing listens on port 1.
-    startTestServer({ ...env(PREFIX), REDIS_URL: 'redis://127.0.0.1:1' }),
+    // Nothing listens on port 1: each claim fails on the command time-out, here an interval.
+    startTestServer({
+      ...env(PREFIX),
+      REDIS_URL: 'redis://127.0.0.1:1',
+      REDIS_COMMAND_TIMEOUT_MS: String(INTERVAL),
+    }),
   ]);
   servers.push(cutOff);
 });

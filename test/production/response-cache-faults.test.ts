@@ -123,6 +123,8 @@ describe('in Redis, shared by instances with different settings, through outages
       REDIS_PREFIX: prefix,
       // History answers live one interval: longer than a slow test's steps.
       POLL_INTERVAL_MS: '20000',
+      // What a stalled Redis costs a query: a quarter of the default second.
+      REDIS_COMMAND_TIMEOUT_MS: '250',
     };
     [statsPublic, statsPrivate] = await Promise.all([
       startTestServer({ ...env, STATS_PUBLIC: 'true' }),
