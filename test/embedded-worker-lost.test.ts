@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from './support/server.js';
  */
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer({ EMBEDDED_WORKER: 'true' });
+  t = await startTestServer({ EMBEDDED_WORKER: 'true' }, { ownDatabase: true });
 });
 afterAll(() => t.stop());
 

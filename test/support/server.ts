@@ -2,6 +2,7 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/model/clock.js';
 import { type AgentGraphServer, createServer } from '../../src/server.js';
+import { leaseDatabase } from './databases.js';
 
 export interface TestServer {
   readonly server: AgentGraphServer;
@@ -43,13 +44,21 @@ export interface GqlResult<T> {
   readonly errors: GqlError[] | undefined;
 }
 
+/** Where the global setup builds the snapshot: the databases the servers share open from it. */
+const SNAPSHOT_DIR = ((database) => database.kind === 'embedded' && database.cacheDir)(
+  loadConfig({}).database,
+);
+
 /**
- * One server per test file (PGlite takes about a second to load); env overrides config, and
- * `clock` replaces the system's for tokens (test/support/clock.ts).
+ * A server on its own port; env overrides config, and `clock` replaces the system's for tokens
+ * (test/support/clock.ts). Its embedded database is one the worker's servers share in turn,
+ * reset between them (test/support/databases.ts), unless `ownDatabase` (a test that needs the
+ * thread itself) or a configuration of the database's own (EMBEDDED_WORKER=false,
+ * EMBEDDED_CACHE_DIR) asks for a new one.
  */
 export async function startTestServer(
   env: Record<string, string> = {},
-  { clock }: { clock?: Clock } = {},
+  { clock, ownDatabase = false }: { clock?: Clock; ownDatabase?: boolean } = {},
 ): Promise<TestServer> {
   const config = loadConfig({ PORT: '0', SIMULATE: 'false', ...env });
   const logs: LogEntry[] = [];
@@ -57,7 +66,24 @@ export async function startTestServer(
     { level: config.logLevel === 'silent' ? 'info' : config.logLevel },
     { write: (line: string) => logs.push(JSON.parse(line)) },
   );
-  const server = await createServer(config, logger, clock ? { clock } : {});
+  const { database } = config;
+  const shared =
+    !ownDatabase &&
+    database.kind === 'embedded' &&
+    database.worker &&
+    database.cacheDir === SNAPSHOT_DIR;
+  const server = await createServer(config, logger, {
+    ...(clock ? { clock } : {}),
+    ...(shared
+      ? {
+          database: leaseDatabase(
+            database,
+            (message) => logger.warn(message),
+            (fields, message) => logger.info(fields, message),
+          ),
+        }
+      : {}),
+  });
   const url = await server.start();
   return {
     server,

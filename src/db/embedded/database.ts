@@ -148,17 +148,22 @@ export async function openPGlite(
   wasm?: WebAssembly.Module,
   /** The serving thread's snapshotFile() (worker-thread.ts); this thread's when absent. */
   snapshotPath = snapshotFile(config.cacheDir),
+  /**
+   * Run on the data directory as loaded or seeded, before its history moves and its session
+   * starts: a reusable database keeps its copy of the tables then (reuse.ts).
+   */
+  loaded: (pg: PGlite) => Promise<void> = async () => {},
 ): Promise<{ pg: PGlite; fromSnapshot: boolean }> {
   const started = performance.now();
   const pgliteWasmModule = wasm ?? (await compiledPGliteWasm());
   const elapsedMs = () => Math.round(performance.now() - started);
 
-  const loaded = await loadSnapshot(snapshotPath, pgliteWasmModule, warn);
+  const snapshot = await loadSnapshot(snapshotPath, pgliteWasmModule, warn);
   let pg: PGlite;
-  const fromSnapshot = loaded !== undefined;
-  if (loaded) {
-    const { readMs, createMs } = loaded;
-    pg = loaded.pg;
+  const fromSnapshot = snapshot !== undefined;
+  if (snapshot) {
+    const { readMs, createMs } = snapshot;
+    pg = snapshot.pg;
     log(
       { snapshot: snapshotPath, ms: elapsedMs(), readMs, createMs },
       'embedded database loaded from its snapshot',
@@ -180,6 +185,20 @@ export async function openPGlite(
         : `embedded database seeded in ${(elapsedMs() / 1000).toFixed(1)} s; the snapshot could not be saved in ${config.cacheDir} (set EMBEDDED_CACHE_DIR to a writable directory), so every start seeds`,
     );
   }
+  await loaded(pg);
+  await moveHistoryToPresent(pg, config.demoNow ?? Date.now());
+  await startSession(pg, config);
+  return { pg, fromSnapshot };
+}
+
+/**
+ * The session settings the embedded database serves with, on a new session or one that
+ * DISCARD ALL has reset (reuse.ts).
+ */
+export async function startSession(
+  pg: EmbeddedStatements,
+  config: Pick<EmbeddedDatabaseConfig, 'sessionUser'>,
+): Promise<void> {
   await pg.query(`SELECT set_config('agentgraph.session_user', $1, false)`, [config.sessionUser]);
   await pg.exec(`SET TIME ZONE 'UTC'`);
   // The driver's prepared statements (prepared.ts) run on one plan each. Left to choose,
@@ -194,11 +213,9 @@ export async function openPGlite(
   // parent run reads a few rows (waitingRuns' tasks: docs/operations.md, "Shapes against the
   // anchor").
   await pg.exec(`SET random_page_cost = 1.1`);
-  await moveHistoryToPresent(pg, config.demoNow ?? Date.now());
   // Oracle's ||, DUAL, SYS_CONTEXT and PRODUCT_COMPONENT_VERSION, behind the public schema
   // (plsql.ts).
   await pg.exec(`SET search_path TO ${ORACLE_SEARCH_PATH}`);
-  return { pg, fromSnapshot };
 }
 
 /**
@@ -208,14 +225,24 @@ export async function openPGlite(
  * thousand rows: 0.2-0.8 s of a start on a busy 2-core machine).
  */
 async function moveHistoryToPresent(pg: PGlite, now: number): Promise<void> {
-  const seconds = Math.floor((now - DEMO_PRESENT) / 1000);
+  const seconds = historySeconds(now);
   if (seconds === 0) return;
   await pg.transaction(async (tx) => {
     for (const [table, columns] of Object.entries(DEMO_DATE_COLUMNS)) {
-      const moved = columns.map((column) => `${column} = ${column} + $1 * interval '1 second'`);
+      const moved = columns.map((column) => `${column} = ${movedDate(column)}`);
       await tx.query(`UPDATE ${table} SET ${moved.join(', ')}`, [seconds]);
     }
   });
+}
+
+/** The whole seconds from DEMO_PRESENT to `now`: how far the history moves. */
+export function historySeconds(now: number): number {
+  return Math.floor((now - DEMO_PRESENT) / 1000);
+}
+
+/** A history date moved by the seconds bound as $1. */
+export function movedDate(column: string): string {
+  return `${column} + $1 * interval '1 second'`;
 }
 
 let snapshotKey: string | undefined;

@@ -8,6 +8,7 @@ import type { EmbeddedDatabaseConfig } from '../../config.js';
 import type { BindValue } from '../driver.js';
 import { type EmbeddedStatements, openPGlite } from './database.js';
 import { PreparedStatements } from './prepared.js';
+import { keepPristine, type Pristine, resetToPristine } from './reuse.js';
 
 export type Request =
   | {
@@ -31,6 +32,7 @@ export type Request =
     }
   | { readonly op: 'begin' }
   | { readonly op: 'end'; readonly tx: number; readonly commit: boolean }
+  | { readonly op: 'reset'; readonly config: EmbeddedDatabaseConfig }
   | { readonly op: 'close' };
 
 /** An error as it crosses the thread boundary: its message, stack and own fields. */
@@ -61,6 +63,16 @@ export interface ThreadData {
   readonly wasm: WebAssembly.Module;
   /** The serving thread's snapshotFile() (database.ts). */
   readonly snapshotPath: string;
+  /** Keeps a copy of the tables as loaded, so that `reset` can put them back (reuse.ts). */
+  readonly reusable?: boolean;
+}
+
+/** The thread's PGlite and what its session holds. */
+interface Session {
+  readonly pg: PGlite;
+  prepared: PreparedStatements;
+  readonly transactions: Map<number, OpenTransaction>;
+  readonly pristine: Pristine | undefined;
 }
 
 /** A transaction the serving thread began, waiting for its statements and its end. */
@@ -100,22 +112,30 @@ if (port) {
       port.postMessage({ id: message.id, error: { ...message.error, fields: {} } });
     }
   };
-  const { config, spawnedAt, wasm, snapshotPath } = workerData as ThreadData;
+  const { config, spawnedAt, wasm, snapshotPath, reusable } = workerData as ThreadData;
   // From the thread's start to its module running (Node's start of a thread, module loading):
   // a part of every start-up line's time that the thread's own clock does not see.
   const threadMs = Math.round(performance.timeOrigin + performance.now() - spawnedAt);
   try {
+    let pristine: Pristine | undefined;
     const { pg, fromSnapshot } = await openPGlite(
       config,
       (message) => post({ log: 'warn', message }),
       (fields, message) => post({ log: 'info', fields: { ...fields, threadMs }, message }),
       wasm,
       snapshotPath,
+      async (loaded) => {
+        if (reusable) pristine = await keepPristine(loaded);
+      },
     );
-    const transactions = new Map<number, OpenTransaction>();
-    const prepared = new PreparedStatements(pg);
+    const session: Session = {
+      pg,
+      prepared: new PreparedStatements(pg),
+      transactions: new Map(),
+      pristine,
+    };
     port.on('message', ({ id, request }: { id: number; request: Request }) => {
-      serve(pg, prepared, transactions, id, request).then(
+      serve(session, id, request).then(
         (value) => post({ id, value }),
         (error: unknown) => post({ id, error: threadError(error) }),
       );
@@ -126,13 +146,8 @@ if (port) {
   }
 }
 
-async function serve(
-  pg: PGlite,
-  prepared: PreparedStatements,
-  transactions: Map<number, OpenTransaction>,
-  id: number,
-  request: Request,
-): Promise<unknown> {
+async function serve(session: Session, id: number, request: Request): Promise<unknown> {
+  const { pg, transactions } = session;
   const on = (tx: number | undefined): EmbeddedStatements => {
     if (tx === undefined) return pg;
     const open = transactions.get(tx);
@@ -141,7 +156,7 @@ async function serve(
   };
   switch (request.op) {
     case 'rows':
-      return prepared.rows(request.text, request.params, request.maxRows);
+      return session.prepared.rows(request.text, request.params, request.maxRows);
     case 'query':
       return on(request.tx).query(request.text, request.params, request.options);
     case 'exec':
@@ -155,9 +170,30 @@ async function serve(
       open.finish(request.commit);
       return open.finished;
     }
+    case 'reset':
+      return reset(session, request.config);
     case 'close':
       if (!pg.closed) await pg.close();
       return undefined;
+  }
+}
+
+/**
+ * The database as a new one would open (reuse.ts): a transaction left open is rolled back, and
+ * the prepared statements DISCARD ALL deallocates are forgotten. False when it cannot serve
+ * again.
+ */
+async function reset(session: Session, config: EmbeddedDatabaseConfig): Promise<boolean> {
+  if (!session.pristine) throw new Error('the embedded database was not opened reusable');
+  for (const [tx, open] of session.transactions) {
+    session.transactions.delete(tx);
+    open.finish(false);
+    await open.finished;
+  }
+  try {
+    return await resetToPristine(session.pg, session.pristine, config);
+  } finally {
+    session.prepared = new PreparedStatements(session.pg);
   }
 }
 

@@ -41,11 +41,13 @@ export async function openEmbeddedWorker(
   config: EmbeddedDatabaseConfig,
   warn: (message: string) => void = () => {},
   log: StartupLog = () => {},
+  /** Opened for PGliteThread.reset (reuse.ts). */
+  reusable = false,
 ): Promise<EmbeddedDatabase<PGliteThread>> {
   const wasm = await compiledPGliteWasm();
   const spawnedAt = performance.timeOrigin + performance.now();
   const thread = new PGliteThread(
-    { config, spawnedAt, wasm, snapshotPath: snapshotFile(config.cacheDir) },
+    { config, spawnedAt, wasm, snapshotPath: snapshotFile(config.cacheDir), reusable },
     warn,
     log,
   );
@@ -141,6 +143,15 @@ export class PGliteThread implements EmbeddedPg, StatementRunner {
     }
     await this.request({ op: 'end', tx, commit: true });
     return result;
+  }
+
+  /**
+   * Once the statements already sent have run, the database as a new one would open with
+   * `config` (reuse.ts); false when a statement changed its schema and it must not serve
+   * again. Only for a thread opened reusable.
+   */
+  reset(config: EmbeddedDatabaseConfig): Promise<boolean> {
+    return this.request({ op: 'reset', config });
   }
 
   /** PGlite closes once the statements already sent have run; then the thread ends. */
