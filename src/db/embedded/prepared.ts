@@ -17,6 +17,13 @@ const { serialize } = protocol;
 
 const ROW_MODE = { rowMode: 'array' } as const;
 
+/**
+ * No file-system sync after a run: the data directory is PGlite's in-memory one (database.ts
+ * opens it from the snapshot, no dataDir), whose sync does nothing, but costs PGlite's sync
+ * lock and two awaits per statement.
+ */
+const NO_SYNC = { syncToFs: false } as const;
+
 /** Names are numbered per process, so that two caches on one session never name alike. */
 let named = 0;
 
@@ -108,6 +115,7 @@ export class PreparedStatements {
         serialize.execute({}),
         serialize.sync(),
       ]),
+      NO_SYNC,
     );
     const [result] = parse.parseResults(replies, this.parsers, ROW_MODE);
     const rows = (result?.rows ?? []) as unknown[][];
@@ -125,7 +133,7 @@ export class PreparedStatements {
         serialize.describe({ type: 'S', name }),
         serialize.sync(),
       ]),
-      { syncToFs: false },
+      NO_SYNC,
     );
     const prepared = { name, types: parse.parseDescribeStatementResults(replies) };
     this.prepared.set(text, prepared);
@@ -137,7 +145,7 @@ export class PreparedStatements {
       this.prepared.delete(oldest);
       await this.pg.execProtocol(
         concatenated([serialize.close({ type: 'S', name: closing }), serialize.sync()]),
-        { syncToFs: false },
+        NO_SYNC,
       );
     }
     return prepared;

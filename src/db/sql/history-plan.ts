@@ -16,7 +16,7 @@ import type {
 import { type Viewer, visibilityScope } from '../../model/viewer.js';
 import type { Catalog } from '../catalog.js';
 import type { Binds, BindValue, Row, Statement } from '../driver.js';
-import { num } from '../rows.js';
+import { camelCase, num } from '../rows.js';
 import { agentSql } from './agents.js';
 import { compile, type Fragment, outputName, outputsOf, sql } from './fragment.js';
 import { type JsonArrayParts, type JsonList, jsonListColumn } from './json-lists.js';
@@ -62,6 +62,12 @@ export interface PlanRoot<R> {
     readonly where?: Fragment;
     /** Items of `w` read with each row besides the type's columns (RN, KEY0, …). */
     readonly extras: readonly Fragment[];
+    /**
+     * Extras that repeat a column of `w` (a keyset page's KEY1 is its TEAM_EXEC_ID): where
+     * the list reads a member of the same text, the extra is not read again but copied from
+     * that member into each row before `decode` sees it.
+     */
+    readonly copies?: readonly (readonly [string, Fragment])[];
     readonly orderBy: readonly string[];
     /** No two rows share their values of `orderBy` (JsonArrayParts.totalOrder). */
     readonly totalOrder: boolean;
@@ -242,9 +248,12 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     for (const part of rootParts) if (part) Object.assign(binds, part.binds);
     const rows = root.rows;
     const decodeRoot = tables[root.type].decode as (row: Row) => object;
+    const { copies } = shape;
     // The reader hands one reused row object: both values are made from it at once.
     const decodeRow = rows
       ? (row: Row) => {
+          for (const [extra, member] of copies)
+            (row as Record<string, unknown>)[extra] = row[member];
           const object = decodeRoot(row);
           return { object, result: rows.decode(row, object) };
         }
@@ -281,6 +290,8 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       readonly decode: (row: Row) => object;
     }[];
     readonly rootIndex: number;
+    /** The root's extras copied from its members (PlanRoot's `copies`), as row keys. */
+    readonly copies: readonly (readonly [string, string])[];
     readonly children: readonly ChildNode[];
   }
 
@@ -301,13 +312,24 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     const rootTable = tables[root.type];
 
     let rootIndex = -1;
+    const copies: (readonly [string, string])[] = [];
     if (root.rows) {
       // The columns the root's order names are read too (a team's page groups by TEAM_NAME).
       const ordering = root.rows.orderBy.filter((column) => column in rootTable.select);
       const members = [...new Set([...membersOf(rootTable, plan), ...ordering])];
-      const extras = root.rows.extras.map(outputName);
+      // An extra of the same text as a member is that member's array again: copied instead.
+      const copied = new Set<string>();
+      for (const [extra, column] of root.rows.copies ?? []) {
+        const text = shapeOf(column);
+        const member = members.find((m) => shapeOf(rootTable.select[m]) === text);
+        if (member === undefined) continue;
+        copied.add(extra);
+        copies.push([camelCase(extra), camelCase(member)]);
+      }
+      const extraItems = root.rows.extras.filter((item) => !copied.has(outputName(item)));
+      const extras = extraItems.map(outputName);
       const parts: JsonArrayParts = {
-        select: outputsOf([...itemsOf(rootTable, members), ...root.rows.extras]),
+        select: outputsOf([...itemsOf(rootTable, members), ...extraItems]),
         members: [...members, ...extras],
         from: sql`w ${sql.where(root.rows.where)}`,
         orderBy: root.rows.orderBy,
@@ -398,6 +420,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       noRows: body.noRows,
       lists,
       rootIndex,
+      copies,
       children,
     };
   }
@@ -576,9 +599,10 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
         FETCH FIRST ${sql.bind('page_limit', window.limit)} ROWS ONLY`,
       rows: {
         extras: [...keyItems, sql`RN`],
+        copies: page.keyCopies,
         orderBy: ['RN'],
         totalOrder: true,
-        decode: (row, node) => ({ node: node as T, position: page.position(row) }),
+        decode: (row, node) => page.positioned(node as T, row),
       },
       ...(window.counted === false ? {} : { total: sql`(SELECT COUNT(*) FROM ${page.filtered})` }),
     };

@@ -5,7 +5,7 @@
  * statement's root, src/db/sql/history-plan.ts).
  */
 
-import type { Instant, KeysetWindow, Position, SortKey } from '../../model/keyset.js';
+import type { Instant, KeysetWindow, Position, Positioned, SortKey } from '../../model/keyset.js';
 import type { Driver, Row } from '../driver.js';
 import { dateOrNull, num, strOrNull } from '../rows.js';
 import { type Fragment, outputName, sql } from './fragment.js';
@@ -128,11 +128,39 @@ function beyond(
   return level(0);
 }
 
-function positionOf(keys: readonly SortKey[], row: Row): Position {
-  return keys.map((key, i) => {
-    if (!key.date) return strOrNull(row[`key${i}`]);
-    const at = dateOrNull(row[`key${i}`]);
-    const seconds = row[`key${i}Seconds`];
+/**
+ * A row of a keyset page and its place in the order, worked out when a cursor is written
+ * (src/schema/pagination.ts) from the key values read with the row: most pages write no
+ * cursor, and a place costs a Date and an Instant per date key.
+ */
+class PositionedRow<T> implements Positioned<T> {
+  #position: Position | undefined;
+
+  constructor(
+    readonly node: T,
+    private readonly keys: readonly SortKey[],
+    private readonly values: readonly unknown[],
+  ) {}
+
+  get position(): Position {
+    this.#position ??= positionOf(this.keys, this.values);
+    return this.#position;
+  }
+}
+
+/** The row keys of each sort key's values: `key<i>`, then `key<i>Seconds` for a date. */
+function keyNames(keys: readonly SortKey[]): string[] {
+  return keys.flatMap((key, i) => (key.date ? [`key${i}`, `key${i}Seconds`] : [`key${i}`]));
+}
+
+/** A place from the values keyNames names, in that order. */
+function positionOf(keys: readonly SortKey[], values: readonly unknown[]): Position {
+  let next = 0;
+  return keys.map((key) => {
+    const value = values[next++];
+    if (!key.date) return strOrNull(value);
+    const seconds = values[next++];
+    const at = dateOrNull(value);
     if (at === null || seconds === null || seconds === undefined) return null;
     return instant(at, typeof seconds === 'number' ? seconds.toFixed(9) : String(seconds));
   });
@@ -154,8 +182,9 @@ function instant(fetched: Date, seconds: string): Instant {
 
 /**
  * The pieces of a keyset page (a planned statement's root, src/db/sql/history-plan.ts): the
- * order keys as select items (KEY0, KEY0_SECONDS, …), the WHERE of the filter and the place,
- * the ORDER BY, the filtered FROM the total counts over, and the position of a row read back.
+ * order keys as select items (KEY0, KEY0_SECONDS, …), each key item's column, the WHERE of
+ * the filter and the place, the ORDER BY, the filtered FROM the total counts over, and a row
+ * read back with its place.
  */
 export function keysetParts(
   parts: {
@@ -167,14 +196,17 @@ export function keysetParts(
 ): {
   readonly keyColumns: Fragment;
   readonly keyOutputs: readonly string[];
+  /** KEY0, KEY1, …, each with the column it repeats (the seconds repeat none). */
+  readonly keyCopies: readonly (readonly [string, Fragment])[];
   readonly where: Fragment;
   readonly orderBy: Fragment;
   readonly filtered: Fragment;
-  readonly position: (row: Row) => Position;
+  readonly positioned: <T>(node: T, row: Row) => Positioned<T>;
 } {
   const { from, filter, keys } = parts;
+  const valueItems = keys.map((key, i) => sql`${key.column} AS ${sql.indexed('KEY', i)}`);
   const keyItems = keys.flatMap((key, i) => [
-    sql`${key.column} AS ${sql.indexed('KEY', i)}`,
+    valueItems[i] as Fragment,
     ...(key.date ? [sql`${secondsOf(key.column)} AS ${sql.indexed('KEY', i)}_SECONDS`] : []),
   ]);
   const orderBy = keys.map(({ column, direction }, i) => {
@@ -182,9 +214,11 @@ export function keysetParts(
     const reversed = direction === 'ASC' ? 'DESC' : 'ASC';
     return sql`${column} ${sql.raw(window.backward ? reversed : direction)}${sql.raw(nulls)}`;
   });
+  const names = keyNames(keys);
   return {
     keyColumns: sql.join(keyItems, ', '),
     keyOutputs: keyItems.map(outputName),
+    keyCopies: keys.map((key, i) => [outputName(valueItems[i] as Fragment), key.column] as const),
     where: sql.where(
       ...filter,
       window.after ? beyond(keys, window.after, true, 'after') : undefined,
@@ -192,7 +226,13 @@ export function keysetParts(
     ),
     orderBy: sql.join(orderBy, ', '),
     filtered: sql`${from} ${sql.where(...filter)}`,
-    position: (row) => positionOf(keys, row),
+    // The row is the reader's, reused for the next row: its key values are copied out.
+    positioned: (node, row) =>
+      new PositionedRow(
+        node,
+        keys,
+        names.map((name) => row[name]),
+      ),
   };
 }
 
