@@ -50,12 +50,8 @@ export function readManifest(
       problems.push(`${hash}: the document is not a string`);
       continue;
     }
-    try {
-      const errors = validate(schema, parse(document));
-      if (errors.length > 0) problems.push(`${hash}: ${errors[0]?.message}`);
-    } catch (error) {
-      problems.push(`${hash}: ${(error as Error).message}`);
-    }
+    const problem = documentProblem(schema, document);
+    if (problem !== undefined) problems.push(`${hash}: ${problem}`);
     manifest.set(bareHash(hash), document);
   }
   if (problems.length > 0) {
@@ -65,6 +61,32 @@ export function readManifest(
     );
   }
   return manifest;
+}
+
+/** By schema, then document: why it does not match, or undefined when it does. */
+const checked = new WeakMap<GraphQLSchema, Map<string, string | undefined>>();
+
+/**
+ * Why `document` does not match `schema`, checked once per schema and document in a process:
+ * every server a process creates reads the console's manifest (readManifest), and validating
+ * its documents took 16-18 ms of CPU each time (20 in a row, load 17), and a process of the
+ * tests creates dozens of servers over the same schema.
+ */
+function documentProblem(schema: GraphQLSchema, document: string): string | undefined {
+  let documents = checked.get(schema);
+  if (!documents) {
+    documents = new Map();
+    checked.set(schema, documents);
+  }
+  if (documents.has(document)) return documents.get(document);
+  let problem: string | undefined;
+  try {
+    problem = validate(schema, parse(document))[0]?.message;
+  } catch (error) {
+    problem = (error as Error).message;
+  }
+  documents.set(document, problem);
+  return problem;
 }
 
 /** The console's manifest (src/console/serve.ts names it) and TRUSTED_DOCUMENTS' one, as one look-up. */
