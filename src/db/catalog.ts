@@ -79,13 +79,14 @@ export function grantFor(view: string): string {
   return `EXECUTE ON DBMS_CLOUD_AI_AGENT / DBMS_AI_AGENT for the owning user`;
 }
 
+/** `sessionUser` may still be on its way (src/db/discover.ts): the dictionary does not wait for it. */
 export async function discoverCatalog(
   driver: Driver,
   scope: ViewScope,
-  sessionUser: string,
+  sessionUser: string | PromiseLike<string>,
 ): Promise<Catalog> {
   const names = viewNames(scope);
-  const found = await driver.columnsOf(Object.values(names));
+  const [found, user] = await Promise.all([driver.columnsOf(Object.values(names)), sessionUser]);
   const info = (name: string): ViewInfo => {
     const types = found.get(name);
     return types
@@ -97,7 +98,7 @@ export async function discoverCatalog(
   const taskHistory = info(names.taskHistory);
   return {
     scope,
-    sessionUser,
+    sessionUser: user,
     columns: {
       taskConversation: firstColumn(taskHistory, [
         'COVERSATION_PARAM',

@@ -297,6 +297,9 @@ describe('OracleDriver over a pool', () => {
     const fake = fakePool([
       [{ USER_NAME: 'AGENTGRAPH', SCHEMA_NAME: 'AGENTGRAPH', TIME_ZONE_OFFSET: '+00:00' }],
       njsError(123, 45_000),
+      // The probe and ALL_ARGUMENTS, sent beside the dictionary's statement, answer.
+      [{ AGENT_NAME: null, AGENT_DETAILS: null }],
+      [],
     ]);
     const driver = new OracleDriver(fake.pool, { callTimeoutMs: 1000, discoveryTimeoutMs: 45_000 });
     const error = await discoverDatabase(driver, 'user').catch((e: unknown) => e);
