@@ -11,6 +11,11 @@ interface Prepared {
   readonly name: string;
   /** The type of each parameter, as the server inferred it when the text was parsed. */
   readonly types: readonly number[];
+  /**
+   * Its columns' names and types, as the server described them when the text was parsed
+   * (none for a statement that returns no rows): every run's rows are parsed by them.
+   */
+  readonly columns: readonly messages.BackendMessage[];
 }
 
 const { serialize } = protocol;
@@ -46,7 +51,7 @@ function concatenated(parts: readonly Uint8Array[]): Uint8Array {
  * The driver's statements as named prepared statements of PGlite's one session, as
  * PostGraphile's @dataplan/pg keeps an LRU of them and node-oracledb's statement cache keeps
  * Oracle's parsed cursors: a text is parsed (and its parameters typed) once, and each run is
- * one Bind, Describe, Execute and Sync handed to PostgreSQL in one call. PGlite's `query`
+ * one Bind, Execute and Sync handed to PostgreSQL in one call. PGlite's `query`
  * parses, describes, binds and executes in six calls into the WebAssembly for every run,
  * and PostgreSQL re-parses and re-plans the text each time: for the planner's statements
  * that is most of their cost (a page of runs: 4.2 → 1.5 ms on the loaded machine). Each text
@@ -108,16 +113,17 @@ export class PreparedStatements {
       const serializer = this.pg.serializers[types[i] as number];
       return serializer ? serializer(value) : String(value);
     });
+    // No Describe of the portal: its row description is the statement's, read once when the
+    // text was parsed (a text's result columns stay as parsed, or PostgreSQL refuses to run it).
     const { messages: replies } = await this.pg.execProtocol(
       concatenated([
         serialize.bind({ statement: prepared.name, values }),
-        serialize.describe({ type: 'P' }),
         serialize.execute({}),
         serialize.sync(),
       ]),
       NO_SYNC,
     );
-    const [result] = parse.parseResults(replies, this.parsers, ROW_MODE);
+    const [result] = parse.parseResults([...prepared.columns, ...replies], this.parsers, ROW_MODE);
     const rows = (result?.rows ?? []) as unknown[][];
     return {
       columns: (result?.fields ?? []).map((field) => field.name),
@@ -135,7 +141,11 @@ export class PreparedStatements {
       ]),
       NO_SYNC,
     );
-    const prepared = { name, types: parse.parseDescribeStatementResults(replies) };
+    const prepared = {
+      name,
+      types: parse.parseDescribeStatementResults(replies),
+      columns: replies.filter((reply) => reply.name === 'rowDescription'),
+    };
     this.prepared.set(text, prepared);
     if (this.prepared.size > CAPACITY) {
       const [oldest, { name: closing }] = this.prepared.entries().next().value as [
