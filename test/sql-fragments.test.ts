@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config.js';
 import { type Catalog, discoverCatalog, type ViewInfo } from '../src/db/catalog.js';
 import type { Driver } from '../src/db/driver.js';
 import { numbered } from '../src/db/embedded/database.js';
-import { type OpenDatabase, openDatabase } from '../src/db/open.js';
+import type { OpenDatabase } from '../src/db/open.js';
 import { type OracleConnection, OracleDriver } from '../src/db/oracle/driver.js';
 import {
   type ExecuteAgentCall,
@@ -21,6 +21,7 @@ import { discoveredOverload, type Fragment, sql } from '../src/db/sql/fragment.j
 import { inList } from '../src/db/sql/in-lists.js';
 import { fetchRows, query, statement } from '../src/db/sql/query.js';
 import { registeredStatements } from '../src/oracle-check/statements.js';
+import { leaseDatabase } from './support/databases.js';
 
 let database: OpenDatabase;
 let embedded: Driver;
@@ -28,7 +29,8 @@ let catalog: Catalog;
 
 beforeAll(async () => {
   const config = loadConfig({});
-  database = await openDatabase(config.database);
+  if (config.database.kind !== 'embedded') throw new Error('expected the embedded config');
+  database = await leaseDatabase(config.database);
   embedded = database.driver;
   catalog = await discoverCatalog(embedded, 'dba', 'APP_USER');
 });

@@ -4,9 +4,9 @@ import { type EmbeddedDatabaseConfig, loadConfig } from '../../src/config.js';
 import type { Driver } from '../../src/db/driver.js';
 import { type EmbeddedDatabase, openEmbeddedDatabase } from '../../src/db/embedded/database.js';
 import { DEMO_PRESENT } from '../../src/db/embedded/demo-data.js';
-import { openEmbeddedWorker } from '../../src/db/embedded/worker.js';
 import { openOracleDriver } from '../../src/db/oracle/driver.js';
 import { poolAttributes } from '../../src/db/oracle/options.js';
+import { leaseDatabase } from '../support/databases.js';
 import { FIXTURE_SESSION_USER, runFixture } from './fixture.js';
 import { oracleTestConfig } from './support.js';
 
@@ -39,9 +39,15 @@ const embeddedTarget = (
   },
 });
 
-/** PGlite on the test's own thread, and in a worker thread (EMBEDDED_WORKER, the default). */
+/**
+ * PGlite on the test's own thread, and in a worker thread (EMBEDDED_WORKER, the default): the
+ * one the worker process's test servers share in turn (test/support/databases.ts).
+ */
 const embedded = embeddedTarget('embedded', openEmbeddedDatabase);
-const embeddedWorker = embeddedTarget('embedded in a worker thread', openEmbeddedWorker);
+const embeddedWorker = embeddedTarget(
+  'embedded in a worker thread',
+  async (config) => (await leaseDatabase(config)).embedded,
+);
 
 const env = process.env;
 

@@ -3,6 +3,7 @@ import type { EmbeddedDatabaseConfig } from '../../src/config.js';
 import type { BindValue } from '../../src/db/driver.js';
 import {
   type DatabaseLost,
+  type EmbeddedDatabase,
   EmbeddedDriver,
   type EmbeddedPg,
   type EmbeddedStatements,
@@ -35,9 +36,9 @@ export const databaseCounts = { opened: 0, reused: 0, discarded: 0 };
  */
 export async function leaseDatabase(
   config: EmbeddedDatabaseConfig,
-  warn: (message: string) => void,
-  log: StartupLog,
-): Promise<OpenDatabase> {
+  warn: (message: string) => void = () => {},
+  log: StartupLog = () => {},
+): Promise<OpenDatabase & { readonly embedded: EmbeddedDatabase }> {
   // As src/db/open.ts does before a database starts.
   runInUtc();
   for (let thread = idle.pop(); thread; thread = idle.pop()) {
@@ -57,7 +58,7 @@ function leased(
   thread: PGliteThread,
   config: EmbeddedDatabaseConfig,
   fromSnapshot: boolean,
-): OpenDatabase {
+): OpenDatabase & { readonly embedded: EmbeddedDatabase } {
   const lease = new Lease(thread);
   const driver = new EmbeddedDriver(lease, config.latencyMs);
   return { driver, embedded: { driver, pg: lease, fromSnapshot, lost: lease.lost } };
