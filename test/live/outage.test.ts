@@ -17,7 +17,7 @@ import {
 } from './support.js';
 
 const INTERVAL = 100;
-const OVERLAP = 300;
+const OVERLAP = 150;
 
 let t: TestServer;
 let pg: EmbeddedPg;
