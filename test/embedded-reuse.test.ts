@@ -110,18 +110,25 @@ test('the next server gets its own session user and the history moved to its own
   await second.stop();
 });
 
-test('a database whose schema a server changed is closed, and the next server gets another', async () => {
-  const first = await start();
-  const pg = pgOf(first);
-  await pg.exec('ALTER VIEW v$agent_exec_stat RENAME TO v$agent_exec_stat_gone');
-  await first.stop();
+test.each([
+  'ALTER VIEW v$agent_exec_stat RENAME TO v$agent_exec_stat_gone',
+  'ALTER TABLE gv$agent_exec_stat ADD COLUMN leftover int',
+  `CREATE FUNCTION leftover() RETURNS int LANGUAGE sql AS 'SELECT 1'`,
+])(
+  'a database whose schema a server changed is closed, and the next server gets another: %s',
+  async (change) => {
+    const first = await start();
+    const pg = pgOf(first);
+    await pg.exec(change);
+    await first.stop();
 
-  const before = { ...databaseCounts };
-  const second = await start();
-  // Another file's idle database, reset, or a new one.
-  expect(databaseCounts.discarded).toBe(before.discarded + 1);
-  const { errors, data } = await second.post('{ execStats(first: 1) { totalCount } }');
-  expect(errors).toBeUndefined();
-  expect(data).toMatchObject({ execStats: { totalCount: expect.any(Number) } });
-  await second.stop();
-});
+    const before = { ...databaseCounts };
+    const second = await start();
+    // Another file's idle database, reset, or a new one.
+    expect(databaseCounts.discarded).toBe(before.discarded + 1);
+    const { errors, data } = await second.post('{ execStats(first: 1) { totalCount } }');
+    expect(errors).toBeUndefined();
+    expect(data).toMatchObject({ execStats: { totalCount: expect.any(Number) } });
+    await second.stop();
+  },
+);

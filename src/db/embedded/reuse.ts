@@ -44,8 +44,10 @@ const TABLES = `
  * Everything a statement could have changed in the schema: relations (a rename, a new or
  * dropped view, table, index or column), functions and their bodies, views' rules,
  * constraints, triggers, types, schemas, roles and the settings ALTER DATABASE or ALTER ROLE
- * stores. A table's storage (TRUNCATE gives it new files)
- * and its statistics are not schema; nor are the temporary schemas a session makes once.
+ * stores. A table's storage (TRUNCATE gives it new files) and its statistics are not schema;
+ * nor are the temporary schemas a session makes once. PostgreSQL's own functions, types and
+ * rules (OIDs below FirstNormalObjectId, 16384) are counted rather than read: reading every
+ * function's body made the digest 27-64 ms of a reset, 7-14 ms without (load 15).
  */
 const CATALOG_DIGEST = `
   SELECT md5(string_agg(entry, ',' ORDER BY entry)) AS digest FROM (
@@ -55,10 +57,16 @@ const CATALOG_DIGEST = `
     UNION ALL SELECT concat_ws(':', 'a', attrelid, attnum, attname, atttypid, attnotnull,
         atthasdef, attisdropped) FROM pg_attribute WHERE attrelid >= 16384 AND attnum > 0
     UNION ALL SELECT concat_ws(':', 'p', oid, proname, pronamespace, md5(prosrc)) FROM pg_proc
+      WHERE oid >= 16384
+    UNION ALL SELECT concat_ws(':', 'P', count(*)) FROM pg_proc
     UNION ALL SELECT concat_ws(':', 'r', oid, ev_class, md5(ev_action::text)) FROM pg_rewrite
+      WHERE oid >= 16384
+    UNION ALL SELECT concat_ws(':', 'R', count(*)) FROM pg_rewrite
     UNION ALL SELECT concat_ws(':', 'k', oid, conname, conrelid) FROM pg_constraint
     UNION ALL SELECT concat_ws(':', 't', oid, tgname, tgrelid, tgenabled::text) FROM pg_trigger
     UNION ALL SELECT concat_ws(':', 'y', oid, typname, typnamespace) FROM pg_type
+      WHERE oid >= 16384
+    UNION ALL SELECT concat_ws(':', 'Y', count(*)) FROM pg_type
     UNION ALL SELECT concat_ws(':', 'd', adrelid, adnum, md5(adbin::text)) FROM pg_attrdef
     UNION ALL SELECT concat_ws(':', 'n', oid, nspname) FROM pg_namespace
       WHERE nspname NOT LIKE 'pg\\_temp\\_%' AND nspname NOT LIKE 'pg\\_toast\\_temp\\_%'
