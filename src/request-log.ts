@@ -10,10 +10,17 @@ const MAX_OPERATION_LABELS = 200;
 /** Characters of an operation name that the log line and the metrics label keep. */
 const MAX_LOGGED_NAME = 128;
 
+/**
+ * What the line needs of a request, never its context: V8's young-generation collections keep
+ * a WeakMap's values alive, and a context leads back to its request (the key), so every
+ * request, with all it reached, outlived itself into the old generation until a full
+ * collection (src/hardening/response-size.ts says the same of results).
+ */
 interface RequestRecord {
   readonly start: number;
   operation: string;
-  context: Context | undefined;
+  usage: Context['usage'] | undefined;
+  subject: string | undefined;
   outcome: string;
 }
 
@@ -84,7 +91,8 @@ export function createRequestLog(logger: Logger, metrics: Metrics): RequestLog {
         records.set(request, {
           start: performance.now(),
           operation: 'unknown',
-          context: undefined,
+          usage: undefined,
+          subject: undefined,
           outcome: 'ok',
         });
       }
@@ -93,7 +101,8 @@ export function createRequestLog(logger: Logger, metrics: Metrics): RequestLog {
       const record = records.get(args.contextValue.request);
       if (!record) return;
       record.operation = operationName(args.document, args.operationName);
-      record.context = args.contextValue;
+      record.usage = args.contextValue.usage;
+      record.subject = args.contextValue.viewer.subject ?? undefined;
     },
     onResultProcess({ request, result }) {
       const record = records.get(request);
@@ -113,10 +122,10 @@ export function createRequestLog(logger: Logger, metrics: Metrics): RequestLog {
           requestId: requestIdOf(request),
           operation: record.operation,
           durationMs: Math.round(seconds * 10_000) / 10,
-          statements: record.context?.usage.statements ?? 0,
+          statements: record.usage?.statements ?? 0,
           status: response.status,
           outcome: record.outcome,
-          viewer: record.context?.viewer.subject ?? undefined,
+          viewer: record.subject,
         },
         'request',
       );

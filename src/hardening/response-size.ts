@@ -11,15 +11,27 @@ import { onSingleResults } from './result-hooks.js';
  */
 export function boundedResult(result: ExecutionResult, maxBytes: number): ExecutionResult {
   // A result is measured once, however often it is asked about.
-  let bounded = checked.get(result);
-  if (!bounded) {
-    bounded = measured(result, maxBytes);
-    checked.set(result, bounded);
-  }
+  const known = (result as Measured)[BOUNDED];
+  if (known) return known;
+  const bounded = measured(result, maxBytes);
+  Object.defineProperty(result, BOUNDED, {
+    value: bounded,
+    enumerable: false,
+    configurable: true,
+    writable: true,
+  });
   return bounded;
 }
 
-const checked = new WeakMap<ExecutionResult, ExecutionResult>();
+/**
+ * What boundedResult answered for a result, kept on the result rather than in a WeakMap keyed
+ * by it: V8's young-generation collector keeps a WeakMap's values alive, and this value is
+ * mostly its own key, so every result, with all its data and text, outlived its request into
+ * the old generation, which only a full collection frees (docs/operations.md, "Where the CPU
+ * of a request goes").
+ */
+const BOUNDED = Symbol('boundedResult');
+type Measured = ExecutionResult & { [BOUNDED]?: ExecutionResult };
 
 function measured(result: ExecutionResult, maxBytes: number): ExecutionResult {
   let text: string | undefined;

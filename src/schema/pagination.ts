@@ -103,41 +103,48 @@ export interface ConnectionResult<T> {
  * An edge whose cursor is written when a field reads it: most operations select a page's
  * nodes and not their cursors, and writing one (JSON, base64) per row was a few per cent of a
  * small page's serving-thread CPU.
+ *
+ * Classes with their getters on the prototype, not object literals with a getter each: V8
+ * gives every literal's own getter (a closure of its own) an accessor of that object, which
+ * its young-generation collections keep alive, with the row, the page and all they reach, into
+ * the old generation that only a full collection frees (runPage: about 25 kB of every request
+ * copied and promoted; docs/operations.md, "Where the CPU of a request goes").
  */
-function edge<T>(node: T, cursorOf: () => string): { readonly cursor: string; readonly node: T } {
-  return {
-    node,
-    get cursor() {
-      return cursorOf();
-    },
-  };
+class Edge<T> {
+  constructor(
+    readonly node: T,
+    private readonly cursorOf: () => string,
+  ) {}
+
+  get cursor(): string {
+    return this.cursorOf();
+  }
 }
 
 /** The page's pageInfo, its first and last cursors written when read, as the edges' are. */
-function pageInfo(
-  edges: readonly { readonly cursor: string }[],
-  hasNextPage: boolean,
-  hasPreviousPage: boolean,
-): ConnectionResult<never>['pageInfo'] {
-  return {
-    hasNextPage,
-    hasPreviousPage,
-    get startCursor() {
-      return edges[0]?.cursor ?? null;
-    },
-    get endCursor() {
-      return edges.at(-1)?.cursor ?? null;
-    },
-  };
+class PageInfo {
+  constructor(
+    private readonly edges: readonly { readonly cursor: string }[],
+    readonly hasNextPage: boolean,
+    readonly hasPreviousPage: boolean,
+  ) {}
+
+  get startCursor(): string | null {
+    return this.edges[0]?.cursor ?? null;
+  }
+
+  get endCursor(): string | null {
+    return this.edges.at(-1)?.cursor ?? null;
+  }
 }
 
 function toConnection<T>(window: PageWindow, page: Page<T>): ConnectionResult<T> {
   const items = page.items.slice(0, window.size);
-  const edges = items.map((node, i) => edge(node, () => offsetToCursor(window.offset + i)));
+  const edges = items.map((node, i) => new Edge(node, () => offsetToCursor(window.offset + i)));
   return {
     totalCount: page.totalCount,
     edges,
-    pageInfo: pageInfo(
+    pageInfo: new PageInfo(
       edges,
       page.items.length > window.size || window.offset + items.length < page.totalCount,
       window.offset > 0,
@@ -247,11 +254,11 @@ export async function keysetConnection<T>(
   // first and last together: the last `last` of the first `first`.
   const cut = !backward && args.last != null && rows.length > args.last;
   if (cut) rows = rows.slice(rows.length - (args.last ?? 0));
-  const edges = rows.map((row) => edge(row.node, () => positionToCursor(order, row.position)));
+  const edges = rows.map((row) => new Edge(row.node, () => positionToCursor(order, row.position)));
   return {
     totalCount: page.totalCount,
     edges,
-    pageInfo: pageInfo(
+    pageInfo: new PageInfo(
       edges,
       backward ? before !== undefined : more,
       backward ? more : after !== undefined || cut,
