@@ -206,6 +206,8 @@ export interface Config {
      */
     readonly redisCommandTimeoutMs: number;
     readonly simulate: boolean;
+    /** Time between the simulator's moves (src/db/embedded/simulator.ts). */
+    readonly simulatePeriodMs: number;
   };
   /**
    * How long the team catalog (pages of teams, a team by name, each team's tools through its
@@ -572,6 +574,7 @@ export function loadConfig(rawEnv: Env): Config {
       redisPrefix: env.string('REDIS_PREFIX') ?? 'agentgraph:',
       redisCommandTimeoutMs: env.integer('REDIS_COMMAND_TIMEOUT_MS', 1_000, 10, 60_000),
       simulate: env.boolean('SIMULATE', database.kind === 'embedded'),
+      simulatePeriodMs: env.integer('SIMULATE_PERIOD_MS', 3_000, 100, 3_600_000),
     },
     teamToolsCacheTtlMs: env.integer('TEAM_TOOLS_CACHE_TTL_MS', 60_000, 0, 86_400_000),
     limits,

@@ -236,7 +236,10 @@ export async function createServer(
   });
   const simulator =
     database.embedded && config.live.simulate
-      ? new Simulator(database.embedded.pg, { logger: logger.child({ component: 'simulator' }) })
+      ? new Simulator(database.embedded.pg, {
+          periodMs: config.live.simulatePeriodMs,
+          logger: logger.child({ component: 'simulator' }),
+        })
       : undefined;
 
   const consoleAssets = createConsoleAssets({ maxBodyBytes: config.limits.maxBodyBytes });

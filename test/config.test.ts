@@ -23,6 +23,7 @@ describe('loadConfig', () => {
         redisUrl: undefined,
         redisCommandTimeoutMs: 1_000,
         simulate: true,
+        simulatePeriodMs: 3_000,
       },
       auth: {
         jwt: null,
@@ -55,6 +56,7 @@ describe('loadConfig', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_COMMAND_TIMEOUT_MS: '200',
       SIMULATE: 'off',
+      SIMULATE_PERIOD_MS: '500',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
       OTEL_SERVICE_NAME: 'agent-graph-eu',
     });
@@ -75,6 +77,7 @@ describe('loadConfig', () => {
         redisUrl: 'redis://127.0.0.1:6379',
         redisCommandTimeoutMs: 200,
         simulate: false,
+        simulatePeriodMs: 500,
       },
       teamToolsCacheTtlMs: 0,
       tracing: { endpoint: 'http://127.0.0.1:4318', serviceName: 'agent-graph-eu' },
@@ -109,6 +112,7 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'localhost:6379'],
     ['REDIS_URL', 'http://127.0.0.1:6379'],
     ['REDIS_COMMAND_TIMEOUT_MS', '0'],
+    ['SIMULATE_PERIOD_MS', '10'],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', '127.0.0.1:4318'],
   ])('%s=%s is refused', (name, value) => {
     const problems = problemsOf({ [name]: value });

@@ -87,11 +87,11 @@ const shellEnv = (extra: Record<string, string>) => ({
 /**
  * `npm start`'s process on a free port; resolves with its address once it is ready. A
  * subscription example's first event waits for the simulator's next move and then for the
- * poll that sees it: a short poll interval keeps the second wait short.
+ * poll that sees it: a short period and poll interval keep those waits short.
  */
 async function startServer(): Promise<{ child: ChildProcess; address: string }> {
   const child = spawn(process.execPath, ['scripts/run.mjs', 'src/main.ts'], {
-    env: shellEnv({ PORT: '0', POLL_INTERVAL_MS: '250' }),
+    env: shellEnv({ PORT: '0', POLL_INTERVAL_MS: '250', SIMULATE_PERIOD_MS: '1000' }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stdout = '';
