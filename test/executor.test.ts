@@ -124,10 +124,10 @@ describe('one executor', () => {
 });
 
 describe('cancellation', () => {
-  const LATENCY_MS = 600;
+  const LATENCY_MS = 400;
   let t: TestServer;
   beforeAll(async () => {
-    // Every round trip takes 600 ms; no operation that touches the database may take 200.
+    // Every round trip takes 400 ms; no operation that touches the database may take 200.
     t = await startTestServer({
       POLL_INTERVAL_MS: '100',
       EMBEDDED_LATENCY_MS: String(LATENCY_MS),
