@@ -1,3 +1,4 @@
+import { RequestCache } from '@pothos/plugin-scope-auth';
 import { createCustomAbortControllerSignal } from '@whatwg-node/server';
 import { type ExecutionArgs, type ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -80,6 +81,12 @@ export function withTimeout(
     .finally(() => {
       clearTimeout(timer);
       upstream?.removeEventListener('abort', forward);
+      // Pothos's scope-auth keeps its checks per context in a WeakMap whose value holds the
+      // context, its key: V8's young-generation collections keep such an entry alive, and
+      // with it the whole operation (its loaders, repositories, request), into the old
+      // generation until a full collection (docs/operations.md, "A request's objects die
+      // young"). Nothing checks a scope once the operation is done.
+      if (args.contextValue) RequestCache.clearForContext(args.contextValue);
     });
   return Promise.race([execution, timedOut]);
 }
