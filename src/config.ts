@@ -171,6 +171,9 @@ export interface ProductionConfig {
   readonly federation: boolean;
 }
 
+/** The simulator's time between moves when SIMULATE_PERIOD_MS is not set (src/db/embedded/simulator.ts). */
+export const SIMULATE_PERIOD_MS_DEFAULT = 3_000;
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -574,7 +577,12 @@ export function loadConfig(rawEnv: Env): Config {
       redisPrefix: env.string('REDIS_PREFIX') ?? 'agentgraph:',
       redisCommandTimeoutMs: env.integer('REDIS_COMMAND_TIMEOUT_MS', 1_000, 10, 60_000),
       simulate: env.boolean('SIMULATE', database.kind === 'embedded'),
-      simulatePeriodMs: env.integer('SIMULATE_PERIOD_MS', 3_000, 100, 3_600_000),
+      simulatePeriodMs: env.integer(
+        'SIMULATE_PERIOD_MS',
+        SIMULATE_PERIOD_MS_DEFAULT,
+        100,
+        3_600_000,
+      ),
     },
     teamToolsCacheTtlMs: env.integer('TEAM_TOOLS_CACHE_TTL_MS', 60_000, 0, 86_400_000),
     limits,

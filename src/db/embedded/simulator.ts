@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
+import { SIMULATE_PERIOD_MS_DEFAULT } from '../../config.js';
 import type { TeamRunState } from '../../model/team.js';
 import type { EmbeddedPg, EmbeddedStatements } from './database.js';
 import { asUuid, humanQuestion, mulberry32 } from './demo-data.js';
@@ -427,7 +428,7 @@ export class Simulator {
     private readonly options: SimulatorOptions = {},
   ) {
     this.random = mulberry32(options.seed ?? 20261130);
-    this.periodMs = options.periodMs ?? 3_000;
+    this.periodMs = options.periodMs ?? SIMULATE_PERIOD_MS_DEFAULT;
     this.maxActive = options.maxActive ?? 60;
   }
 
