@@ -32,10 +32,10 @@ import type { Clock } from './model/clock.js';
 import { ANONYMOUS_ADMIN, type Viewer } from './model/viewer.js';
 import { createProduction, trustedManifest } from './production/index.js';
 import type { ActionOptions } from './repositories/actions.js';
+import { CatalogCache } from './repositories/catalog-cache.js';
 import type { Repositories } from './repositories/create.js';
 import { createRepositories } from './repositories/create.js';
 import { IdempotentCalls } from './repositories/idempotent-calls.js';
-import { TeamCatalogCache } from './repositories/team-catalog-cache.js';
 import { TeamHistoryRepository } from './repositories/team-history.js';
 import { TeamRepository } from './repositories/teams.js';
 import { requestIdOfMessage } from './request-id.js';
@@ -178,7 +178,7 @@ export async function createServer(
       );
     },
   };
-  const catalogCache = new TeamCatalogCache(config.teamToolsCacheTtlMs);
+  const catalogCache = new CatalogCache(config.teamToolsCacheTtlMs);
   const repositoriesFor = (viewer: Viewer, usage?: OperationUsage) =>
     createRepositories(
       usage

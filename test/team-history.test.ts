@@ -6,7 +6,7 @@ let t: TestServer;
 beforeAll(async () => {
   // "The count does not grow with the page sizes" asks for 100 teams × 100 runs with their
   // tasks and tool calls: a cost of about 1.4 million, far over the default MAX_QUERY_COST.
-  // The level counts below read the tools catalog every time; test/team-catalog-cache.test.ts
+  // The level counts below read the tools catalog every time; test/catalog-cache.test.ts
   // pins what its cross-request cache saves.
   t = await startTestServer({ MAX_QUERY_COST: '2000000', TEAM_TOOLS_CACHE_TTL_MS: '0' });
 });

@@ -131,6 +131,24 @@ export function plannedChild(row: object, fieldName: string): unknown {
   return (row as Planned<object>)[PLANNED]?.[fieldName];
 }
 
+/** Sets the child `fieldName` of `row`, read along with it by a plan. */
+export function setPlannedChild(row: object, fieldName: string, value: unknown): void {
+  const planned = row as { [PLANNED]?: Record<string, unknown> };
+  planned[PLANNED] ??= {};
+  planned[PLANNED][fieldName] = value;
+}
+
+/**
+ * A relation to the catalog (a run's team, a task's agent) that a plan's statement leaves to
+ * the cross-request catalog cache: the rows whose child `key` is read from it
+ * (src/repositories/team-history.ts).
+ */
+export interface CatalogEdge {
+  readonly key: string;
+  readonly relation: Relation;
+  readonly parents: readonly object[];
+}
+
 /** The members a group child holds, per parent row: each a list in its type's order. */
 export type GroupValue = Readonly<Record<string, readonly unknown[]>>;
 

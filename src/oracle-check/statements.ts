@@ -256,18 +256,29 @@ export function plansFrom(type: 'TeamRun' | 'TaskRun' | 'ToolCall'): ListPlan[] 
  * variants (filters, orders, windows) with the keys alone, and each root once with every
  * relation the schema can plan below it (the lists' text does not depend on the root's).
  */
-/** A planned root's statement with the keys alone and with every plannable relation below it. */
+/**
+ * A planned root's statement with the keys alone, and with every plannable relation below it:
+ * its catalog rows (teams, agents) as lists of the statement, and left to the cross-request
+ * catalog cache (PlanOptions.catalogApart), each its own text.
+ */
 function plannedVariants(catalog: Catalog, viewer: Viewer) {
   const sql = historyPlanSql(catalog);
-  const [keysOf, allOf] = [0, 1].map(
-    (which) => (root: PlanRoot<unknown>) =>
-      sql.planned(viewer, root, plansFrom(root.type)[which] as ListPlan) as Query<unknown>,
-  ) as [(root: PlanRoot<unknown>) => Query<unknown>, (root: PlanRoot<unknown>) => Query<unknown>];
-  return { sql, keysOf, allOf, both: (root: PlanRoot<unknown>) => [keysOf(root), allOf(root)] };
+  const variant =
+    (which: 0 | 1, catalogApart = false) =>
+    (root: PlanRoot<unknown>) =>
+      sql.planned(viewer, root, plansFrom(root.type)[which] as ListPlan, {
+        catalogApart,
+      }) as Query<unknown>;
+  const [keysOf, allOf, allApart] = [variant(0), variant(1), variant(1, true)];
+  return {
+    sql,
+    keysOf,
+    variantsOf: (root: PlanRoot<unknown>) => [keysOf(root), allOf(root), allApart(root)],
+  };
 }
 
 function plannedStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
-  const { sql, keysOf, both } = plannedVariants(catalog, viewer);
+  const { sql, keysOf, variantsOf } = plannedVariants(catalog, viewer);
   const runFilters = combinations<TeamRunFilter>({
     teamName: [null, VALUE.teamName],
     states: [null, ['SUCCEEDED', 'FAILED']],
@@ -292,26 +303,26 @@ function plannedStatements(catalog: Catalog, viewer: Viewer): Query<unknown>[] {
   const [runIds] = lists.runs as [Fragment];
   const [callIds] = lists.calls as [Fragment];
   return [
-    ...both(sql.runsPage(viewer, {}, newest, firstPage)),
+    ...variantsOf(sql.runsPage(viewer, {}, newest, firstPage)),
     ...runFilters.map((filter) => keysOf(sql.runsPage(viewer, filter, newest, firstPage))),
-    ...both(sql.runsPage(viewer, {}, newest, uncounted)),
+    ...variantsOf(sql.runsPage(viewer, {}, newest, uncounted)),
     ...orders.flatMap((order) => [
       keysOf(sql.runsPage(viewer, { conversationId: VALUE.conversationId }, order, firstPage)),
       ...keysetWindows(runOrderKeys(order)).map((page) =>
         keysOf(sql.runsPage(viewer, {}, order, page)),
       ),
     ]),
-    ...both(sql.runsOfTeams({}, window, viewer, teams)),
+    ...variantsOf(sql.runsOfTeams({}, window, viewer, teams)),
     ...runFilters.map((filter) => keysOf(sql.runsOfTeams(filter, window, viewer, teams))),
-    ...both(sql.callsPage(viewer, {}, firstPage)),
-    ...both(sql.callsPage(viewer, {}, uncounted)),
+    ...variantsOf(sql.callsPage(viewer, {}, firstPage)),
+    ...variantsOf(sql.callsPage(viewer, {}, uncounted)),
     ...callFilters.map((filter) => keysOf(sql.callsPage(viewer, filter, firstPage))),
     ...keysetWindows(TOOL_CALL_ORDER_KEYS).map((page) => keysOf(sql.callsPage(viewer, {}, page))),
-    ...both(sql.runsByIds(viewer, runIds)),
-    ...both(sql.tasksOfRunIds(viewer, runIds)),
-    ...both(sql.ofRuns(viewer, runIds)),
-    ...both(sql.callsByIds(viewer, callIds)),
-    ...both(sql.waitingOfTeams(viewer, teams)),
+    ...variantsOf(sql.runsByIds(viewer, runIds)),
+    ...variantsOf(sql.tasksOfRunIds(viewer, runIds)),
+    ...variantsOf(sql.ofRuns(viewer, runIds)),
+    ...variantsOf(sql.callsByIds(viewer, callIds)),
+    ...variantsOf(sql.waitingOfTeams(viewer, teams)),
   ];
 }
 
@@ -573,7 +584,7 @@ export function keyedStatements(
       keyed(team.toolsByTeams(viewer)(teams)),
       keyed(team.statsByTeams(viewer)(teams)),
       ...planned
-        .both(planned.sql.runsOfTeams({}, window, viewer, teams))
+        .variantsOf(planned.sql.runsOfTeams({}, window, viewer, teams))
         .map((query) => keyed(query as Query<PlanResult<WindowedRun>>, inspectTree)),
       keyed(planned.keysOf(planned.sql.waitingOfTeams(viewer, teams))),
     );
@@ -595,10 +606,12 @@ export function keyedStatements(
         { after: first.position, backward: false, limit: SAMPLE_SIZE },
         { before: last.position, backward: true, limit: SAMPLE_SIZE },
       ].flatMap((page) =>
-        planned.both(planned.sql.runsPage(viewer, {}, NEWEST_FIRST, page)).map((q) => keyed(q)),
+        planned
+          .variantsOf(planned.sql.runsPage(viewer, {}, NEWEST_FIRST, page))
+          .map((q) => keyed(q)),
       ),
       ...planned
-        .both(
+        .variantsOf(
           planned.sql.callsPage(
             viewer,
             { teamExecId: first.node.execId },

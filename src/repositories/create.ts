@@ -4,9 +4,9 @@ import type { Viewer } from '../model/viewer.js';
 import { type ActionOptions, TeamActions } from './actions.js';
 import { AgentExecutions } from './agent-executions.js';
 import { AgentRepository } from './agents.js';
+import type { CatalogCache } from './catalog-cache.js';
 import { ExecStatRepository } from './exec-stats.js';
 import { TeamActivityRepository } from './team-activity.js';
-import type { TeamCatalogCache } from './team-catalog-cache.js';
 import { TeamHistoryRepository } from './team-history.js';
 import { TeamRepository } from './teams.js';
 
@@ -28,11 +28,18 @@ export function createRepositories(
   catalog: Catalog,
   viewer: Viewer,
   actions: ActionOptions,
-  catalogCache?: TeamCatalogCache,
+  catalogCache?: CatalogCache,
 ): Repositories {
   const teams = new TeamRepository(driver, catalog, viewer, catalogCache);
-  const history = new TeamHistoryRepository(driver, catalog, viewer);
-  const agents = new AgentRepository(driver, catalog, viewer);
+  const agents = new AgentRepository(driver, catalog, viewer, catalogCache);
+  // A plan's catalog back-edges come from the cache when it keeps them, else from the plan's
+  // own statement (src/db/sql/history-plan.ts).
+  const history = new TeamHistoryRepository(
+    driver,
+    catalog,
+    viewer,
+    catalogCache?.keeps ? { teams, agents } : undefined,
+  );
   return {
     agents,
     execStats: new ExecStatRepository(driver, catalog),

@@ -1,14 +1,21 @@
 import type { Catalog } from '../db/catalog.js';
 import type { Driver } from '../db/driver.js';
 import type { Fragment } from '../db/sql/fragment.js';
-import { historyPlanSql, type PlanRoot } from '../db/sql/history-plan.js';
+import { historyPlanSql, type PlanResult, type PlanRoot } from '../db/sql/history-plan.js';
 import { fetchForKeys } from '../db/sql/in-lists.js';
 import type { Page } from '../db/sql/pages.js';
 import { fetchRows, type Query } from '../db/sql/query.js';
 import { taskDetailsSql } from '../db/sql/task-details.js';
 import { teamHistorySql } from '../db/sql/team-history.js';
 import type { KeysetWindow, Positioned } from '../model/keyset.js';
-import { type ListPlan, PLANNED, type Planned, readsBelow } from '../model/plan.js';
+import {
+  type CatalogEdge,
+  type ListPlan,
+  PLANNED,
+  type Planned,
+  readsBelow,
+  setPlannedChild,
+} from '../model/plan.js';
 import {
   type LlmPrompt,
   namesOfTeamKeys,
@@ -21,9 +28,22 @@ import {
   type TeamRunOrder,
   type ToolCall,
   type ToolCallFilter,
+  teamKey,
 } from '../model/team.js';
 import type { Viewer } from '../model/viewer.js';
+import type { AgentRepository } from './agents.js';
+import type { TeamRepository } from './teams.js';
 import { requireView } from './views.js';
+
+/**
+ * Where the back-edges of a plan to the catalog (a run's team, a task's agent) are read when
+ * the catalog is cached across requests (src/repositories/catalog-cache.ts): the loaders'
+ * own reads, so a planned back-edge answers what its field's loader would.
+ */
+export interface CatalogRows {
+  readonly teams: TeamRepository;
+  readonly agents: AgentRepository;
+}
 
 /** The keys the pages of runs and of tool calls are ordered by: what their cursors hold. */
 export { runOrderKeys, TOOL_CALL_ORDER_KEYS } from '../db/sql/team-history.js';
@@ -33,15 +53,22 @@ export class TeamHistoryRepository {
   private readonly sql;
   private readonly details;
   private readonly plans;
+  private readonly planOptions;
 
   constructor(
     private readonly driver: Driver,
     private readonly catalog: Catalog,
     private readonly viewer: Viewer,
+    /**
+     * With it, a plan's statement leaves its catalog rows out and they are read here, from the
+     * cache; without it (nothing cached), they are lists of the statement.
+     */
+    private readonly catalogRows?: CatalogRows,
   ) {
     this.sql = teamHistorySql(catalog);
     this.details = taskDetailsSql(catalog);
     this.plans = historyPlanSql(catalog);
+    this.planOptions = { catalogApart: catalogRows !== undefined };
   }
 
   /**
@@ -55,14 +82,43 @@ export class TeamHistoryRepository {
     plan: ListPlan,
   ): Promise<R[]> {
     const results = await fetchForKeys(this.driver, keys, prefix, (list) =>
-      this.plans.planned(this.viewer, root(list), plan),
+      this.plans.planned(this.viewer, root(list), plan, this.planOptions),
     );
+    await this.serveCatalog(results);
     return results.flatMap((result) => result.rows);
   }
 
   private async plannedPage<T>(root: PlanRoot<Positioned<T>>, plan: ListPlan) {
-    const [result] = await fetchRows(this.driver, this.plans.planned(this.viewer, root, plan));
+    const results = await fetchRows(
+      this.driver,
+      this.plans.planned(this.viewer, root, plan, this.planOptions),
+    );
+    await this.serveCatalog(results);
+    const [result] = results;
     return { items: result?.rows ?? [], totalCount: result?.total ?? 0 };
+  }
+
+  /**
+   * Sets the catalog rows the statements left out on their parents: the teams of runs by team
+   * key and the agents of tasks by name, each one batch through the cache, as the fields'
+   * loaders read them (a name no visible row has is null).
+   */
+  private async serveCatalog(results: readonly PlanResult<unknown>[]): Promise<void> {
+    const edges = results.flatMap((result) => result.catalogEdges);
+    const rows = this.catalogRows;
+    if (edges.length === 0 || !rows) return;
+    await Promise.all([
+      served(
+        edges.filter((edge) => edge.relation.target === 'Team'),
+        (run: TeamRun) => teamKey(run.owner, run.teamName),
+        (keys) => rows.teams.byKeys(keys),
+      ),
+      served(
+        edges.filter((edge) => edge.relation.target === 'Agent'),
+        (task: TaskRun) => task.agentName,
+        (names) => rows.agents.byNames(names, false),
+      ),
+    ]);
   }
 
   /**
@@ -174,9 +230,13 @@ export class TeamHistoryRepository {
     const copies = runs.map((run) => ({ ...run }) as Planned<T>);
     for (const batch of chunkOf(copies)) {
       const ids = batch.map((run) => run.execId);
-      await fetchForKeys(this.driver, ids, 'exec', (list) =>
-        this.plans.planned(this.viewer, this.plans.ofRuns(this.viewer, list), plan, batch),
+      const results = await fetchForKeys(this.driver, ids, 'exec', (list) =>
+        this.plans.planned(this.viewer, this.plans.ofRuns(this.viewer, list), plan, {
+          ...this.planOptions,
+          given: batch,
+        }),
       );
+      await this.serveCatalog(results);
     }
     return copies;
   }
@@ -273,6 +333,23 @@ export class TeamHistoryRepository {
       groups.set(keyOf(item), group);
     }
     return keys.map((key) => groups.get(key) ?? []);
+  }
+}
+
+/** Each parent of `edges` given its row read by key (null where none), one read for all. */
+async function served<P, V>(
+  edges: readonly CatalogEdge[],
+  keyOf: (parent: P) => string,
+  read: (keys: readonly string[]) => Promise<(V | null)[]>,
+): Promise<void> {
+  if (edges.length === 0) return;
+  const keys = [...new Set(edges.flatMap((edge) => (edge.parents as P[]).map(keyOf)))];
+  const values = await read(keys);
+  const byKey = new Map(keys.map((key, i) => [key, values[i] ?? null]));
+  for (const { key, parents } of edges) {
+    for (const parent of parents as P[]) {
+      setPlannedChild(parent as object, key, byKey.get(keyOf(parent)) ?? null);
+    }
   }
 }
 

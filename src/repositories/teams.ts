@@ -18,7 +18,7 @@ import {
   teamRefOf,
 } from '../model/team.js';
 import type { Viewer } from '../model/viewer.js';
-import type { TeamCatalogCache } from './team-catalog-cache.js';
+import type { CatalogCache } from './catalog-cache.js';
 import { requireView } from './views.js';
 
 const ALL_PAGE = 1000;
@@ -31,12 +31,12 @@ export class TeamRepository {
     private readonly catalog: Catalog,
     private readonly viewer: Viewer,
     /** Shared across requests; without it, every call reads the catalog. */
-    private readonly catalogCache?: TeamCatalogCache,
+    private readonly catalogCache?: CatalogCache,
   ) {
     this.sql = teamSql(catalog);
   }
 
-  /** A page of the visible teams, through the cross-request cache (team-catalog-cache.ts). */
+  /** A page of the visible teams, through the cross-request cache (catalog-cache.ts). */
   async page(filter: TeamFilter, offset: number, limit: number): Promise<Page<Team>> {
     requireView(this.catalog.teams);
     const read = () =>
@@ -88,7 +88,7 @@ export class TeamRepository {
 
   /**
    * Each team's tools (through its members' tasks), by team key (src/model/team.ts), one
-   * statement per 1,000 team names not in the cross-request cache (team-catalog-cache.ts).
+   * statement per 1,000 team names not in the cross-request cache (catalog-cache.ts).
    */
   async toolsOf(teamKeys: readonly string[]): Promise<TeamTool[][]> {
     requireView(this.catalog.teamAttributes);

@@ -8,7 +8,7 @@
 export const VISIBILITY =
   'Non-admin callers see the rows of the database owner named by their token (USER_ views, or DBA_ views restricted to that owner); admins see every owner. Without authentication configured every caller is an admin.';
 
-/** What a root over the team catalog (src/repositories/team-catalog-cache.ts) shows. */
+/** What a root over the team catalog (src/repositories/catalog-cache.ts) shows. */
 export const CATALOG_SHARED =
   'Shared across requests: a team created or dropped shows within TEAM_TOOLS_CACHE_TTL_MS (60 s by default).';
 

@@ -65,7 +65,7 @@ TaskRunRef.implement({
       type: AgentRef,
       nullable: true,
       description:
-        'The stored Agent Spec (DBMS_AI_AGENT) of the same name; null when there is none (Select AI agents are usually not Agent Specs).',
+        'The stored Agent Spec (DBMS_AI_AGENT) of the same name; null when there is none (Select AI agents are usually not Agent Specs). Unless its DESCRIBE_AGENT fields are selected (description, inputs, outputs, callContract), shared across requests: an agent created or dropped shows within TEAM_TOOLS_CACHE_TTL_MS (60 s by default).',
       resolve: (task, _args, context, info) =>
         plannedOr(task, info, () =>
           (selectsAny(info, unplannedFields(info.schema, 'Agent'))

@@ -103,7 +103,7 @@ test('without ORACLE_CONNECT_STRING it checks the embedded database: every state
     expect(counts.get(name), name).toBeGreaterThan(0);
   }
   expect(second.at(-1)).toMatch(
-    /^second pass: 17 statements, 17 ok, 0 flagged, 0 failed, 0 skipped \(view missing\)$/,
+    /^second pass: 21 statements, 21 ok, 0 flagged, 0 failed, 0 skipped \(view missing\)$/,
   );
   // Names and codes only: no row of the demo data.
   expect(stdout).not.toMatch(/ORDER_REQUEST_FLOW|Classifies an incident/);

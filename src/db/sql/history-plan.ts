@@ -1,10 +1,12 @@
 import type { KeysetWindow, Positioned } from '../../model/keyset.js';
 import {
+  type CatalogEdge,
   type ChildPlan,
   type ListPlan,
   PLANNED,
   type Planned,
   type Relation,
+  setPlannedChild,
 } from '../../model/plan.js';
 import type {
   TeamRun,
@@ -44,7 +46,10 @@ import { teamSql } from './teams.js';
  * history row carries TEAM_EXEC_ID and every history relation keeps it, so each list below the
  * root is bounded by the root's runs (`TEAM_EXEC_ID IN (SELECT w.TEAM_EXEC_ID FROM w …)`),
  * whatever its depth, and visible exactly when its run is (docs/oracle.md): the root applies
- * the viewer's rule once. The agents of a list of tasks are those its names name. Decoded,
+ * the viewer's rule once. The agents of a list of tasks are those its names name, and the
+ * team of a list of runs those its names name: lists of the statement, or, where the catalog
+ * is cached across requests (`catalogApart`), left out and served from that cache
+ * (CatalogEdge, src/repositories/team-history.ts). Decoded,
  * each list's rows are grouped by the relation's keys and set on their parents under the
  * field's name (PLANNED): the resolvers read them there, whatever their aliases. A plan is
  * canonical (src/schema/plan.ts), so differently written selections of the same needs build
@@ -83,6 +88,18 @@ export interface PlanResult<R> {
   /** The root list, in its order (empty for given rows). */
   readonly rows: R[];
   readonly total: number | null;
+  /** The catalog relations the statement left out (`catalogApart`), with their parent rows. */
+  readonly catalogEdges: readonly CatalogEdge[];
+}
+
+export interface PlanOptions {
+  /** Rows the caller holds (a subscription event's runs), whose children are set on them. */
+  readonly given?: readonly object[];
+  /**
+   * Whether the catalog rows a plan names (a run's team, a task's agent) are left out of the
+   * statement, for the caller to serve from the cross-request catalog cache.
+   */
+  readonly catalogApart?: boolean;
 }
 
 type AnyTable = RowTable<object>;
@@ -100,6 +117,8 @@ type ChildNode =
       readonly node: ListNode;
     }
   | { readonly key: string; readonly kind: 'self'; readonly children: readonly ChildNode[] }
+  /** A relation to the catalog served apart (PlanOptions.catalogApart). */
+  | { readonly key: string; readonly kind: 'catalog'; readonly relation: Relation }
   | {
       readonly key: string;
       readonly kind: 'group';
@@ -136,37 +155,43 @@ function shapeOf(fragment: Fragment | undefined): string {
   return `${pieces.join('\u0001')}\u0002${placeholders.join('\u0001')}`;
 }
 
-function setChild(row: object, key: string, value: unknown): void {
-  const planned = row as { [PLANNED]?: Record<string, unknown> };
-  planned[PLANNED] ??= {};
-  planned[PLANNED][key] = value;
-}
-
-/** Sets each planned child on its parents, recursively, from the decoded lists. */
-function attach(parents: readonly object[], children: readonly ChildNode[], lists: object[][]) {
+/**
+ * Sets each planned child on its parents, recursively, from the decoded lists; a catalog
+ * relation served apart goes to `edges` with its parents.
+ */
+function attach(
+  parents: readonly object[],
+  children: readonly ChildNode[],
+  lists: object[][],
+  edges: CatalogEdge[],
+) {
   for (const child of children) {
+    if (child.kind === 'catalog') {
+      if (parents.length > 0) edges.push({ key: child.key, relation: child.relation, parents });
+      continue;
+    }
     if (child.kind === 'self') {
       for (const parent of parents) {
         const { [PLANNED]: _, ...row } = parent as Planned<object>;
-        attach([row], child.children, lists);
-        setChild(parent, child.key, row);
+        attach([row], child.children, lists, edges);
+        setPlannedChild(parent, child.key, row);
       }
       continue;
     }
     if (child.kind === 'relation') {
       const rows = lists[child.node.index] ?? [];
-      attach(rows, child.node.children, lists);
+      attach(rows, child.node.children, lists, edges);
       const groups = grouped(rows, child.relation.to);
       const { from, many } = child.relation;
       for (const parent of parents) {
         const group = groups.get(keyOf(parent, from)) ?? [];
-        setChild(parent, child.key, many ? group : (group[0] ?? null));
+        setPlannedChild(parent, child.key, many ? group : (group[0] ?? null));
       }
       continue;
     }
     const members = child.members.map(({ member, relation, node }) => {
       const rows = lists[node.index] ?? [];
-      attach(rows, node.children, lists);
+      attach(rows, node.children, lists, edges);
       return { member, from: relation.from, groups: grouped(rows, relation.to) };
     });
     for (const parent of parents) {
@@ -174,14 +199,14 @@ function attach(parents: readonly object[], children: readonly ChildNode[], list
       for (const { member, from, groups } of members) {
         value[member] = groups.get(keyOf(parent, from)) ?? [];
       }
-      setChild(parent, child.key, value);
+      setPlannedChild(parent, child.key, value);
     }
   }
 }
 
 export const historyPlanSql = perCatalog((catalog: Catalog) => {
   const history = teamHistorySql(catalog);
-  const tables = history.tables as unknown as Record<'TeamRun' | 'TaskRun' | 'ToolCall', AnyTable>;
+  const tables = history.tables as unknown as Record<HistoryType, AnyTable>;
   const agents = agentSql(catalog);
   const teams = teamSql(catalog);
   const views = {
@@ -213,14 +238,13 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
    * character of the text, so the statement, its lists' readers and the tree they hang on are
    * made for the first request of a shape and kept (SHAPES of the latest); a later request
    * gives only its root's binds and its rows' decoder. Lists are numbered as they are met (L0
-   * the root's); `given` are the rows the caller holds (a subscription event's runs), whose
-   * children are set on them.
+   * the root's).
    */
   function planned<R>(
     viewer: Viewer,
     root: PlanRoot<R>,
     plan: ListPlan,
-    given: readonly object[] = [],
+    { given = [], catalogApart = false }: PlanOptions = {},
   ): Query<PlanResult<R>> {
     const rootParts = [root.with, root.rows?.where, root.scope, root.total];
     const key = [
@@ -228,6 +252,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       root.type,
       visibilityScope(viewer),
       plan.key,
+      catalogApart ? 'apart' : 'inline',
       root.rows
         ? `${root.rows.extras.map(outputName).join(',')};${root.rows.orderBy.join(',')}`
         : 'given',
@@ -237,7 +262,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     if (shape) {
       shapes.delete(key);
     } else {
-      shape = build(viewer, root, plan);
+      shape = build(viewer, root, plan, catalogApart);
       if (shapes.size >= SHAPES) shapes.delete(shapes.keys().next().value as string);
     }
     shapes.set(key, shape);
@@ -265,8 +290,13 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       const roots = (rootIndex >= 0 ? decoded[rootIndex] : []) as { object: object; result: R }[];
       const objects = rows ? roots.map((r) => r.object) : [...given];
       if (rootIndex >= 0) decoded[rootIndex] = objects;
-      attach(objects, children, decoded);
-      return { rows: roots.map((r) => r.result), total: root.total ? num(row.totalCount) : null };
+      const catalogEdges: CatalogEdge[] = [];
+      attach(objects, children, decoded, catalogEdges);
+      return {
+        rows: roots.map((r) => r.result),
+        total: root.total ? num(row.totalCount) : null,
+        catalogEdges,
+      };
     };
     return {
       statement: shape.statement,
@@ -299,7 +329,12 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
   const SHAPES = 256;
   const shapes = new Map<string, Shape>();
 
-  function build(viewer: Viewer, root: PlanRoot<unknown>, plan: ListPlan): Shape {
+  function build(
+    viewer: Viewer,
+    root: PlanRoot<unknown>,
+    plan: ListPlan,
+    catalogApart: boolean,
+  ): Shape {
     const lists: Shape['lists'][number][] = [];
     const selects: Fragment[] = [];
     const add = (list: JsonList<object>) => {
@@ -339,7 +374,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       rootIndex = add({ parts, decode: rootTable.decode as (row: Row) => object });
     }
     const listOf = (relation: Relation, childPlan: ListPlan, parentTable: AnyTable): ListNode => {
-      if (relation.target === 'Agent' || relation.target === 'Team') {
+      if (isCatalog(relation)) {
         // The catalog rows the parent's rows name (a task's agent without DESCRIBE_AGENT, a
         // run's team), as their loaders read them.
         // The parent's property that holds the name (a run's team is its owner's too).
@@ -354,7 +389,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
         ) as JsonList<object>;
         return { index: add(list), children: [] };
       }
-      const table = tables[relation.target];
+      const table = tables[relation.target as HistoryType];
       const members = membersOf(table, childPlan);
       const parts: JsonArrayParts = {
         select: itemsOf(table, members),
@@ -392,6 +427,9 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
           return { key, kind: 'self', children: childrenOf(child.plan, parentTable) };
         }
         if (child.kind === 'relation') {
+          if (catalogApart && isCatalog(child.relation)) {
+            return { key, kind: 'catalog', relation: child.relation };
+          }
           return {
             key,
             kind: 'relation',
@@ -608,6 +646,14 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     };
   }
 });
+
+/** The history row types: a relation to any other reads the catalog's rows (an agent, a team). */
+type HistoryType = 'TeamRun' | 'TaskRun' | 'ToolCall';
+
+const isCatalog = (
+  relation: Relation,
+): relation is Relation & { readonly target: Exclude<Relation['target'], HistoryType> } =>
+  relation.target === 'Agent' || relation.target === 'Team';
 
 /** KEY0, KEY0_SECONDS, …: the output names keysetParts gives its key items. */
 function keyOutput(output: string): Fragment {
