@@ -268,6 +268,95 @@ describe('the fragment writes the placeholders of both drivers', () => {
   });
 });
 
+describe('a statement is written once per shape, its values bound anew', () => {
+  /** Runs of a team in some states, with or without a start bound: each choice its own text. */
+  const runs = (team: string, states: readonly string[], startedAfter?: Date) =>
+    query(
+      'test.runs',
+      sql`SELECT COUNT(*) AS N FROM DBA_AI_AGENT_TEAM_HISTORY h
+        ${sql.where(
+          sql`h.TEAM_NAME = ${sql.bind('team', team)}`,
+          sql`h.STATE IN (${inList('state', states)})`,
+          startedAfter ? sql`h.START_DATE >= ${sql.bind('after', startedAfter)}` : undefined,
+        )}`,
+      (row) => Number(row.n),
+    );
+  /** The same count, read without a statement of its own: every run, counted here. */
+  const counted = async (team: string, states: readonly string[], startedAfter?: Date) => {
+    const every = await fetchRows(
+      embedded,
+      query(
+        'test.everyRun',
+        sql`SELECT TEAM_NAME, STATE, START_DATE FROM DBA_AI_AGENT_TEAM_HISTORY`,
+        (row) => ({
+          team: row.teamName,
+          state: row.state,
+          start: new Date(row.startDate as string),
+        }),
+      ),
+    );
+    return every.filter(
+      (run) =>
+        run.team === team &&
+        states.includes(run.state as string) &&
+        (!startedAfter || run.start >= startedAfter),
+    ).length;
+  };
+
+  test('fragments built alike share one statement; each answers with its own values', async () => {
+    const first = runs('ORDER_SUPPORT_TEAM', ['SUCCEEDED']);
+    const second = runs('INCIDENT_RESPONSE_TEAM', ['FAILED']);
+    expect(second.statement).toBe(first.statement);
+    expect(second.binds).toEqual({ team: 'INCIDENT_RESPONSE_TEAM', state0: 'FAILED' });
+    expect(await fetchRows(embedded, first)).toEqual([
+      await counted('ORDER_SUPPORT_TEAM', ['SUCCEEDED']),
+    ]);
+    expect(await fetchRows(embedded, second)).toEqual([
+      await counted('INCIDENT_RESPONSE_TEAM', ['FAILED']),
+    ]);
+  });
+
+  test('fragments built otherwise get their own text, and a shape seen before its own again', async () => {
+    const since = new Date(Date.now() - 30 * 86_400_000);
+    const asked: [string, string[], Date | undefined][] = [
+      ['ORDER_SUPPORT_TEAM', ['SUCCEEDED'], undefined],
+      ['ORDER_SUPPORT_TEAM', ['SUCCEEDED', 'FAILED'], undefined],
+      ['ORDER_SUPPORT_TEAM', ['SUCCEEDED'], since],
+      ['INCIDENT_RESPONSE_TEAM', ['FAILED', 'SUCCEEDED'], since],
+      ['INCIDENT_RESPONSE_TEAM', ['RUNNING'], undefined],
+    ];
+    const built = asked.map((ask) => runs(...ask));
+    expect(new Set(built.map((q) => q.statement.text)).size).toBe(4);
+    expect(built[4]?.statement).toBe(built[0]?.statement);
+    expect(built[3]?.statement).not.toBe(built[2]?.statement);
+    for (const [i, q] of built.entries()) {
+      expect(await fetchRows(embedded, q), String(i)).toEqual([
+        await counted(...(asked[i] as (typeof asked)[number])),
+      ]);
+    }
+    expect(await counted('ORDER_SUPPORT_TEAM', ['SUCCEEDED'])).toBeGreaterThan(0);
+  });
+
+  test('past the most shapes kept, fragments made before and after still write their text', async () => {
+    const before = runs('ORDER_SUPPORT_TEAM', ['SUCCEEDED']);
+    const item = sql`${sql.bind('n', 'one')} AS N`;
+    // More distinct shapes than fragment.ts interns at once (MAX_SHAPES), each one bind.
+    for (let i = 0; i < 60_000; i++) sql`SELECT ${sql.bind(`b${i}`, i)} AS N FROM DUAL`;
+    const after = runs('INCIDENT_RESPONSE_TEAM', ['FAILED']);
+    expect(after.statement.text).toBe(before.statement.text);
+    expect(await fetchRows(embedded, after)).toEqual([
+      await counted('INCIDENT_RESPONSE_TEAM', ['FAILED']),
+    ]);
+    const mixed = query(
+      'test.mixed',
+      sql`SELECT ${item}, ${sql.bind('m', 'two')} AS M FROM DUAL`,
+      (row) => row,
+    );
+    expect(mixed.statement.text).toBe('SELECT :n AS N, :m AS M FROM DUAL');
+    expect(await fetchRows(embedded, mixed)).toEqual([{ n: 'one', m: 'two' }]);
+  });
+});
+
 describe('a driver runs only a statement that statement() built', () => {
   test('an object written by hand is refused: by the type, and by both drivers when it runs', async () => {
     const forged = {

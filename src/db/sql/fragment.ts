@@ -18,6 +18,10 @@
  *   row meets, and a fragment holding it is never sent (`noRows`).
  * - compile(fragment) is its text cut at its binds, what a statement keeps; outputName(item)
  *   the output name a select-list item's own text ends with.
+ * - A fragment's text and the places of its binds, without their values, are its Shape,
+ *   interned as the fragment is made: two fragments built alike share one, so what is worked
+ *   out from the text (a statement, src/db/sql/query.ts; an output name; shapeId, the key of
+ *   a planned statement's cache) is worked out once per shape, and a request builds no text.
  */
 
 import { type Catalog, catalogViews, type ViewInfo } from '../catalog.js';
@@ -32,8 +36,8 @@ const WHITE_SPACE = /\s+/g;
 
 /**
  * Text of the code or the catalog, as written and with each run of white space one space:
- * made once per template call site and per text, so a statement's text is normalised without
- * a regular expression over it each time it is built.
+ * made once per text (textPart), so a statement's text is normalised without a regular
+ * expression over it each time it is built, and equal text is one part of a shape.
  */
 class Text {
   readonly spaced: string;
@@ -42,36 +46,114 @@ class Text {
   }
 }
 
-/** Text, a bind's place, or a fragment inside this one. */
-type Part = Text | Placeholder | Fragment;
+/** Text, a bind's place, or the shape of a fragment inside this one. */
+type Part = Text | Placeholder | Shape;
+
+/**
+ * The most shapes interned at once: every statement shape seen, its prefixes and its nested
+ * fragments' (oracle:check's registry, 788 statements over a DBA_ and a USER_ catalog, interns
+ * 14,764), about 200 bytes each, so 10 MB at the most. Past it, interning starts afresh: shapes
+ * made before stay correct, only no longer shared with those made after.
+ */
+const MAX_SHAPES = 50_000;
+
+/**
+ * What decides a fragment's text: its parts, without the values of its binds. A shape is its
+ * last part after the shape of the parts before it (`parent`), interned there (extend), so
+ * fragments built alike get the same object, found by one lookup per part: a shape is never
+ * compared, and never changes once made.
+ */
+class Shape {
+  /**
+   * Shapes one part longer than this one, by that part: the interning. Most shapes have one
+   * (a template's text after a part), kept without a map.
+   */
+  firstPart: Part | undefined;
+  first: Shape | undefined;
+  next: Map<Part, Shape> | undefined;
+  /** outputName's answer, worked out once. */
+  outputName: string | undefined;
+  /** Unique for the process's life: a key that outlives a fresh start of the interning. */
+  readonly id = ++shapesMade;
+
+  constructor(
+    readonly parent: Shape | undefined,
+    readonly last: Part | undefined,
+  ) {}
+}
+
+let shapesMade = 0;
+let interned = 0;
+/** The empty shape the current interning starts from. */
+let root = new Shape(undefined, undefined);
+
+/** Drops every interned link from `from` down (not the shapes: fragments may still hold them). */
+function forget(from: Shape): void {
+  const stack = [from];
+  for (let shape = stack.pop(); shape; shape = stack.pop()) {
+    if (shape.first) stack.push(shape.first);
+    for (const next of shape.next?.values() ?? []) stack.push(next);
+    shape.firstPart = shape.first = shape.next = undefined;
+  }
+}
+
+/** `shape` then `part`: the interned shape, made the first time. */
+function extend(shape: Shape, part: Part): Shape {
+  if (part instanceof Shape && part.last === undefined) return shape;
+  if (shape.firstPart === part) return shape.first as Shape;
+  let next = shape.next?.get(part);
+  if (next === undefined) {
+    next = new Shape(shape, part);
+    if (++interned > MAX_SHAPES) {
+      forget(root);
+      root = new Shape(undefined, undefined);
+      interned = 0;
+      bindShapes.clear();
+      bindListShapes.clear();
+    } else if (shape.firstPart === undefined) {
+      shape.firstPart = part;
+      shape.first = next;
+    } else {
+      shape.next ??= new Map();
+      shape.next.set(part, next);
+    }
+  }
+  return next;
+}
 
 /** Only this module makes fragments: the token its constructor requires is not exported. */
 const MINT = Symbol('sql fragment');
 
-/** Where a fragment keeps its parts: a key no code outside this module holds. */
-const PARTS = Symbol('parts');
-
-const partsOf = (fragment: Fragment): readonly Part[] => fragment[PARTS];
+/** Where a fragment keeps its shape: a key no code outside this module holds. */
+const SHAPE = Symbol('shape');
 
 /**
  * SQL text with the binds its placeholders name: what sql`…` and its helpers return, and the
- * only thing they take in. Its parts sit under a key only this module holds, and its binds
+ * only thing they take in. Its shape sits under a key only this module holds, and its binds
  * never change once made (a fragment may lend them to the one that holds it).
  */
 export class Fragment {
-  readonly [PARTS]: readonly Part[];
+  readonly [SHAPE]: Shape;
 
   constructor(
     token: typeof MINT,
-    parts: readonly Part[],
+    shape: Shape,
     /** The values of its binds, by name. */
     readonly binds: Binds,
     /** Holds NO_ROWS: no row can match. */
     readonly noRows = false,
   ) {
     if (token !== MINT) throw new TypeError('fragments are made by sql`…` and its helpers');
-    this[PARTS] = parts;
+    this[SHAPE] = shape;
   }
+}
+
+/**
+ * A number two fragments share only if they have one text and one bind at each place (their
+ * values aside): equal for fragments built alike, so a key of what their text decides.
+ */
+export function shapeId(fragment: Fragment): number {
+  return fragment[SHAPE].id;
 }
 
 /**
@@ -133,22 +215,22 @@ function bindsOf(parts: readonly Fragment[]): Binds {
 
 /** `strings[0]`, parts[0], `strings[1]`, …: the text around each part, as one fragment. */
 function around(strings: readonly Text[], parts: readonly Fragment[]): Fragment {
-  const all: Part[] = [];
+  let shape = root;
   let noRows = false;
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i] as Fragment;
     if (!(part instanceof Fragment)) refuse(part);
     const before = strings[i] as Text;
-    if (before.written !== '') all.push(before);
-    all.push(part);
+    if (before.written !== '') shape = extend(shape, before);
+    shape = extend(shape, part[SHAPE]);
     noRows ||= part.noRows;
   }
   const tail = strings[parts.length] as Text;
-  if (tail.written !== '') all.push(tail);
-  return new Fragment(MINT, all, bindsOf(parts), noRows);
+  if (tail.written !== '') shape = extend(shape, tail);
+  return new Fragment(MINT, shape, bindsOf(parts), noRows);
 }
 
-/** Each call site's text, made once (a template's strings are the same array at every call). */
+/** Each call site's text, found once (a template's strings are the same array at every call). */
 const sites = new WeakMap<TemplateStringsArray, readonly Text[]>();
 
 function template(strings: TemplateStringsArray, ...parts: readonly Fragment[]): Fragment {
@@ -163,7 +245,8 @@ function template(strings: TemplateStringsArray, ...parts: readonly Fragment[]):
     ) {
       refuse(strings);
     }
-    site = strings.map((written) => new Text(written));
+    // One Text per text, whichever site wrote it: equal text, one shape.
+    site = strings.map(textPart);
     sites.set(strings, site);
   }
   // A template without parts is the same fragment at every call.
@@ -184,16 +267,16 @@ function textPart(value: string): Text {
 
 function join(parts: readonly Fragment[], separator: string): Fragment {
   const between = textPart(separator);
-  const all: Part[] = [];
+  let shape = root;
   let noRows = false;
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i] as Fragment;
     if (!(part instanceof Fragment)) refuse(part);
-    if (i > 0 && separator !== '') all.push(between);
-    all.push(part);
+    if (i > 0 && separator !== '') shape = extend(shape, between);
+    shape = extend(shape, part[SHAPE]);
     noRows ||= part.noRows;
   }
-  return new Fragment(MINT, all, bindsOf(parts), noRows);
+  return new Fragment(MINT, shape, bindsOf(parts), noRows);
 }
 
 const texts = new Map<string, Fragment>();
@@ -202,14 +285,47 @@ const texts = new Map<string, Fragment>();
 function text(value: string): Fragment {
   let made = texts.get(value);
   if (made === undefined) {
-    made = new Fragment(MINT, value === '' ? [] : [textPart(value)], NO_BINDS);
+    made = new Fragment(MINT, value === '' ? root : extend(root, textPart(value)), NO_BINDS);
     texts.set(value, made);
   }
   return made;
 }
 
+/** The shape of `:name`, by name: the name is checked once. */
+const bindShapes = new Map<string, Shape>();
+
+function bindShape(name: string): Shape {
+  let shape = bindShapes.get(name);
+  if (shape === undefined) {
+    shape = extend(root, new Placeholder(bindName(name)));
+    bindShapes.set(name, shape);
+  }
+  return shape;
+}
+
+/** The shape of `:prefix0, :prefix1, …`, by prefix and length (an IN list's sizes are few). */
+const bindListShapes = new Map<string, Shape[]>();
+
+function bindListShape(prefix: string, length: number): Shape {
+  let shapes = bindListShapes.get(prefix);
+  if (shapes === undefined) {
+    shapes = [];
+    bindListShapes.set(prefix, shapes);
+  }
+  let shape = shapes[length];
+  if (shape === undefined) {
+    shape = root;
+    for (let i = 0; i < length; i++) {
+      if (i > 0) shape = extend(shape, COMMA);
+      shape = extend(shape, bindShape(`${prefix}${i}`));
+    }
+    shapes[length] = shape;
+  }
+  return shape;
+}
+
 /** A condition no row meets: the query is not sent. */
-export const NO_ROWS = new Fragment(MINT, [textPart('1 = 0')], NO_BINDS, true);
+export const NO_ROWS = new Fragment(MINT, extend(root, textPart('1 = 0')), NO_BINDS, true);
 
 const EMPTY = text('');
 
@@ -355,25 +471,19 @@ function argument(overload: Overload, name: string): Fragment {
 export const sql = Object.assign(template, {
   /** `:name`, carrying its value: the only way a value enters a statement. */
   bind: (name: string, value: BindValue): Fragment =>
-    new Fragment(MINT, [new Placeholder(bindName(name))], { [name]: value }),
+    new Fragment(MINT, bindShape(name), { [name]: value }),
   /**
    * `:prefix0, :prefix1, …`, each carrying its value: what sql.bind of each value joined by
    * commas gives, made in one pass (an IN list carries up to 1,000; src/db/sql/in-lists.ts).
    */
   bindList: (prefix: string, values: readonly BindValue[]): Fragment => {
+    const shape = bindListShape(prefix, values.length);
     const binds: Record<string, BindValue> = {};
-    const parts: Part[] = [];
-    for (let i = 0; i < values.length; i++) {
-      const name = bindName(`${prefix}${i}`);
-      binds[name] = values[i] as BindValue;
-      if (i > 0) parts.push(COMMA);
-      parts.push(new Placeholder(name));
-    }
-    return new Fragment(MINT, parts, binds);
+    for (let i = 0; i < values.length; i++) binds[`${prefix}${i}`] = values[i] as BindValue;
+    return new Fragment(MINT, shape, binds);
   },
   /** `:name` whose value the caller gives when the statement runs (a block's IN and OUT binds). */
-  placeholder: (name: string): Fragment =>
-    new Fragment(MINT, [new Placeholder(bindName(name))], NO_BINDS),
+  placeholder: (name: string): Fragment => new Fragment(MINT, bindShape(name), NO_BINDS),
   /** Fixed text of the code: a string (or number) literal, never a string it was given. */
   raw: <T extends string | number>(value: Literal<T>): Fragment => {
     if (typeof value !== 'string' && typeof value !== 'number') refuse(value);
@@ -405,8 +515,12 @@ interface Compiled {
   readonly asWritten: boolean;
 }
 
-function walk(fragment: Fragment, into: Compiled): void {
-  for (const part of partsOf(fragment)) {
+function walk(shape: Shape, into: Compiled): void {
+  // A shape holds its last part only: its parts, first to last, are read back up the chain.
+  const parts: Part[] = [];
+  for (let at = shape; at.last !== undefined; at = at.parent as Shape) parts.push(at.last);
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const part = parts[i] as Part;
     if (part instanceof Text) {
       if (into.asWritten) {
         into.piece += part.written;
@@ -436,7 +550,7 @@ export function compile(
   asWritten = false,
 ): { pieces: string[]; placeholders: string[] } {
   const into: Compiled = { pieces: [], placeholders: [], piece: '', space: false, asWritten };
-  walk(body, into);
+  walk(body[SHAPE], into);
   into.pieces.push(into.piece);
   const { pieces, placeholders } = into;
   if (!asWritten) {
@@ -445,22 +559,22 @@ export function compile(
   }
   return { pieces, placeholders };
 }
+
 /**
  * The output name of a select-list item: its alias, or the column it names (`h.TEAM_NAME`),
- * read from the item's own text (a fragment's, so a name the code or the catalog wrote).
+ * read from the item's own text (a fragment's, so a name the code or the catalog wrote), once
+ * per shape.
  */
 export function outputName(item: Fragment): string {
-  let name = outputNames.get(item);
-  if (name !== undefined) return name;
+  const shape = item[SHAPE];
+  if (shape.outputName !== undefined) return shape.outputName;
   const { pieces, placeholders } = compile(item);
-  name = placeholders.length === 0 ? /(\w+)$/.exec(pieces[0] as string)?.[1] : undefined;
+  const name = placeholders.length === 0 ? /(\w+)$/.exec(pieces[0] as string)?.[1] : undefined;
   if (name === undefined)
     throw new Error(`select item without an output name: ${pieces.join('?')}`);
-  outputNames.set(item, name);
+  shape.outputName = name;
   return name;
 }
-
-const outputNames = new WeakMap<Fragment, string>();
 
 /** The output names of select-list items, as the items of a query over them. */
 export function outputsOf(items: readonly Fragment[]): Fragment[] {

@@ -20,10 +20,10 @@ import type { Catalog } from '../catalog.js';
 import type { Binds, BindValue, Row, Statement } from '../driver.js';
 import { camelCase, num } from '../rows.js';
 import { agentSql } from './agents.js';
-import { compile, type Fragment, outputName, outputsOf, sql } from './fragment.js';
+import { compile, type Fragment, outputName, outputsOf, shapeId, sql } from './fragment.js';
 import { type JsonArrayParts, type JsonList, jsonListColumn } from './json-lists.js';
 import { keysetParts, type PageWindow } from './pages.js';
-import { perCatalog, type Query, statement } from './query.js';
+import { perCatalog, type Query, RecentlyUsed, statement } from './query.js';
 import {
   type RowTable,
   runOrderKeys,
@@ -236,7 +236,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
    * The statement of `root` with `plan`, built once per shape: a root's name, its own text
    * (whatever its binds' values), the viewer's visibility and the plan's key decide every
    * character of the text, so the statement, its lists' readers and the tree they hang on are
-   * made for the first request of a shape and kept (SHAPES of the latest); a later request
+   * made for the first request of a shape and kept (`shapes`); a later request
    * gives only its root's binds and its rows' decoder. Lists are numbered as they are met (L0
    * the root's).
    */
@@ -256,16 +256,13 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       root.rows
         ? `${root.rows.extras.map(outputName).join(',')};${root.rows.orderBy.join(',')}`
         : 'given',
-      ...rootParts.map(shapeOf),
+      ...rootParts.map((part) => (part ? shapeId(part) : '')),
     ].join('\u0000');
     let shape = shapes.get(key);
-    if (shape) {
-      shapes.delete(key);
-    } else {
+    if (shape === undefined) {
       shape = build(viewer, root, plan, catalogApart);
-      if (shapes.size >= SHAPES) shapes.delete(shapes.keys().next().value as string);
+      shapes.set(key, shape);
     }
-    shapes.set(key, shape);
     const { lists, rootIndex, children } = shape;
     // Every bind of the text but the root's is the viewer's, the same for every request of
     // this shape; the root's are this request's.
@@ -325,9 +322,8 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     readonly children: readonly ChildNode[];
   }
 
-  /** The most recently used shapes kept: a text each, a few kilobytes. */
-  const SHAPES = 256;
-  const shapes = new Map<string, Shape>();
+  /** The 256 most recently used shapes kept: a text each, a few kilobytes. */
+  const shapes = new RecentlyUsed<Shape>(256);
 
   function build(
     viewer: Viewer,
