@@ -1059,15 +1059,21 @@ export function graphiqlPage(consolePath: string, introspection: boolean): Graph
       return (await page).html;
     },
     plugin: {
-      async onResponse({ request, response }) {
+      // Not an async function: every other response (each GraphQL answer) passes here, and
+      // a promise from this hook would make yoga wait a turn of the event loop's microtasks,
+      // with promises of its own, before writing it.
+      onResponse({ request, response }) {
         if (!response.headers.get('content-type')?.startsWith('text/html') || !page) return;
-        const { csp, assets } = await page;
-        for (const [name, value] of Object.entries(headers(csp))) response.headers.set(name, value);
-        // The page changes only with the server; its files are named by their content.
-        response.headers.set('cache-control', 'no-cache');
-        // The visitor's files are about to be asked for: compress them meanwhile.
-        const encoding = acceptedEncoding(request.headers.get('accept-encoding') ?? undefined);
-        if (encoding) for (const asset of assets.values()) void encode(asset, encoding);
+        return page.then(({ csp, assets }) => {
+          for (const [name, value] of Object.entries(headers(csp))) {
+            response.headers.set(name, value);
+          }
+          // The page changes only with the server; its files are named by their content.
+          response.headers.set('cache-control', 'no-cache');
+          // The visitor's files are about to be asked for: compress them meanwhile.
+          const encoding = acceptedEncoding(request.headers.get('accept-encoding') ?? undefined);
+          if (encoding) for (const asset of assets.values()) void encode(asset, encoding);
+        });
       },
     },
     serveAsset(req, res) {

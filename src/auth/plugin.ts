@@ -31,24 +31,40 @@ export function useAuthentication(
   recordFailure: RecordAuthFailure,
   refuse: Refuse,
 ): Plugin {
+  const refused = (
+    request: Request,
+    endResponse: (response: Response) => void,
+    fetchAPI: { Response: typeof Response },
+    error: unknown,
+  ) => {
+    if (!(error instanceof AppError)) throw error;
+    const requestId = requestIdOf(request);
+    recordFailure('http', error, requestId);
+    const { body, ...init } = refuse(error, {
+      status: 401,
+      requestId,
+      headers: { 'www-authenticate': 'Bearer' },
+    });
+    endResponse(new fetchAPI.Response(body, init));
+  };
   return {
     // Every request yoga sees, whatever its path: the HTTP server hands yoga /graphql only,
     // and a path variant must never be a way past this check.
-    async onRequest({ request, endResponse, fetchAPI }) {
+    onRequest({ request, endResponse, fetchAPI }) {
       if (request.method === 'GET' && request.headers.get('accept')?.includes('text/html')) return;
-      try {
-        viewers.set(request, await authenticate(request.headers.get('authorization')));
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        const requestId = requestIdOf(request);
-        recordFailure('http', error, requestId);
-        const { body, ...init } = refuse(error, {
-          status: 401,
-          requestId,
-          headers: { 'www-authenticate': 'Bearer' },
-        });
-        endResponse(new fetchAPI.Response(body, init));
+      const viewer = authenticate(request.headers.get('authorization'));
+      // A viewer known at once is set at once: a promise from this hook would make yoga's
+      // remaining request hooks, and the request, wait a turn of microtasks.
+      if (!(viewer instanceof Promise)) {
+        viewers.set(request, viewer);
+        return;
       }
+      return viewer.then(
+        (known) => {
+          viewers.set(request, known);
+        },
+        (error: unknown) => refused(request, endResponse, fetchAPI, error),
+      );
     },
   };
 }

@@ -8,7 +8,6 @@ import {
   Kind,
   type SelectionSetNode,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
 import { isAction } from '../schema/action.js';
 
 /**
@@ -57,19 +56,13 @@ export function actionsOf(args: ExecutionArgs): number {
  * At most `max` actions in one operation (MAX_ACTIONS_PER_OPERATION): one request of 15
  * aliased runTeam fields would otherwise start 15 scheduler jobs at once.
  */
-export function actionCap(max: number): Plugin {
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const actions = actionsOf(args);
-      if (actions <= max) return;
-      setResultAndStopExecution({
-        errors: [
-          new GraphQLError(
-            `An operation may run at most ${max} action${max === 1 ? '' : 's'} (runTeam, respondToHuman, …; MAX_ACTIONS_PER_OPERATION); this one has ${actions}: send them in separate operations`,
-            { extensions: { code: 'BAD_USER_INPUT' } },
-          ),
-        ],
-      });
-    },
+export function actionCap(max: number): (args: ExecutionArgs) => GraphQLError | undefined {
+  return (args) => {
+    const actions = actionsOf(args);
+    if (actions <= max) return undefined;
+    return new GraphQLError(
+      `An operation may run at most ${max} action${max === 1 ? '' : 's'} (runTeam, respondToHuman, …; MAX_ACTIONS_PER_OPERATION); this one has ${actions}: send them in separate operations`,
+      { extensions: { code: 'BAD_USER_INPUT' } },
+    );
   };
 }

@@ -1,6 +1,7 @@
 import {
   BREAK,
   type DocumentNode,
+  type ExecutionArgs,
   type FieldNode,
   type GraphQLArgument,
   GraphQLError,
@@ -18,7 +19,6 @@ import {
   visit,
   visitWithTypeInfo,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
 import {
   boundOf,
   boundProblem,
@@ -48,7 +48,7 @@ interface Site {
  * representations, `_Any` to GraphQL, are held to the bounds of their types' key fields. BAD_USER_INPUT names the
  * argument and the limit, never the value.
  */
-export function argumentBounds(): Plugin {
+export function argumentBounds(): (args: ExecutionArgs) => GraphQLError | undefined {
   const containsBound = new WeakMap<GraphQLInputType, boolean>();
   const declares = (definition: GraphQLArgument | GraphQLInputField): boolean =>
     boundOf(definition) !== undefined ||
@@ -170,16 +170,7 @@ export function argumentBounds(): Plugin {
     return undefined;
   };
 
-  return {
-    onExecute: ({ args, setResultAndStopExecution }) => {
-      const error = check(args.schema, args.document, args.variableValues);
-      if (error) setResultAndStopExecution({ errors: [error] });
-    },
-    onSubscribe: ({ args, setResultAndStopExecution }) => {
-      const error = check(args.schema, args.document, args.variableValues);
-      if (error) setResultAndStopExecution({ errors: [error] });
-    },
-  };
+  return (args) => check(args.schema, args.document, args.variableValues);
 }
 
 /** Whether a variable stands anywhere in the field's arguments. */

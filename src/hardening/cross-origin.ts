@@ -36,18 +36,14 @@ const simpleContentType = (request: Request): string | undefined => {
  * default) with no configuration. Yoga's useCSRFPrevention cannot exempt GET and names
  * neither the header nor the fix, hence this plugin.
  */
-export function csrfPrevention(): Plugin {
-  return {
-    onRequestParse({ request }) {
-      if (request.method !== 'POST' || request.headers.has(CSRF_HEADER)) return;
-      const contentType = simpleContentType(request);
-      if (contentType === undefined) return;
-      throw createGraphQLError(
-        `A POST with ${contentType === 'none' ? 'no content type' : `content type ${contentType}`} is refused (cross-site request forgery protection): send the body as JSON with the header "Content-Type: application/json" (curl: -H 'content-type: application/json'), or add the header "${CSRF_HEADER}: 1"`,
-        { extensions: { code: 'BAD_USER_INPUT', http: { status: 403 } } },
-      );
-    },
-  };
+export function refuseForgery(request: Request): void {
+  if (request.method !== 'POST' || request.headers.has(CSRF_HEADER)) return;
+  const contentType = simpleContentType(request);
+  if (contentType === undefined) return;
+  throw createGraphQLError(
+    `A POST with ${contentType === 'none' ? 'no content type' : `content type ${contentType}`} is refused (cross-site request forgery protection): send the body as JSON with the header "Content-Type: application/json" (curl: -H 'content-type: application/json'), or add the header "${CSRF_HEADER}: 1"`,
+    { extensions: { code: 'BAD_USER_INPUT', http: { status: 403 } } },
+  );
 }
 
 /**
@@ -78,18 +74,19 @@ export const originRefused = (origin: string) =>
  * is wrong. With origins configured, every answer varies by Origin, since only a listed one
  * is labelled.
  */
-export function unlistedOrigins(origins: readonly string[], maskError: MaskError): Plugin {
+export function unlistedOrigins(
+  origins: readonly string[],
+  maskError: MaskError,
+): NonNullable<Plugin['onResponse']> {
   const allowed = new Set(origins);
-  return {
-    onResponse({ request, response, setResponse, fetchAPI }) {
-      if (allowed.size > 0) response.headers.append('vary', 'Origin');
-      const origin = request.headers.get('origin');
-      if (request.method !== 'OPTIONS' || origin === null || allowed.has(origin)) return;
-      const { body, ...init } = maskedReply(maskError, originRefused(origin), {
-        status: 403,
-        requestId: requestIdOf(request),
-      });
-      setResponse(new fetchAPI.Response(body, init));
-    },
+  return ({ request, response, setResponse, fetchAPI }) => {
+    if (allowed.size > 0) response.headers.append('vary', 'Origin');
+    const origin = request.headers.get('origin');
+    if (request.method !== 'OPTIONS' || origin === null || allowed.has(origin)) return;
+    const { body, ...init } = maskedReply(maskError, originRefused(origin), {
+      status: 403,
+      requestId: requestIdOf(request),
+    });
+    setResponse(new fetchAPI.Response(body, init));
   };
 }

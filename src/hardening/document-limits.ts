@@ -1,9 +1,15 @@
-import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { createComplexityRule } from '@pothos/plugin-complexity';
-import { type DocumentNode, type ExecutionArgs, type GraphQLError, validate } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLError,
+  type ValidationRule,
+  validate,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { LimitsConfig } from '../config.js';
 import { limitExceeded } from './limit-error.js';
@@ -19,19 +25,32 @@ const rejectWithLimitError = [
   },
 ];
 
+/** Bounds on the shape and cost of a document, as hardening/index.ts runs them. */
+export interface DocumentLimits {
+  /** Yoga's parse hook: tokens, counted while parsing. */
+  readonly onParse: NonNullable<Plugin['onParse']>;
+  /** Depth, aliases and directives, while validating. */
+  readonly rules: readonly ValidationRule[];
+  /** The cost, just before execution. */
+  readonly cost: (args: ExecutionArgs) => GraphQLError | undefined;
+}
+
 /**
  * Bounds on the shape and cost of a document: tokens while parsing, depth, aliases and
  * directives while validating, cost just before execution. A violation never reaches a
  * resolver or the database.
  */
-export function documentLimits(limits: LimitsConfig): Plugin[] {
-  return [
-    maxTokensPlugin({ n: limits.maxTokens, onReject: rejectWithLimitError }),
-    maxDepthPlugin({ n: limits.maxQueryDepth, onReject: rejectWithLimitError }),
-    maxAliasesPlugin({ n: limits.maxAliases, onReject: rejectWithLimitError }),
-    maxDirectivesPlugin({ n: limits.maxDirectives, onReject: rejectWithLimitError }),
-    queryCostLimit(limits.maxQueryCost),
-  ];
+export function documentLimits(limits: LimitsConfig): DocumentLimits {
+  const tokens = maxTokensPlugin({ n: limits.maxTokens, onReject: rejectWithLimitError });
+  return {
+    onParse: tokens.onParse as NonNullable<Plugin['onParse']>,
+    rules: [
+      maxDepthRule({ n: limits.maxQueryDepth, onReject: rejectWithLimitError }),
+      maxAliasesRule({ n: limits.maxAliases, onReject: rejectWithLimitError }),
+      maxDirectivesRule({ n: limits.maxDirectives, onReject: rejectWithLimitError }),
+    ],
+    cost: queryCostLimit(limits.maxQueryCost),
+  };
 }
 
 /**
@@ -43,7 +62,7 @@ export function documentLimits(limits: LimitsConfig): Plugin[] {
 /** Costs computed per document (yoga's parse cache hands back the same DocumentNode). */
 const MAX_COSTS_PER_DOCUMENT = 64;
 
-function queryCostLimit(maxCost: number): Plugin {
+function queryCostLimit(maxCost: number): (args: ExecutionArgs) => GraphQLError | undefined {
   // The cost rule re-walks the whole document with a TypeInfo on every request (about 60 µs
   // of a `{ __typename }` request's 670 µs here). Every complexity in this schema is a
   // function of field arguments only, so the verdict depends on the document, the operation
@@ -84,14 +103,5 @@ function queryCostLimit(maxCost: number): Plugin {
     validate(args.schema, args.document, [rule]);
     return error;
   };
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const error = cachedCheck(args);
-      if (error) setResultAndStopExecution({ errors: [error] });
-    },
-    onSubscribe({ args, setResultAndStopExecution }) {
-      const error = cachedCheck(args);
-      if (error) setResultAndStopExecution({ errors: [error] });
-    },
-  };
+  return cachedCheck;
 }

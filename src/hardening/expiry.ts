@@ -1,6 +1,4 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
-import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { Context } from '../context.js';
 import { asyncIteratorOf } from '../iterables.js';
 import type { TokenExpiry } from '../model/viewer.js';
 
@@ -10,35 +8,12 @@ export const expiredError = () =>
   });
 
 /**
- * A subscription (or a live query) lives no longer than the token it was opened with: at `exp` its stream
- * sends one UNAUTHENTICATED error and ends (an SSE response then completes; a WebSocket is
- * also closed, see transport/websocket.ts). Without this, events kept flowing after expiry.
+ * A subscription's stream (or a live query's, src/live-queries/, a stream from execute) that
+ * lives no longer than the token it was opened with: at `exp` it sends one UNAUTHENTICATED
+ * error and ends (an SSE response then completes; a WebSocket is also closed, see
+ * transport/websocket.ts). Without this, events kept flowing after expiry.
  */
-export function endSubscriptionsAtExpiry(): Plugin<Context> {
-  return {
-    onSubscribe({ args }) {
-      const expiry = args.contextValue.viewer.expiry;
-      if (expiry === undefined) return;
-      return {
-        onSubscribeResult({ result, setResult }) {
-          if (isAsyncIterable(result)) setResult(endAt(result, expiry));
-        },
-      };
-    },
-    // A live query (src/live-queries/) is a stream from execute: it ends alike.
-    onExecute({ args }) {
-      const expiry = args.contextValue.viewer.expiry;
-      if (expiry === undefined) return;
-      return {
-        onExecuteDone({ result, setResult }) {
-          if (isAsyncIterable(result)) setResult(endAt(result, expiry));
-        },
-      };
-    },
-  };
-}
-
-function endAt(
+export function endAt(
   source: AsyncIterable<ExecutionResult>,
   expiry: TokenExpiry,
 ): AsyncGenerator<ExecutionResult, void, void> {

@@ -1,5 +1,4 @@
-import { type DocumentNode, GraphQLError, Kind, visit } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { type DocumentNode, type ExecutionArgs, GraphQLError, Kind, visit } from 'graphql';
 
 /**
  * How deep lists and objects may nest in a request's variables. The deepest input type of the
@@ -37,21 +36,9 @@ const badInput = (message: string) =>
  * MAX_INPUT_DEPTH levels, and strings (object keys included) without the characters above.
  * First among the execute hooks that read variables (hardening/index.ts).
  */
-export function checkInputValues(): Plugin {
-  const check = (document: DocumentNode, variables: unknown): GraphQLError | undefined => {
-    const problem = literalProblem(document) ?? variablesProblem(variables);
-    return problem ? badInput(problem) : undefined;
-  };
-  return {
-    onExecute: ({ args, setResultAndStopExecution }) => {
-      const error = check(args.document, args.variableValues);
-      if (error) setResultAndStopExecution({ errors: [error] });
-    },
-    onSubscribe: ({ args, setResultAndStopExecution }) => {
-      const error = check(args.document, args.variableValues);
-      if (error) setResultAndStopExecution({ errors: [error] });
-    },
-  };
+export function inputValuesProblem(args: ExecutionArgs): GraphQLError | undefined {
+  const problem = literalProblem(args.document) ?? variablesProblem(args.variableValues);
+  return problem ? badInput(problem) : undefined;
 }
 
 /** Yoga's parser cache hands out the same DocumentNode for a repeated text: visit it once. */

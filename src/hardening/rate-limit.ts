@@ -1,5 +1,4 @@
-import type { ExecutionResult } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
 import type { RateLimitConfig } from '../config.js';
 import type { Context } from '../context.js';
@@ -16,6 +15,14 @@ const BUDGETS: Record<Kind, { variable: string; unit: string }> = {
   action: { variable: 'RATE_LIMIT_ACTIONS', unit: 'actions (runTeam, respondToHuman, …)' },
 };
 
+/** What the budgets refuse, on hardening/index.ts's one path of every operation. */
+export interface Budgets {
+  /** An operation's refusal when its viewer's budget of operations or actions is spent. */
+  execute(args: ExecutionArgs): ExecutionResult | undefined;
+  /** A subscription's refusal when its viewer's budget of subscriptions is spent. */
+  subscribe(args: ExecutionArgs): ExecutionResult | undefined;
+}
+
 /**
  * Per-viewer budgets of operations, of started subscriptions and of actions (each action
  * field of a mutation, schema/action.ts) per fixed window, counted where every transport
@@ -23,19 +30,20 @@ const BUDGETS: Record<Kind, { variable: string; unit: string }> = {
  * actions do not all fit in what is left is refused whole, before any of them runs. Our own
  * rather than @envelop/rate-limiter: that one limits resolver calls of fields marked with a
  * directive (graphql-rate-limit), one by one as they resolve, not before execution, and
- * would put the budget into the schema instead of the configuration.
+ * would put the budget into the schema instead of the configuration. Nothing when no budget
+ * is set.
  */
 export function rateLimit(
   config: RateLimitConfig,
   metrics: Metrics,
   logger: Logger,
-): Plugin<Context>[] {
+): Budgets | undefined {
   const budgets: Record<Kind, number> = {
     request: config.requests,
     subscription: config.subscriptions,
     action: config.actions,
   };
-  if (Object.values(budgets).every((budget) => budget === 0)) return [];
+  if (Object.values(budgets).every((budget) => budget === 0)) return undefined;
   let windowStart = 0;
   // One map per window: starting a new window forgets every count at once, so the memory
   // held is bounded by the identities seen within one window.
@@ -75,17 +83,11 @@ export function rateLimit(
     error.extensions.http = { status: 429, headers: { 'retry-after': String(retryAfter) } };
     return { errors: [error] };
   };
-  return [
-    {
-      onExecute({ args, setResultAndStopExecution }) {
-        const context = args.contextValue;
-        const refused = refuse('request', context) ?? refuse('action', context, actionsOf(args));
-        if (refused) setResultAndStopExecution(refused);
-      },
-      onSubscribe({ args, setResultAndStopExecution }) {
-        const refused = refuse('subscription', args.contextValue);
-        if (refused) setResultAndStopExecution(refused);
-      },
+  return {
+    execute(args) {
+      const context = args.contextValue as Context;
+      return refuse('request', context) ?? refuse('action', context, actionsOf(args));
     },
-  ];
+    subscribe: (args) => refuse('subscription', args.contextValue as Context),
+  };
 }

@@ -20,45 +20,43 @@ import { createGraphQLError, type Plugin } from 'graphql-yoga';
  * JSON must be UTF-8 (RFC 8259): decoding it leniently would turn stray bytes into U+FFFD and
  * send them on as names and filter values. Multipart bodies carry files, binary by nature.
  */
-export function requestBodyLimit(maxBytes: number): Plugin {
-  return {
-    onRequestParse({ request, requestParser, setRequestParser, fetchAPI }) {
-      const contentLength = request.headers.get('content-length');
-      if (contentLength != null) {
-        if (!/^\d+$/.test(contentLength)) {
-          throw createGraphQLError('Content-Length header is invalid.', {
-            extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
-          });
-        }
-        if (Number(contentLength) > maxBytes) throw tooLarge();
+export function requestBodyLimit(maxBytes: number): NonNullable<Plugin['onRequestParse']> {
+  return ({ request, requestParser, setRequestParser, fetchAPI }) => {
+    const contentLength = request.headers.get('content-length');
+    if (contentLength != null) {
+      if (!/^\d+$/.test(contentLength)) {
+        throw createGraphQLError('Content-Length header is invalid.', {
+          extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+        });
       }
-      // Not `request.body`: on @whatwg-node each read of it wraps the socket in a web stream.
-      if (!requestParser || request.method === 'GET' || request.method === 'HEAD') return;
-      const textual = !isMultipart(request);
-      const checked = (body: Uint8Array) => {
-        if (textual && !isUtf8(body)) {
-          throw createGraphQLError('The request body is not valid UTF-8', {
-            extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
-          });
-        }
-      };
-      setRequestParser(async (unread) => {
-        if (contentLength != null) {
-          checked(await unread.bytes());
-          return requestParser(unread);
-        }
-        const body = await readAtMost(unread, maxBytes);
-        checked(body);
-        return requestParser(
-          new fetchAPI.Request(unread.url, {
-            method: unread.method,
-            headers: unread.headers,
-            signal: unread.signal,
-            body,
-          }),
-        );
-      });
-    },
+      if (Number(contentLength) > maxBytes) throw tooLarge();
+    }
+    // Not `request.body`: on @whatwg-node each read of it wraps the socket in a web stream.
+    if (!requestParser || request.method === 'GET' || request.method === 'HEAD') return;
+    const textual = !isMultipart(request);
+    const checked = (body: Uint8Array) => {
+      if (textual && !isUtf8(body)) {
+        throw createGraphQLError('The request body is not valid UTF-8', {
+          extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+        });
+      }
+    };
+    setRequestParser(async (unread) => {
+      if (contentLength != null) {
+        checked(await unread.bytes());
+        return requestParser(unread);
+      }
+      const body = await readAtMost(unread, maxBytes);
+      checked(body);
+      return requestParser(
+        new fetchAPI.Request(unread.url, {
+          method: unread.method,
+          headers: unread.headers,
+          signal: unread.signal,
+          body,
+        }),
+      );
+    });
   };
 }
 

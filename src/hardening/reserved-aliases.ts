@@ -1,5 +1,4 @@
 import { GraphQLError, type ValidationRule } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
 
 /**
  * Refuses an alias that starts with `__`, the prefix GraphQL reserves for its own names. Code
@@ -10,7 +9,7 @@ import type { Plugin } from 'graphql-yoga';
  * served 13.9 s stale with a 1 s poll interval). A validation rule: the document alone decides,
  * and yoga caches the verdict with the document's.
  */
-const noReservedAliases: ValidationRule = (context) => ({
+export const noReservedAliases: ValidationRule = (context) => ({
   Field(node) {
     const alias = node.alias?.value;
     if (alias?.startsWith('__')) {
@@ -23,9 +22,3 @@ const noReservedAliases: ValidationRule = (context) => ({
     }
   },
 });
-
-export function reservedAliases(): Plugin {
-  return {
-    onValidate: ({ addValidationRule }) => addValidationRule(noReservedAliases),
-  };
-}

@@ -1,7 +1,4 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
-import type { Context } from '../context.js';
-import { onSingleResults } from './result-hooks.js';
 
 /**
  * The result itself when it serialises to at most `maxBytes`, else a BAD_USER_INPUT error in
@@ -77,13 +74,4 @@ function writtenAs(result: ExecutionResult, text: string): ExecutionResult {
     writable: true,
   });
   return result;
-}
-
-/**
- * boundedResult on every single result, where execution ends: HTTP and graphql-ws queries
- * (which run yoga's enveloped execute) alike. Subscription events are bounded on their one
- * path, src/subscription-events.ts.
- */
-export function responseSizeLimit(maxBytes: number): Plugin<Context> {
-  return onSingleResults((result) => boundedResult(result, maxBytes));
 }

@@ -325,34 +325,46 @@ export function createLiveQueries(schema: GraphQLSchema, options: LiveQueriesOpt
     };
   };
 
-  const shared: Plugin = {
-    onExecute({ executeFn, setExecuteFn }) {
-      setExecuteFn(sharedExecute(executeFn as (args: ExecutionArgs) => unknown) as never);
-    },
-  };
-  const delivered: Plugin = {
-    onExecute({ executeFn, setExecuteFn }) {
-      setExecuteFn((async (args: ExecutionArgs) => {
-        const context = args.contextValue as Context;
-        const patches = patchFormatOf(context);
-        if (patches instanceof GraphQLError) return { errors: [patches] };
-        const result = (await executeFn(args as never)) as unknown;
-        if (!isAsyncIterable(result)) return result;
-        const stream = result as AsyncIterable<ExecutionResult>;
-        const refused = refusal(viewerKey(context.viewer));
-        if (refused) {
-          // The store runs nothing before the stream is first read.
-          await stream[Symbol.asyncIterator]().return?.();
-          return { errors: [refused] };
-        }
-        return delivery(stream, patches, enter(args, context), limits.maxResponseBytes);
-      }) as never);
+  /** What a live operation's execute answers: its stream, delivered, patched and capped. */
+  const delivered =
+    (execute: (args: ExecutionArgs) => unknown, patches: boolean) =>
+    async (args: ExecutionArgs): Promise<unknown> => {
+      const context = args.contextValue as Context;
+      const result = await execute(args);
+      if (!isAsyncIterable(result)) return result;
+      const stream = result as AsyncIterable<ExecutionResult>;
+      const refused = refusal(viewerKey(context.viewer));
+      if (refused) {
+        // The store runs nothing before the stream is first read.
+        await stream[Symbol.asyncIterator]().return?.();
+        return { errors: [refused] };
+      }
+      return delivery(stream, patches, enter(args, context), limits.maxResponseBytes);
+    };
+  // @envelop/live-query's plugin, of which only its validation rule (no @live beside
+  // @defer/@stream) is taken whole: its execute hook is the store's, below.
+  const liveQuery = useLiveQuery({ liveQueryStore: store });
+  const plugin: Plugin = {
+    onValidate: liveQuery.onValidate,
+    // Only a live operation's execute goes through the store, the groups and the delivery:
+    // every other operation (nearly all) keeps the execute it has, with no wrapper around it.
+    onExecute({ args, executeFn, setExecuteFn }) {
+      const patches = patchFormatOf(args.contextValue as unknown as Context);
+      if (patches instanceof GraphQLError) {
+        setExecuteFn(() => ({ errors: [patches] }));
+        return;
+      }
+      if (!isLiveOperation(args)) return;
+      const execute = store.makeExecute(
+        sharedExecute(executeFn as (args: ExecutionArgs) => unknown) as never,
+      );
+      setExecuteFn(delivered(execute, patches) as never);
     },
   };
   return {
     schema: served,
     // envelop's plugin type, which yoga's extends with its HTTP hooks.
-    plugins: [shared, useLiveQuery({ liveQueryStore: store }) as Plugin, delivered],
+    plugins: [plugin],
     get size() {
       return open;
     },
@@ -437,6 +449,19 @@ function rootKeysOf(args: ExecutionArgs): string[] {
   };
   collect(operation.selectionSet);
   return [...keys];
+}
+
+/**
+ * Whether the operation is a query marked `@live`, as the store decides it
+ * (@n1ru4l/graphql-live-query's getLiveDirectiveNode); `@live(if: false)` is the store's to
+ * run as a plain query.
+ */
+function isLiveOperation(args: ExecutionArgs): boolean {
+  const operation = getOperationAST(args.document, args.operationName);
+  return (
+    operation?.operation === 'query' &&
+    (operation.directives?.some((directive) => directive.name.value === 'live') ?? false)
+  );
 }
 
 /** Identical live queries: the subscriptions' grouping (normalised document, variables, scope). */
