@@ -298,13 +298,18 @@ try {
   });
   if (SHAPES_MODE) {
     // A run both sides hold, for the by-id shape.
-    const response = await fetch(`${agentGraph.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        query: '{ teamRuns(first: 1, filter: { states: [SUCCEEDED] }) { nodes { execId } } }',
-      }),
-    });
+    const ask = () =>
+      fetch(`${agentGraph.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: '{ teamRuns(first: 1, filter: { states: [SUCCEEDED] }) { nodes { execId } } }',
+        }),
+      });
+    // The import above outlasts the server's keep-alive timeout (5 s), which may close the
+    // pooled connection of the /ready polls just as this POST takes it ("other side closed",
+    // seen under load); fetch does not send a POST again, so it is asked once more.
+    const response = await ask().catch(ask);
     const { data } = (await response.json()) as {
       data: { teamRuns: { nodes: { execId: string }[] } };
     };
