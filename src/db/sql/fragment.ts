@@ -150,7 +150,8 @@ export class Fragment {
 
 /**
  * A number two fragments share only if they have one text and one bind at each place (their
- * values aside): equal for fragments built alike, so a key of what their text decides.
+ * values aside): equal for fragments built alike (since the interning last started afresh,
+ * MAX_SHAPES), so a key of what their text decides.
  */
 export function shapeId(fragment: Fragment): number {
   return fragment[SHAPE].id;
