@@ -254,9 +254,15 @@ function guarded(cache: Cache, metrics: Metrics, logger: Logger): GuardedCache {
       }
     },
     set(key, result, entities, ttl) {
-      return Promise.resolve()
-        .then(() => cache.set(key, result, entities, ttl))
-        .catch(failed('set'));
+      // Started at once rather than a turn of microtasks later: the store's command is sent
+      // before the answer is written, so an instance asked next (Redis) finds the answer.
+      let stored: Promise<void> | void;
+      try {
+        stored = cache.set(key, result, entities, ttl);
+      } catch (error) {
+        stored = Promise.reject(error);
+      }
+      return Promise.resolve(stored).catch(failed('set'));
     },
     invalidate(entities) {
       const withId = [...entities].filter((entity: CacheEntityRecord) => entity.id != null);
