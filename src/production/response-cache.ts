@@ -255,7 +255,7 @@ function guarded(cache: Cache, metrics: Metrics, logger: Logger): GuardedCache {
     },
     set(key, result, entities, ttl) {
       // Started at once rather than a turn of microtasks later: the store's command is sent
-      // before the answer is written, so an instance asked next (Redis) finds the answer.
+      // before the answer is written, not held behind it.
       let stored: Promise<void> | void;
       try {
         stored = cache.set(key, result, entities, ttl);

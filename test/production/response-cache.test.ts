@@ -191,6 +191,23 @@ describe('shared through Redis, invalidated through the poller channel', () => {
     [a, b] = await Promise.all([startTestServer(env), startTestServer(env)]);
     redis = new Redis(redisUrl());
   });
+  // The answers this run's instances keep in Redis (not the entities' index sets, whose keys
+  // name a type).
+  const answersStored = async () =>
+    (await redis.keys(`${prefix}response-cache:*`)).filter(
+      (key) => !key.slice(`${prefix}response-cache:`.length).includes(':'),
+    ).length;
+  /**
+   * Asks `server` an uncached query and waits until its answer is in Redis: the store's write
+   * is sent as the answer leaves, on a connection of its own, so the other instance's read may
+   * reach Redis first.
+   */
+  async function askAndStore(server: TestServer, query: string, variables = {}) {
+    const before = await answersStored();
+    const answer = await ask(server, query, variables);
+    await until(async () => (await answersStored()) > before, WAIT_MS, 'the answer stored');
+    return answer;
+  }
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     // Only this run's keys: the Redis is shared.
@@ -206,9 +223,9 @@ describe('shared through Redis, invalidated through the poller channel', () => {
     ).teamRuns.nodes[0] as { execId: string; teamName: string; owner: string };
     const OTHER = '{ agents(first: 3) { nodes { name } } }';
 
-    expect((await ask(a, RUN, { execId: run.execId })).statements).toBeGreaterThan(0);
+    expect((await askAndStore(a, RUN, { execId: run.execId })).statements).toBeGreaterThan(0);
     expect((await ask(b, RUN, { execId: run.execId })).statements).toBe(0);
-    await ask(a, OTHER);
+    await askAndStore(a, OTHER);
     expect((await ask(b, OTHER)).statements).toBe(0);
 
     // What a poller of any instance publishes when it sees the run change.
@@ -236,7 +253,7 @@ describe('shared through Redis, invalidated through the poller channel', () => {
     await redis.publish(`${prefix}live:cycles`, JSON.stringify(message));
     await until(async () => (await redis.exists(entity)) === 0, WAIT_MS, 'the run evicted');
 
-    expect((await ask(b, RUN, { execId: run.execId })).statements).toBeGreaterThan(0);
+    expect((await askAndStore(b, RUN, { execId: run.execId })).statements).toBeGreaterThan(0);
     expect((await ask(a, RUN, { execId: run.execId })).statements).toBe(0);
     // Answers without the run stay.
     expect((await ask(a, OTHER)).statements).toBe(0);
