@@ -2,8 +2,9 @@
  * The shapes `npm run bench:anchor -- --shapes` measures side by side with PostGraphile on
  * the same rows: everyday queries a frontend writes, across the history roots (a team's runs,
  * the teamRuns connection both ways, teamRun by id, waitingForHuman, toolCalls with its
- * back-edges), each written for both servers. `$EXEC` is replaced by a run's id read from
- * agent-graph before the rounds. PostGraphile filters (`condition`) only indexed columns and
+ * back-edges, `node` of a run), each written for both servers. `$EXEC` is replaced by a run's
+ * id read from agent-graph before the rounds, `$RUN` by its global id (PostGraphile's
+ * equivalent of `node` reads the run by its key). PostGraphile filters (`condition`) only indexed columns and
  * orders by them: anchor-extra.sql indexes STATE and START_DATE for it.
  */
 export const SHAPES: Record<string, { agentGraph: string; postGraphile: string }> = {
@@ -51,6 +52,18 @@ export const SHAPES: Record<string, { agentGraph: string; postGraphile: string }
       '{ teams(first: 20) { nodes { name waitingForHuman { execId startDate tasks { taskName state } } } } }',
     postGraphile:
       '{ allTeams(first: 20) { nodes { teamName teamRunsByTeamName(condition: { state: "WAITING_FOR_HUMAN" }, orderBy: START_DATE_ASC) { nodes { teamExecId startDate taskRunsByTeamExecId { nodes { taskName state } } } } } } }',
+  },
+  failedRuns: {
+    agentGraph:
+      '{ teamRuns(first: 20, filter: { states: [FAILED] }) { nodes { execId teamName startDate endDate tasks { taskName state } } } }',
+    postGraphile:
+      '{ allTeamRuns(first: 20, orderBy: START_DATE_DESC, condition: { state: "FAILED" }) { nodes { teamExecId teamName startDate endDate taskRunsByTeamExecId { nodes { taskName state } } } } }',
+  },
+  runByNode: {
+    agentGraph:
+      '{ node(id: "$RUN") { id ... on TeamRun { execId state startDate tasks { taskName state toolCalls { toolName } } } } }',
+    postGraphile:
+      '{ teamRunByTeamExecId(teamExecId: "$EXEC") { id teamExecId state startDate taskRunsByTeamExecId { nodes { taskName state toolCallsByTeamExecIdAndTaskOrder { nodes { toolName } } } } } }',
   },
   toolCallsBackEdges: {
     agentGraph:

@@ -297,13 +297,13 @@ try {
     stdio: 'inherit',
   });
   if (SHAPES_MODE) {
-    // A run both sides hold, for the by-id shape.
+    // A run both sides hold, for the by-id shapes: its execId, and its global id for `node`.
     const ask = () =>
       fetch(`${agentGraph.url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
-          query: '{ teamRuns(first: 1, filter: { states: [SUCCEEDED] }) { nodes { execId } } }',
+          query: '{ teamRuns(first: 1, filter: { states: [SUCCEEDED] }) { nodes { execId id } } }',
         }),
       });
     // The import above outlasts the server's keep-alive timeout (5 s), which may close the
@@ -311,11 +311,13 @@ try {
     // seen under load); fetch does not send a POST again, so it is asked once more.
     const response = await ask().catch(ask);
     const { data } = (await response.json()) as {
-      data: { teamRuns: { nodes: { execId: string }[] } };
+      data: { teamRuns: { nodes: { execId: string; id: string }[] } };
     };
-    const exec = data.teamRuns.nodes[0]?.execId ?? '';
+    const run = data.teamRuns.nodes[0];
     for (const side of [queries['agent-graph'], queries.PostGraphile]) {
-      for (const [name, text] of Object.entries(side)) side[name] = text.replaceAll('$EXEC', exec);
+      for (const [name, text] of Object.entries(side)) {
+        side[name] = text.replaceAll('$EXEC', run?.execId ?? '').replaceAll('$RUN', run?.id ?? '');
+      }
     }
   }
   const anchor = await startPostGraphile(database.url);
