@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { useLiveQuery } from '@envelop/live-query';
 import { isAsyncIterable, MapperKind, mapSchema } from '@graphql-tools/utils';
+import { getLiveDirectiveNode } from '@n1ru4l/graphql-live-query';
 import { InMemoryLiveQueryStore } from '@n1ru4l/in-memory-live-query-store';
 import { diff } from '@n1ru4l/json-patch-plus';
 import {
@@ -452,16 +453,12 @@ function rootKeysOf(args: ExecutionArgs): string[] {
 }
 
 /**
- * Whether the operation is a query marked `@live`, as the store decides it
- * (@n1ru4l/graphql-live-query's getLiveDirectiveNode); `@live(if: false)` is the store's to
- * run as a plain query.
+ * Whether the operation is a query marked `@live`, as the store decides it;
+ * `@live(if: false)` is the store's to run as a plain query.
  */
 function isLiveOperation(args: ExecutionArgs): boolean {
   const operation = getOperationAST(args.document, args.operationName);
-  return (
-    operation?.operation === 'query' &&
-    (operation.directives?.some((directive) => directive.name.value === 'live') ?? false)
-  );
+  return operation ? getLiveDirectiveNode(operation) !== null : false;
 }
 
 /** Identical live queries: the subscriptions' grouping (normalised document, variables, scope). */
