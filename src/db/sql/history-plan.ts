@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { KeysetWindow, Positioned } from '../../model/keyset.js';
 import {
   type CatalogEdge,
@@ -23,7 +24,7 @@ import { agentSql } from './agents.js';
 import { compile, type Fragment, outputName, outputsOf, shapeId, sql } from './fragment.js';
 import { type JsonArrayParts, type JsonList, jsonListColumn } from './json-lists.js';
 import { keysetParts, type PageWindow } from './pages.js';
-import { perCatalog, type Query, RecentlyUsed, statement } from './query.js';
+import { perCatalog, type Query, statement } from './query.js';
 import {
   type RowTable,
   runOrderKeys,
@@ -346,7 +347,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
   }
 
   /** The 256 most recently used shapes kept: a text each, a few kilobytes. */
-  const shapes = new RecentlyUsed<Shape>(256);
+  const shapes = new LRUCache<string, Shape>({ max: 256 });
 
   function build(
     viewer: Viewer,

@@ -19,6 +19,7 @@
  * PostgreSQL 18 both accept.
  */
 
+import { LRUCache } from 'lru-cache';
 import type { Catalog } from '../catalog.js';
 import type { Binds, Driver, Row, Statement } from '../driver.js';
 import { compile, type Fragment, shapeId } from './fragment.js';
@@ -59,37 +60,11 @@ export function built<S extends Pick<Statement, 'name'>>(sent: S): S {
 }
 
 /**
- * The values made for the most recently used keys, at most `most` of them: the bound of a
- * cache keyed by what a request builds (a statement's shape, a plan's).
- */
-export class RecentlyUsed<V> {
-  readonly #values = new Map<string, V>();
-
-  constructor(readonly most: number) {}
-
-  get(key: string): V | undefined {
-    const value = this.#values.get(key);
-    if (value !== undefined) {
-      this.#values.delete(key);
-      this.#values.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: string, value: V): void {
-    if (this.#values.size >= this.most) {
-      this.#values.delete(this.#values.keys().next().value as string);
-    }
-    this.#values.set(key, value);
-  }
-}
-
-/**
  * The statements made, by name, order and the shape of their fragment (shapeId), the 1,024
  * most recently used (a few kilobytes of text each): a fragment built as an earlier one was,
  * its binds' values aside (another request's), gets that statement, its text already written.
  */
-const statements = new RecentlyUsed<Statement>(1024);
+const statements = new LRUCache<string, Statement>({ max: 1024 });
 
 /** A named statement of the fragment: Oracle's text (`:name` binds) and its pieces. */
 export function statement(name: string, body: Fragment, orderedBy?: readonly string[]): Statement {
