@@ -207,12 +207,14 @@ export async function startSession(
   // plan guesses a tenth of the table): planning a statement of five lists cost more than
   // running it (docs/operations.md, "Shapes against the anchor").
   await pg.exec(`SET plan_cache_mode = force_generic_plan`);
-  // Every page of PGlite's data is in memory, so a page read out of order costs about what a
-  // page read in order does (PostgreSQL's default of 4 assumes a disk): priced as a disk, a
-  // list below a root scanned a whole table into a hash join where probing its index once per
-  // parent run reads a few rows (waitingRuns' tasks: docs/operations.md, "Shapes against the
-  // anchor").
-  await pg.exec(`SET random_page_cost = 1.1`);
+  // Every page of PGlite's data is in memory: reading one, in order or not, costs about what
+  // handling a few of its rows does, as PostgreSQL's documentation advises for a database
+  // held in RAM (its defaults, 1 and 4, price a page as a hundred rows from a disk). Priced
+  // as a disk, a list below a root scanned a whole table into a hash join where probing its
+  // index once per parent run reads a few rows: the tasks of a page of runs or of tool calls
+  // (docs/operations.md, "Shapes against the anchor").
+  await pg.exec(`SET seq_page_cost = 0.1`);
+  await pg.exec(`SET random_page_cost = 0.1`);
   // Oracle's ||, DUAL, SYS_CONTEXT and PRODUCT_COMPONENT_VERSION, behind the public schema
   // (plsql.ts).
   await pg.exec(`SET search_path TO ${ORACLE_SEARCH_PATH}`);
