@@ -5,9 +5,11 @@ import {
   GraphQLError,
   type GraphQLSchema,
   Kind,
+  type ValidationRule,
   visit,
 } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { A2ACards } from './a2a/client.js';
 import { authFailureRecorder } from './auth/failures.js';
@@ -86,8 +88,8 @@ function useValidationErrors(maskError: MaskError): Plugin {
       return ({ result, setResult }) => {
         if (result.length === 0) return;
         const paths = argumentPaths(params.documentAST);
-        // Yoga caches validation results with this hook's changes, so a repeated document
-        // comes back named and masked: a copy is masked (and counted) for this request.
+        // useValidationCache keeps validation results with this hook's changes, so a repeated
+        // document comes back named and masked: a copy is masked (and counted) for this request.
         const named = (error: GraphQLError) => {
           if (error.message.startsWith('Argument "')) return copyError(error);
           const node = error.nodes?.[0];
@@ -107,6 +109,63 @@ function useValidationErrors(maskError: MaskError): Plugin {
       };
     },
   };
+}
+
+/** Documents kept parsed across requests, as many as yoga's own parse cache keeps. */
+const MAX_DOCUMENTS = 1_024;
+
+/**
+ * Yoga's parse and validation caches are lru-cache LRUs with a time to live: a TTL cache
+ * reads the clock through a 1 ms timer it arms on a read (lru-cache's ttlResolution), so a
+ * request at a time armed one, whose firing woke the event loop and removed its timer list
+ * (2-3 % of the serving thread on `{ __typename }` and runPage); and the validation cache keys
+ * each request on a string of every rule's name, joined anew (another 2-3 %). The parsed
+ * documents are kept by yoga in LRUs of our own without a TTL (its `documentCache` and
+ * `errorCache`), and validation results here: yoga has no option for its validation cache's
+ * key.
+ */
+function parseCaches() {
+  return {
+    documentCache: new LRUCache<string, DocumentNode>({ max: MAX_DOCUMENTS }),
+    errorCache: new LRUCache<string, Error>({ max: MAX_DOCUMENTS }),
+    validationCache: false,
+  };
+}
+
+/**
+ * A document's validation result, kept on the document (yoga's parse cache hands every request
+ * of a text the same one) with the schema and rules it was checked against: the rules differ
+ * when a plugin adds one for some requests only (introspection's, for HTTP requests alone), and
+ * such a request is validated again. Last of the plugins that validate: what it keeps is the
+ * result their hooks made, as yoga's own cache kept it, and they see it again on a hit.
+ */
+function useValidationCache(): Plugin {
+  const results = new WeakMap<
+    DocumentNode,
+    {
+      readonly schema: GraphQLSchema;
+      readonly rules: readonly ValidationRule[];
+      readonly result: readonly Error[];
+    }
+  >();
+  return {
+    onValidate({ params: { schema, documentAST, rules }, setResult }) {
+      const known = results.get(documentAST);
+      if (known && known.schema === schema && sameRules(known.rules, rules ?? [])) {
+        setResult(known.result);
+        return;
+      }
+      return ({ result }) => {
+        results.set(documentAST, { schema, rules: [...(rules ?? [])], result });
+      };
+    },
+  };
+}
+
+function sameRules(known: readonly ValidationRule[], rules: readonly ValidationRule[]): boolean {
+  if (rules.length !== known.length) return false;
+  for (let i = 0; i < rules.length; i++) if (rules[i] !== known[i]) return false;
+  return true;
 }
 
 export interface YogaOptions {
@@ -175,6 +234,7 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
     cors: corsOptions(options.http.corsOrigins),
     // hardening/request-body.ts limits the body in the same pass as its UTF-8 check.
     maxRequestBodySize: false,
+    parserAndValidationCache: parseCaches(),
     extraParamNames: [...options.production.paramNames],
     context: ({ request }): Context => {
       const viewer = viewers.get(request);
@@ -212,6 +272,8 @@ export function createAgentGraphYoga(options: YogaOptions): AgentGraphYoga {
       useSubscriptionEvents(events),
       requestLog.plugin,
       ...(options.tracing ? [options.tracing.plugin] : []),
+      // After every plugin that adds a validation rule or changes a validation result.
+      useValidationCache(),
     ],
   });
 }
