@@ -1,8 +1,9 @@
 /**
  * The statement helpers of src/db/sql (fragment.ts, query.ts, in-lists.ts), as a new statement
- * would use them.
+ * would use them, and the readers of its rows' values (src/db/rows.ts).
  */
 import { expect, test } from 'vitest';
+import { dateOrNull } from '../src/db/rows.js';
 import { sql } from '../src/db/sql/fragment.js';
 import { inList } from '../src/db/sql/in-lists.js';
 import { query } from '../src/db/sql/query.js';
@@ -36,4 +37,28 @@ test('one bind name given two different values is refused', () => {
     'bind :owner is given two different values',
   );
   expect(sql`${sql.bind('owner', 'A')} OR ${sql.bind('owner', 'A')}`.binds).toEqual({ owner: 'A' });
+});
+
+test("a date's text reads as the instant Date's parser gives, in UTC, or null", () => {
+  // What both databases write in a JSON list: a wall clock without a zone, up to nine digits
+  // of a fraction, read to the millisecond.
+  const read = (text: string) => dateOrNull(text)?.toISOString() ?? null;
+  expect(read('2026-12-03T08:08:21')).toBe('2026-12-03T08:08:21.000Z');
+  expect(read('2026-12-03T08:08:21.5')).toBe('2026-12-03T08:08:21.500Z');
+  expect(read('2026-12-03T08:08:21.539999999')).toBe('2026-12-03T08:08:21.539Z');
+  expect(read('2024-02-29T23:59:59.999')).toBe('2024-02-29T23:59:59.999Z');
+  expect(read('1900-03-01T00:00:00')).toBe('1900-03-01T00:00:00.000Z');
+  expect(read('0001-01-01T00:00:00')).toBe('0001-01-01T00:00:00.000Z');
+  expect(read('9999-12-31T23:59:59.999999')).toBe('9999-12-31T23:59:59.999Z');
+  // Texts the digits alone do not read are Date's parser's to judge, as before.
+  expect(read('2023-02-29T00:00:00')).toBe('2023-03-01T00:00:00.000Z');
+  expect(read('2026-12-03T24:00:00')).toBe('2026-12-04T00:00:00.000Z');
+  expect(read('2026-12-03T08:08:60')).toBeNull();
+  expect(read('2026-12-03T08:08:21+02:00')).toBe('2026-12-03T06:08:21.000Z');
+  expect(read('not a date')).toBeNull();
+  for (let i = 0; i < 2000; i++) {
+    const instant = Date.UTC(1000, 0, 1) + Math.floor(Math.random() * 2.5e14);
+    const text = new Date(instant).toISOString().slice(0, -1);
+    expect(dateOrNull(text)?.getTime()).toBe(instant);
+  }
 });

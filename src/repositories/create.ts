@@ -22,7 +22,11 @@ export interface Repositories {
   readonly executions: AgentExecutions;
 }
 
-/** Repositories bound to one viewer: every statement they issue is limited to what it may see. */
+/**
+ * Repositories bound to one viewer: every statement they issue is limited to what it may see.
+ * One set is made per operation (src/context.ts), which reads through one or two of them: each
+ * is made on first use, as the loaders are (src/loaders.ts).
+ */
 export function createRepositories(
   driver: Driver,
   catalog: Catalog,
@@ -30,23 +34,79 @@ export function createRepositories(
   actions: ActionOptions,
   catalogCache?: CatalogCache,
 ): Repositories {
-  const teams = new TeamRepository(driver, catalog, viewer, catalogCache);
-  const agents = new AgentRepository(driver, catalog, viewer, catalogCache);
-  // A plan's catalog back-edges come from the cache when it keeps them, else from the plan's
-  // own statement (src/db/sql/history-plan.ts).
-  const history = new TeamHistoryRepository(
-    driver,
-    catalog,
-    viewer,
-    catalogCache?.keeps ? { teams, agents } : undefined,
-  );
-  return {
-    agents,
-    execStats: new ExecStatRepository(driver, catalog),
-    teams,
-    history,
-    activity: new TeamActivityRepository(driver, catalog, viewer),
-    actions: new TeamActions(driver, catalog, viewer, history, teams, actions),
-    executions: new AgentExecutions(driver, catalog, viewer, agents, actions),
-  };
+  return new ViewerRepositories(driver, catalog, viewer, actions, catalogCache);
+}
+
+/** A class with getters on its prototype: an operation's set costs one object until used. */
+class ViewerRepositories implements Repositories {
+  #agents?: AgentRepository;
+  #execStats?: ExecStatRepository;
+  #teams?: TeamRepository;
+  #history?: TeamHistoryRepository;
+  #activity?: TeamActivityRepository;
+  #actions?: TeamActions;
+  #executions?: AgentExecutions;
+
+  constructor(
+    private readonly driver: Driver,
+    private readonly catalog: Catalog,
+    private readonly viewer: Viewer,
+    private readonly options: ActionOptions,
+    private readonly catalogCache: CatalogCache | undefined,
+  ) {}
+
+  get agents(): AgentRepository {
+    this.#agents ??= new AgentRepository(this.driver, this.catalog, this.viewer, this.catalogCache);
+    return this.#agents;
+  }
+
+  get execStats(): ExecStatRepository {
+    this.#execStats ??= new ExecStatRepository(this.driver, this.catalog);
+    return this.#execStats;
+  }
+
+  get teams(): TeamRepository {
+    this.#teams ??= new TeamRepository(this.driver, this.catalog, this.viewer, this.catalogCache);
+    return this.#teams;
+  }
+
+  get history(): TeamHistoryRepository {
+    // A plan's catalog back-edges come from the cache when it keeps them, else from the plan's
+    // own statement (src/db/sql/history-plan.ts).
+    this.#history ??= new TeamHistoryRepository(
+      this.driver,
+      this.catalog,
+      this.viewer,
+      this.catalogCache?.keeps ? this : undefined,
+    );
+    return this.#history;
+  }
+
+  get activity(): TeamActivityRepository {
+    this.#activity ??= new TeamActivityRepository(this.driver, this.catalog, this.viewer);
+    return this.#activity;
+  }
+
+  get actions(): TeamActions {
+    this.#actions ??= new TeamActions(
+      this.driver,
+      this.catalog,
+      this.viewer,
+      this.history,
+      this.teams,
+      this.options,
+    );
+    return this.#actions;
+  }
+
+  get executions(): AgentExecutions {
+    this.#executions ??= new AgentExecutions(
+      this.driver,
+      this.catalog,
+      this.viewer,
+      this.agents,
+      this.options,
+    );
+    return this.#executions;
+  }
 }
