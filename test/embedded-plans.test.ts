@@ -3,7 +3,9 @@
  * startSession): each statement as the server sends it, planned as its prepared text is, on
  * the generic plan (plan_cache_mode) with the session's costs. A list below a page reads each
  * parent's rows off the index of their key, as PostGraphile's subqueries do, instead of
- * scanning every row of the table into a hash join.
+ * scanning every row of the table into a hash join; a keyset page's rows come off the index
+ * of its order, and its list takes them in that order (src/db/sql/history-plan.ts,
+ * keysetRoot).
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Binds, Driver, Statement } from '../src/db/driver.js';
@@ -71,3 +73,21 @@ test.each([
   expect(plan).toMatch(/Index Scan using emb_task_history_exec on dba_ai_agent_task_history/);
   expect(plan).not.toMatch(/Seq Scan on dba_ai_agent_task_history/);
 });
+
+test.each([
+  [
+    'a page of runs',
+    '{ teamRuns(first: 20) { nodes { execId teamName state startDate endDate } } }',
+  ],
+  ['a page of runs, backwards', '{ teamRuns(last: 20) { nodes { execId state } } }'],
+  ['a page of tool calls', '{ toolCalls(first: 30) { nodes { toolName } } }'],
+])(
+  '%s comes off its index in its order, and its list sorts and numbers nothing',
+  async (_name, query) => {
+    const plans = await plansOf(query);
+    expect(plans).toHaveLength(1);
+    const [plan] = plans as [string];
+    expect(plan).toMatch(/Index Scan( Backward)? using emb_(team|tool)_history_newest/);
+    expect(plan).not.toMatch(/Sort|WindowAgg/);
+  },
+);

@@ -22,7 +22,13 @@ import type { Binds, BindValue, Row, Statement } from '../driver.js';
 import { camelCase, num } from '../rows.js';
 import { agentSql } from './agents.js';
 import { compile, type Fragment, outputName, outputsOf, shapeId, sql } from './fragment.js';
-import { type JsonArrayParts, type JsonList, jsonListColumn } from './json-lists.js';
+import {
+  type JsonArrayParts,
+  type JsonList,
+  jsonListColumn,
+  type ListOrder,
+  orderOutput,
+} from './json-lists.js';
 import { keysetParts, type PageWindow } from './pages.js';
 import { perCatalog, type Query, statement } from './query.js';
 import {
@@ -74,7 +80,7 @@ export interface PlanRoot<R> {
      * that member into each row before `decode` sees it.
      */
     readonly copies?: readonly (readonly [string, Fragment])[];
-    readonly orderBy: readonly string[];
+    readonly orderBy: readonly ListOrder[];
     /** No two rows share their values of `orderBy` (JsonArrayParts.totalOrder). */
     readonly totalOrder: boolean;
     readonly decode: (row: Row, object: object) => R;
@@ -278,7 +284,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       plan.key,
       catalogApart ? 'apart' : 'inline',
       root.rows
-        ? `${root.rows.extras.map(outputName).join(',')};${root.rows.orderBy.join(',')}`
+        ? `${root.rows.extras.map(outputName).join(',')};${root.rows.orderBy.map(orderText).join(',')}`
         : 'given',
       ...rootParts.map((part) => (part ? shapeId(part) : '')),
     ].join('\u0000');
@@ -370,24 +376,32 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     const copies: (readonly [string, string])[] = [];
     if (root.rows) {
       // The columns the root's order names are read too (a team's page groups by TEAM_NAME).
-      const ordering = root.rows.orderBy.filter((column) => column in rootTable.select);
+      const ordering = root.rows.orderBy
+        .map(orderOutput)
+        .filter((column) => column in rootTable.select);
       const members = [...new Set([...membersOf(rootTable, plan), ...ordering])];
       // An extra of the same text as a member is that member's array again: copied instead.
-      const copied = new Set<string>();
+      const copied = new Map<string, string>();
       for (const [extra, column] of root.rows.copies ?? []) {
         const text = shapeOf(column);
         const member = members.find((m) => shapeOf(rootTable.select[m]) === text);
         if (member === undefined) continue;
-        copied.add(extra);
+        copied.set(extra, member);
         copies.push([camelCase(extra), camelCase(member)]);
       }
+      // An order on a copied extra reads its member.
+      const orderBy = root.rows.orderBy.map((order) => {
+        const member = copied.get(orderOutput(order));
+        if (member === undefined) return order;
+        return typeof order === 'string' ? member : { ...order, output: member };
+      });
       const extraItems = root.rows.extras.filter((item) => !copied.has(outputName(item)));
       const extras = extraItems.map(outputName);
       const parts: JsonArrayParts = {
         select: outputsOf([...itemsOf(rootTable, members), ...extraItems]),
         members: [...members, ...extras],
         from: sql`w ${sql.where(root.rows.where)}`,
-        orderBy: root.rows.orderBy,
+        orderBy,
         totalOrder: root.rows.totalOrder,
       };
       // Decoded with each request's own decoder (planned).
@@ -651,14 +665,17 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     return {
       name,
       type,
-      with: sql`SELECT ${select}, ${page.keyColumns}, ROW_NUMBER() OVER (ORDER BY ${page.orderBy}) AS RN
+      with: sql`SELECT ${select}, ${page.keyColumns}
         FROM ${tables[type].from} ${page.where}
         ORDER BY ${page.orderBy}
         FETCH FIRST ${sql.bind('page_limit', window.limit)} ROWS ONLY`,
       rows: {
-        extras: [...keyItems, sql`RN`],
+        extras: keyItems,
         copies: page.keyCopies,
-        orderBy: ['RN'],
+        // The page's own order, which ends in a key: PostgreSQL reads `w` in it (the index's
+        // order) and sorts nothing for the list, where a row number of it cost a window over
+        // the page and a sort by the number (docs/operations.md, "Shapes against the anchor").
+        orderBy: page.keyOrder,
         totalOrder: true,
         decode: (row, node) => page.positioned(node as T, row),
       },
@@ -682,3 +699,9 @@ function keyOutput(output: string): Fragment {
   const index = Number(match[1]);
   return match[2] ? sql`${sql.indexed('KEY', index)}_SECONDS` : sql.indexed('KEY', index);
 }
+
+/** A list's order as a shape's key spells it. */
+const orderText = (order: ListOrder): string =>
+  typeof order === 'string'
+    ? order
+    : `${order.output} ${order.direction}${order.nulls === undefined ? '' : ` NULLS ${order.nulls}`}`;

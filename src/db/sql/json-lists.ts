@@ -20,14 +20,32 @@ export interface JsonArrayParts {
   readonly members?: readonly string[];
   /** `FROM` onwards, without ORDER BY. */
   readonly from: Fragment;
-  /** Output names that order the array (ascending). */
-  readonly orderBy: readonly string[];
+  /** What orders the array: output names (ascending), or a name with its direction. */
+  readonly orderBy: readonly ListOrder[];
   /**
    * No two rows share their values of `orderBy` (it ends in a key, or in a number the
    * statement gives each row): every aggregate orders by it, and no sequence is numbered.
    */
   readonly totalOrder: boolean;
 }
+
+/**
+ * A column a list is ordered by, with its direction and where its nulls go, as a keyset page
+ * orders its rows (src/db/sql/pages.ts): a list in the order of the rows it reads is one
+ * PostgreSQL need not sort again.
+ */
+export interface OrderedColumn {
+  readonly output: string;
+  readonly direction: 'ASC' | 'DESC';
+  /** Where its nulls go, when not where the direction puts them by default. */
+  readonly nulls?: 'FIRST' | 'LAST';
+}
+
+export type ListOrder = string | OrderedColumn;
+
+/** The output name a list's order reads. */
+export const orderOutput = (order: ListOrder): string =>
+  typeof order === 'string' ? order : order.output;
 
 /** The name of the sequence a JSON list's columns are ordered by (jsonArraySelect). */
 const SEQUENCE = 'SEQ';
@@ -50,8 +68,9 @@ const SEQUENCE = 'SEQ';
  * put one row's values under another's. So the order is made total once per row, by the
  * sequence ROW_NUMBER gives in the query below the aggregates (distinct whatever the keys),
  * and every aggregate orders by that number: tied rows come in an arbitrary order, whole.
- * A list whose order is already total (`totalOrder`: the run list by TEAM_EXEC_ID, a page by
- * its row number, the tool calls ending in INVOCATION_ID) puts its rows in one order in every
+ * A list whose order is already total (`totalOrder`: the run list by TEAM_EXEC_ID, a keyset
+ * page by its keys, a team's window by its row number, the tool calls ending in
+ * INVOCATION_ID) puts its rows in one order in every
  * aggregate without it, so it numbers nothing: its aggregates order by its own keys, and the
  * database sorts its rows once instead of sorting them for the numbering, then again by the
  * number (a window and a sort fewer per list).
@@ -69,6 +88,13 @@ function jsonArraySelect(name: string, parts: JsonArrayParts, alias: Fragment): 
     if (selectedName === undefined) throw new Error(`${name}: ${output} is not selected`);
     return sql`${sql.raw(prefix)}.${selectedName}`;
   };
+  const ordered = (prefix: 's' | 'q') => (order: ListOrder) => {
+    const column = named(prefix)(orderOutput(order));
+    if (typeof order === 'string') return column;
+    const nulls =
+      order.nulls === undefined ? '' : order.nulls === 'FIRST' ? ' NULLS FIRST' : ' NULLS LAST';
+    return sql`${column} ${sql.raw(order.direction === 'DESC' ? 'DESC' : 'ASC')}${sql.raw(nulls)}`;
+  };
   const members = parts.members ?? [...selected.keys()];
   const aggregates = (order: Fragment) =>
     sql.join(
@@ -79,10 +105,10 @@ function jsonArraySelect(name: string, parts: JsonArrayParts, alias: Fragment): 
       ', ',
     );
   if (parts.totalOrder) {
-    return sql`SELECT JSON_ARRAY(COUNT(*), ${aggregates(sql.join(parts.orderBy.map(named('q')), ', '))} NULL ON NULL RETURNING CLOB) AS ${alias}
+    return sql`SELECT JSON_ARRAY(COUNT(*), ${aggregates(sql.join(parts.orderBy.map(ordered('q')), ', '))} NULL ON NULL RETURNING CLOB) AS ${alias}
         FROM (SELECT ${sql.join(parts.select, ', ')} FROM ${parts.from}) q`;
   }
-  const order = sql.join(parts.orderBy.map(named('s')), ', ');
+  const order = sql.join(parts.orderBy.map(ordered('s')), ', ');
   return sql`SELECT JSON_ARRAY(COUNT(*), ${aggregates(sql`q.SEQ`)} NULL ON NULL RETURNING CLOB) AS ${alias}
         FROM (SELECT ${sql.join(members.map(named('s')), ', ')}, ROW_NUMBER() OVER (ORDER BY ${order}) AS SEQ
           FROM (SELECT ${sql.join(parts.select, ', ')} FROM ${parts.from}) s) q`;

@@ -9,6 +9,7 @@ import type { Instant, KeysetWindow, Position, Positioned, SortKey } from '../..
 import type { Driver, Row } from '../driver.js';
 import { dateOrNull, num, strOrNull } from '../rows.js';
 import { type Fragment, outputName, sql } from './fragment.js';
+import type { OrderedColumn } from './json-lists.js';
 import { fetchRows, type Query, type QueryValueOptions, query } from './query.js';
 
 export interface Page<T> {
@@ -200,6 +201,8 @@ export function keysetParts(
   readonly keyCopies: readonly (readonly [string, Fragment])[];
   readonly where: Fragment;
   readonly orderBy: Fragment;
+  /** The same order on KEY0, KEY1, …: a list of the page's rows in the page's order. */
+  readonly keyOrder: readonly OrderedColumn[];
   readonly filtered: Fragment;
   readonly positioned: <T>(node: T, row: Row) => Positioned<T>;
 } {
@@ -209,10 +212,18 @@ export function keysetParts(
     valueItems[i] as Fragment,
     ...(key.date ? [sql`${secondsOf(key.column)} AS ${sql.indexed('KEY', i)}_SECONDS`] : []),
   ]);
-  const orderBy = keys.map(({ column, direction }, i) => {
-    const nulls = i === keys.length - 1 ? '' : window.backward ? ' NULLS FIRST' : ' NULLS LAST';
+  // The last key is unique, hence never null.
+  const keyOrder = keys.map(({ direction }, i): OrderedColumn => {
+    const output = outputName(valueItems[i] as Fragment);
     const reversed = direction === 'ASC' ? 'DESC' : 'ASC';
-    return sql`${column} ${sql.raw(window.backward ? reversed : direction)}${sql.raw(nulls)}`;
+    const ordered = { output, direction: window.backward ? reversed : direction } as const;
+    if (i === keys.length - 1) return ordered;
+    return { ...ordered, nulls: window.backward ? 'FIRST' : 'LAST' };
+  });
+  const orderBy = keys.map(({ column }, i) => {
+    const { direction, nulls } = keyOrder[i] as OrderedColumn;
+    const nullsText = nulls === undefined ? '' : nulls === 'FIRST' ? ' NULLS FIRST' : ' NULLS LAST';
+    return sql`${column} ${sql.raw(direction === 'DESC' ? 'DESC' : 'ASC')}${sql.raw(nullsText)}`;
   });
   const names = keyNames(keys);
   return {
@@ -225,6 +236,7 @@ export function keysetParts(
       window.before ? beyond(keys, window.before, false, 'before') : undefined,
     ),
     orderBy: sql.join(orderBy, ', '),
+    keyOrder,
     filtered: sql`${from} ${sql.where(...filter)}`,
     // The row is the reader's, reused for the next row: its key values are copied out.
     positioned: (node, row) =>
