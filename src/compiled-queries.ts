@@ -24,10 +24,10 @@ export type Execute = (args: ExecutionArgs) => ExecutionResult | Promise<Executi
  * cache hands every request of the same text the same document object; a subscription keeps
  * its document for its life). So a resolver, and whatever wraps resolvers, is written for
  * one executor, and cancellation reaches resolvers one way on every path: the operation's
- * signal in its context (`context.usage.stopped`, src/context.ts), which the timeout aborts
+ * stop in its context (`context.usage.stopped`, src/context.ts), which the timeout aborts
  * (hardening/request-timeout.ts) and under which no further statement is sent. graphql-jit
  * hands resolvers no `info.signal` and keeps calling resolvers once aborted; their statements
- * are refused, and a long call listens to the signal (executeAgent).
+ * are refused, and a long call listens to the stop's signal (executeAgent).
  *
  * Why graphql-jit: a dashboard's 4,000 fields cost half the serving thread's CPU under
  * graphql-tools' executor, which allocates closures, promises and argument objects for every

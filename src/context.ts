@@ -41,16 +41,28 @@ export interface Context {
 export interface OperationUsage {
   statements: number;
   /**
-   * The operation's signal: the one way cancellation reaches a resolver, for a query, a
-   * mutation and a subscription event alike (src/compiled-queries.ts); a long call passes it
+   * Whether and why the operation stopped: the one way cancellation reaches a resolver, for a
+   * query, a mutation and a subscription event alike (src/compiled-queries.ts). The counted
+   * driver asks it before each statement (`throwIfAborted`); a long call passes its `signal`
    * on (executeAgent).
    */
-  stopped?: AbortSignal;
+  stopped?: OperationStop;
   /**
    * The statements themselves, when this operation's response shows them (development mode,
    * an administrator: src/statement-log.ts decides and fills it).
    */
   log?: LoggedStatement[];
+}
+
+/** An operation's stop, as hardening/request-timeout.ts gives each operation one. */
+export interface OperationStop {
+  readonly aborted: boolean;
+  /** What stopped it: the error its further statements fail with. */
+  readonly reason: unknown;
+  /** Throws `reason` once the operation has stopped. */
+  throwIfAborted(): void;
+  /** The stop as an AbortSignal, for a call that listens to one (made when first asked). */
+  readonly signal: AbortSignal;
 }
 
 /** Repositories limited to what one viewer may see, counting their statements into `usage`. */

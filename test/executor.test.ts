@@ -2,8 +2,8 @@
  * One executor (src/compiled-queries.ts): queries, mutations and the executions of
  * subscription events run on it, so a resolver wrapper written once (as a tracing or
  * authorisation plugin adds one) runs on every path, and cancellation reaches resolvers one
- * way on every path: the operation's signal in its context (`context.usage.stopped`), which
- * the timeout aborts (hardening/request-timeout.ts).
+ * way on every path: the operation's stop in its context (`context.usage.stopped`, and its
+ * signal), which the timeout aborts (hardening/request-timeout.ts).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -48,7 +48,7 @@ function wrapResolvers(fields: readonly string[], seen: Seen[]): void {
     if (!field) throw new Error(`no field ${path}`);
     const resolve: GraphQLFieldResolver<unknown, Context> = field.resolve ?? defaultFieldResolver;
     field.resolve = async (source, args, context: Context, info) => {
-      const signal = context.usage.stopped;
+      const signal = context.usage.stopped?.signal;
       try {
         return await resolve(source, args, context, info);
       } finally {

@@ -256,7 +256,7 @@ builder.mutationFields((t) => ({
         args.name,
         args.inputs.map((input) => ({ name: input.name, value: input.value ?? null })),
         args.trace ?? false,
-        context.usage.stopped,
+        context.usage.stopped?.signal,
       ),
   }),
 }));
