@@ -270,9 +270,8 @@ export async function keysetConnection<T>(
 const TOTAL_COUNT: ReadonlySet<string> = new Set(['totalCount']);
 
 builder.globalConnectionField('totalCount', (t) =>
-  t.int({
+  t.exposeInt('totalCount', {
     description: 'Items matching the filter, on every page.',
     ...needs.nothing(),
-    resolve: (connection) => connection.totalCount,
   }),
 );

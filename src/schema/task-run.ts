@@ -74,11 +74,10 @@ TaskRunRef.implement({
           ).load(task.agentName),
         ),
     }),
-    state: t.field({
+    state: t.expose('state', {
       type: TeamRunStateRef,
       description: `${HISTORY.state} The state of this task, not of the whole run.`,
       ...needs.task('state'),
-      resolve: (task) => task.state,
     }),
     input: t.exposeString('input', {
       nullable: true,

@@ -66,11 +66,10 @@ TeamRunRef.implement({
       description:
         'TEAM_OWNER: the schema that owns the team (the session user when reading the USER_ view, which has no such column).',
     }),
-    state: t.field({
+    state: t.expose('state', {
       type: TeamRunStateRef,
       description: HISTORY.state,
       ...needs.run('state'),
-      resolve: (run) => run.state,
     }),
     startDate: t.expose('startDate', {
       type: 'DateTime',
