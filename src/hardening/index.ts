@@ -1,8 +1,8 @@
-import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import {
   type ExecutionArgs,
   type ExecutionResult,
   GraphQLError,
+  NoSchemaIntrospectionCustomRule,
   type ValidationRule,
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
@@ -44,8 +44,9 @@ export interface HardeningOptions {
  *
  * - a request: cross-site request forgery (cross-origin.ts), then the body's size and
  *   encoding (request-body.ts); its response: unlisted origins (cross-origin.ts);
- * - its document: tokens while parsing, then the rules of validation (the subgraph SDL when
- *   introspection is off, reserved aliases, depth, aliases, directives: document-limits.ts);
+ * - its document: tokens while parsing, then the rules of validation (introspection and the
+ *   subgraph SDL when introspection is off, reserved aliases, depth, aliases, directives:
+ *   document-limits.ts);
  * - an operation, before it runs, on every transport: the values it carries
  *   (input-values.ts), its cost (document-limits.ts), its arguments' bounds
  *   (argument-bounds.ts), then for a query or mutation its actions (actions.ts), for a
@@ -62,7 +63,10 @@ export function hardeningPlugins(options: HardeningOptions): (Plugin | Plugin<Co
   const bodyLimit = requestBodyLimit(limits.maxBodyBytes);
   const document = documentLimits(limits);
   const rules: readonly ValidationRule[] = [
-    ...(hidden ? [noServiceSdl] : []),
+    // graphql-js's rule, which @graphql-yoga/plugin-disable-introspection adds only to the
+    // requests it has seen in onRequestParse: graphql-ws operations never pass that hook, so a
+    // socket could introspect. A rule here applies to every transport.
+    ...(hidden ? [NoSchemaIntrospectionCustomRule, noServiceSdl] : []),
     noReservedAliases,
     ...document.rules,
   ];
@@ -132,7 +136,7 @@ export function hardeningPlugins(options: HardeningOptions): (Plugin | Plugin<Co
       };
     },
   };
-  return hidden ? [useDisableIntrospection() as Plugin, plugin] : [plugin];
+  return [plugin];
 }
 
 /**

@@ -1,7 +1,9 @@
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CSRF_HEADER } from '../../src/hardening/index.js';
+import { wsUrl } from '../live/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { RawSocket } from './raw-ws.js';
 
 const APP = 'https://app.example.com';
 const ADMIN = 'https://admin.example.com';
@@ -142,6 +144,16 @@ describe('introspection and field suggestions', () => {
       expect(body.errors?.[0]?.extensions?.code, query).toBe('BAD_USER_INPUT');
       expect(body.errors?.[0]?.message, query).toMatch(/introspection has been disabled/);
     }
+  });
+
+  test('INTROSPECTION=false refuses __schema over graphql-ws too', async () => {
+    const raw = await RawSocket.connect(wsUrl(locked.url));
+    raw.subscribe('schema', '{ __schema { queryType { name } } }');
+    const error = await raw.next((m) => m.type === 'error' && m.id === 'schema');
+    const errors = error.payload as NonNullable<Body['errors']>;
+    expect(errors[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(errors[0]?.message).toMatch(/introspection has been disabled/);
+    raw.terminate();
   });
 
   test('INTROSPECTION=false still answers __typename', async () => {
