@@ -2,7 +2,7 @@
  * The embedded driver's prepared statements (src/db/embedded/prepared.ts): a text parsed once
  * answers every later run with that run's values, whatever PostgreSQL plans; a text closed
  * beyond the cache is prepared again; an error leaves the session serving; a run waits for
- * an open transaction.
+ * an open transaction; a run done at once, for a session nothing else is using, answers alike.
  */
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -64,6 +64,47 @@ test("an error is PostgreSQL's, with the text and values, and the session goes o
   const missing = await prepared.rows('SELECT x FROM no_such_table', [], undefined).catch((e) => e);
   expect(missing).toMatchObject({ code: '42P01' });
   expect((await prepared.rows(byStart, [new Date(0), 2], undefined)).rows).toEqual([
+    ['r1', 1],
+    ['r2', 2],
+  ]);
+});
+
+test('a run done at once (rowsNow) answers as a run that waits its turn, on the same prepared texts', async () => {
+  const texts = [byStart, 'SELECT count(*)::int AS c FROM runs WHERE id = $1'];
+  for (let limit = 0; limit <= 6; limit++) {
+    const values = [new Date('2026-01-01T02:00:00Z'), limit];
+    expect(prepared.rowsNow(byStart, values, undefined)).toEqual(
+      await prepared.rows(byStart, values, undefined),
+    );
+    expect(prepared.rowsNow(texts[1] as string, [`r${limit}`], 1)).toEqual(
+      await prepared.rows(texts[1] as string, [`r${limit}`], 1),
+    );
+  }
+  // Past the cache's capacity, a text is closed and prepared again either way.
+  for (let i = 0; i < 300; i++) {
+    expect(prepared.rowsNow(`SELECT $1::int * ${i + 2} AS v`, [i], undefined).rows).toEqual([
+      [i * (i + 2)],
+    ]);
+  }
+  expect((await prepared.rows(`SELECT $1::int * 2 AS v`, [21], undefined)).rows).toEqual([[42]]);
+  const { rows } = await pg.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_prepared_statements`,
+  );
+  expect(rows[0]?.n).toBeLessThanOrEqual(256);
+});
+
+test("a run done at once throws PostgreSQL's error, with the text and values, and the session goes on", async () => {
+  let failed: unknown;
+  try {
+    prepared.rowsNow(byStart, ['not a date', 3], undefined);
+  } catch (error) {
+    failed = error;
+  }
+  expect(failed).toMatchObject({ code: '22007', query: byStart, params: ['not a date', 3] });
+  expect(() => prepared.rowsNow('SELECT x FROM no_such_table', [], undefined)).toThrow(
+    expect.objectContaining({ code: '42P01' }),
+  );
+  expect(prepared.rowsNow(byStart, [new Date(0), 2], undefined).rows).toEqual([
     ['r1', 1],
     ['r2', 2],
   ]);

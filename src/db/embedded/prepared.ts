@@ -18,7 +18,7 @@ interface Prepared {
   readonly columns: readonly messages.BackendMessage[];
 }
 
-const { serialize } = protocol;
+const { serialize, Parser } = protocol;
 
 const ROW_MODE = { rowMode: 'array' } as const;
 
@@ -72,9 +72,30 @@ export class PreparedStatements {
    * cloned value by value and rebuilt there.
    */
   private readonly parsers: PGlite['parsers'];
+  /** Reads the replies of rowsNow's exchanges (PGlite's own parser of the protocol). */
+  private readonly parser = new Parser();
 
   constructor(private readonly pg: PGlite) {
     this.parsers = { ...pg.parsers, [types.JSON]: (text: string) => text };
+  }
+
+  /**
+   * The same run as `rows`, done before it returns, for a caller that knows nothing else is
+   * using the session (no statement in progress, no transaction open: worker-thread.ts).
+   * PGlite's locks are for statements that wait between their messages; this one sends
+   * each exchange whole and reads its replies as they come, with no wait, so no other
+   * statement can come between them (the locks' promises cost about a tenth of a small
+   * page's statement).
+   */
+  rowsNow(text: string, params: readonly BindValue[], maxRows: number | undefined): ArrayRows {
+    try {
+      return this.runNow(text, params, maxRows);
+    } catch (error) {
+      if (error instanceof messages.DatabaseError) {
+        Object.assign(error, { query: text, params, queryOptions: ROW_MODE });
+      }
+      throw error;
+    }
   }
 
   rows(
@@ -107,28 +128,113 @@ export class PreparedStatements {
     } else {
       prepared = await this.prepare(text);
     }
-    const { types } = prepared;
+    const { messages: replies } = await this.pg.execProtocol(
+      this.execution(prepared, params),
+      NO_SYNC,
+    );
+    return this.arrayRows(prepared, replies, maxRows);
+  }
+
+  private runNow(
+    text: string,
+    params: readonly BindValue[],
+    maxRows: number | undefined,
+  ): ArrayRows {
+    let prepared = this.prepared.get(text);
+    if (prepared) {
+      this.prepared.delete(text);
+      this.prepared.set(text, prepared);
+    } else {
+      const name = `agent_graph_${++named}`;
+      const replies = this.exchangeNow(
+        concatenated([
+          serialize.parse({ name, text }),
+          serialize.describe({ type: 'S', name }),
+          serialize.sync(),
+        ]),
+      );
+      prepared = this.described(text, name, replies);
+      const closing = this.oldestBeyondCapacity();
+      if (closing) {
+        this.exchangeNow(
+          concatenated([serialize.close({ type: 'S', name: closing }), serialize.sync()]),
+        );
+      }
+    }
+    const replies = this.exchangeNow(this.execution(prepared, params));
+    return this.arrayRows(prepared, replies, maxRows);
+  }
+
+  /**
+   * One exchange with PostgreSQL, whole, before it returns: PGlite runs a message through its
+   * WebAssembly synchronously and hands each reply's bytes to `onRawData` as they are
+   * written (no file-system sync, so nothing waits); the first error is thrown, as
+   * execProtocol throws it.
+   */
+  private exchangeNow(message: Uint8Array): messages.BackendMessage[] {
+    const replies: messages.BackendMessage[] = [];
+    this.pg
+      .execProtocolRawStream(message, {
+        ...NO_SYNC,
+        onRawData: (bytes) => this.parser.parse(bytes, (reply) => replies.push(reply)),
+      })
+      // A failure of PGlite itself leaves the exchange without its end, which the check below
+      // reports now; the promise only settles later.
+      .catch(() => undefined);
+    if (replies.at(-1)?.name !== 'readyForQuery') {
+      // PGlite did not finish the exchange before returning: its reply is lost to us, and the
+      // session may be mid-statement, so nothing more can run on it.
+      throw new Error('PGlite did not answer the statement before returning');
+    }
+    const error = replies.find((reply) => reply instanceof messages.DatabaseError);
+    if (error) throw error;
+    return replies;
+  }
+
+  private execution(prepared: Prepared, params: readonly BindValue[]): Uint8Array {
     const values = params.map((value, i) => {
       if (value === null || value === undefined) return null;
-      const serializer = this.pg.serializers[types[i] as number];
+      const serializer = this.pg.serializers[prepared.types[i] as number];
       return serializer ? serializer(value) : String(value);
     });
     // No Describe of the portal: its row description is the statement's, read once when the
     // text was parsed (a text's result columns stay as parsed, or PostgreSQL refuses to run it).
-    const { messages: replies } = await this.pg.execProtocol(
-      concatenated([
-        serialize.bind({ statement: prepared.name, values }),
-        serialize.execute({}),
-        serialize.sync(),
-      ]),
-      NO_SYNC,
-    );
+    return concatenated([
+      serialize.bind({ statement: prepared.name, values }),
+      serialize.execute({}),
+      serialize.sync(),
+    ]);
+  }
+
+  private arrayRows(
+    prepared: Prepared,
+    replies: readonly messages.BackendMessage[],
+    maxRows: number | undefined,
+  ): ArrayRows {
     const [result] = parse.parseResults([...prepared.columns, ...replies], this.parsers, ROW_MODE);
     const rows = (result?.rows ?? []) as unknown[][];
     return {
       columns: (result?.fields ?? []).map((field) => field.name),
       rows: maxRows === undefined ? rows : rows.slice(0, maxRows),
     };
+  }
+
+  private described(text: string, name: string, replies: messages.BackendMessage[]): Prepared {
+    const prepared = {
+      name,
+      types: parse.parseDescribeStatementResults(replies),
+      columns: replies.filter((reply) => reply.name === 'rowDescription'),
+    };
+    this.prepared.set(text, prepared);
+    return prepared;
+  }
+
+  /** The least recently used text's name, forgotten, once more than CAPACITY are prepared. */
+  private oldestBeyondCapacity(): string | undefined {
+    if (this.prepared.size <= CAPACITY) return undefined;
+    const [oldest, { name }] = this.prepared.entries().next().value as [string, Prepared];
+    this.prepared.delete(oldest);
+    return name;
   }
 
   private async prepare(text: string): Promise<Prepared> {
@@ -141,18 +247,9 @@ export class PreparedStatements {
       ]),
       NO_SYNC,
     );
-    const prepared = {
-      name,
-      types: parse.parseDescribeStatementResults(replies),
-      columns: replies.filter((reply) => reply.name === 'rowDescription'),
-    };
-    this.prepared.set(text, prepared);
-    if (this.prepared.size > CAPACITY) {
-      const [oldest, { name: closing }] = this.prepared.entries().next().value as [
-        string,
-        Prepared,
-      ];
-      this.prepared.delete(oldest);
+    const prepared = this.described(text, name, replies);
+    const closing = this.oldestBeyondCapacity();
+    if (closing) {
       await this.pg.execProtocol(
         concatenated([serialize.close({ type: 'S', name: closing }), serialize.sync()]),
         NO_SYNC,

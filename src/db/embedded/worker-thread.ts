@@ -73,6 +73,8 @@ interface Session {
   prepared: PreparedStatements;
   readonly transactions: Map<number, OpenTransaction>;
   readonly pristine: Pristine | undefined;
+  /** Requests begun and not yet answered (served, serve). */
+  inProgress: number;
 }
 
 /** A transaction the serving thread began, waiting for its statements and its end. */
@@ -133,12 +135,33 @@ if (port) {
       prepared: new PreparedStatements(pg),
       transactions: new Map(),
       pristine,
+      inProgress: 0,
     };
     port.on('message', ({ id, request }: { id: number; request: Request }) => {
-      serve(session, id, request).then(
-        (value) => post({ id, value }),
-        (error: unknown) => post({ id, error: threadError(error) }),
-      );
+      // Nothing else is using the session: the statement runs and is answered now, without
+      // PGlite's locks (PreparedStatements.rowsNow).
+      if (request.op === 'rows' && session.inProgress === 0 && session.transactions.size === 0) {
+        let reply: Reply;
+        try {
+          reply = {
+            id,
+            value: session.prepared.rowsNow(request.text, request.params, request.maxRows),
+          };
+        } catch (error) {
+          reply = { id, error: threadError(error) };
+        }
+        post(reply);
+        return;
+      }
+      session.inProgress++;
+      serve(session, id, request)
+        .then(
+          (value) => post({ id, value }),
+          (error: unknown) => post({ id, error: threadError(error) }),
+        )
+        .finally(() => {
+          session.inProgress--;
+        });
     });
     post({ ready: { fromSnapshot } });
   } catch (error) {
