@@ -277,17 +277,17 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     { given = [], catalogApart = false }: PlanOptions = {},
   ): Query<PlanResult<R>> {
     const rootParts = [root.with, root.rows?.where, root.scope, root.total];
-    const key = [
-      root.name,
-      root.type,
-      visibilityScope(viewer),
-      plan.key,
-      catalogApart ? 'apart' : 'inline',
-      root.rows
-        ? `${root.rows.extras.map(outputName).join(',')};${root.rows.orderBy.map(orderText).join(',')}`
-        : 'given',
-      ...rootParts.map((part) => (part ? shapeId(part) : '')),
-    ].join('\u0000');
+    // One template rather than arrays joined: this key is written for every operation.
+    let rowsKey = 'given';
+    if (root.rows) {
+      rowsKey = '';
+      for (const extra of root.rows.extras) rowsKey += `${outputName(extra)},`;
+      rowsKey += ';';
+      for (const order of root.rows.orderBy) rowsKey += `${orderText(order)},`;
+    }
+    let partsKey = '';
+    for (const part of rootParts) partsKey += `\u0000${part ? shapeId(part) : ''}`;
+    const key = `${root.name}\u0000${root.type}\u0000${visibilityScope(viewer)}\u0000${plan.key}\u0000${catalogApart ? 'apart' : 'inline'}\u0000${rowsKey}${partsKey}`;
     let shape = shapes.get(key);
     if (shape === undefined) {
       shape = build(viewer, root, plan, catalogApart);
@@ -692,12 +692,24 @@ const isCatalog = (
 ): relation is Relation & { readonly target: Exclude<Relation['target'], HistoryType> } =>
   relation.target === 'Agent' || relation.target === 'Team';
 
-/** KEY0, KEY0_SECONDS, …: the output names keysetParts gives its key items. */
+/** The key items made so far, by output name: the same few for every page. */
+const KEY_ITEMS = new Map<string, Fragment>();
+
+/**
+ * KEY0, KEY0_SECONDS, …: the output names keysetParts gives its key items, each made once (a
+ * fragment has no binds and is never changed), so a page's plan key reads their output names
+ * where they are kept instead of reading new fragments' text on every page.
+ */
 function keyOutput(output: string): Fragment {
-  const match = /^KEY(\d+)(_SECONDS)?$/.exec(output);
-  if (!match) throw new Error(`${output} is not a key column`);
-  const index = Number(match[1]);
-  return match[2] ? sql`${sql.indexed('KEY', index)}_SECONDS` : sql.indexed('KEY', index);
+  let item = KEY_ITEMS.get(output);
+  if (item === undefined) {
+    const match = /^KEY(\d+)(_SECONDS)?$/.exec(output);
+    if (!match) throw new Error(`${output} is not a key column`);
+    const index = Number(match[1]);
+    item = match[2] ? sql`${sql.indexed('KEY', index)}_SECONDS` : sql.indexed('KEY', index);
+    KEY_ITEMS.set(output, item);
+  }
+  return item;
 }
 
 /** A list's order as a shape's key spells it. */
