@@ -28,7 +28,10 @@ export async function startServer(
   { cwd, onStdout, readySeconds = 30 }: ServerOptions = {},
 ): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // As `npm start` runs it (scripts/run.mjs: src/ compiled once by esbuild, then plain
+  // JavaScript), not under tsx, whose loader wraps every function made per request in a
+  // naming call the product never pays (about 2 % of the serving thread on a small request).
+  const child = spawn(process.execPath, ['scripts/run.mjs', 'src/main.ts'], {
     env: {
       ...process.env,
       PORT: String(port),
