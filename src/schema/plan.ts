@@ -11,6 +11,7 @@ import {
   Kind,
   type SelectionSetNode,
 } from 'graphql';
+import type { Context } from '../context.js';
 import {
   type ChildPlan,
   type ListPlan,
@@ -266,17 +267,18 @@ function draftBelow(
 }
 
 /**
- * What a plan read for this field along with `parent` (src/db/sql/history-plan.ts sets it
- * under the field's name), as it is, with no promise; else what `fallback` loads: a row no
- * plan reached (a loader's), or a relation the plan left to its loader.
+ * The resolver of a field a plan may read: what the plan read for it along with the parent
+ * (src/db/sql/history-plan.ts sets it under the field's name), as it is, with no promise; else
+ * what `load` loads for the parent: a row no plan reached (a loader's), or a relation the plan
+ * left to its loader. Made once per field: a request makes no function per parent.
  */
-export function plannedOr<T>(
-  parent: object,
-  info: GraphQLResolveInfo,
-  fallback: () => T | Promise<T>,
-): T | Promise<T> {
-  const child = plannedChild(parent, info.fieldName);
-  return child === undefined ? fallback() : (child as T);
+export function plannedOr<P extends object, T>(
+  load: (parent: P, context: Context, info: GraphQLResolveInfo) => T | Promise<T>,
+): (parent: P, args: unknown, context: Context, info: GraphQLResolveInfo) => T | Promise<T> {
+  return (parent, _args, context, info) => {
+    const child = plannedChild(parent, info.fieldName);
+    return child === undefined ? load(parent, context, info) : (child as T);
+  };
 }
 
 const unplannedByType = new WeakMap<GraphQLSchema, Map<string, ReadonlySet<string>>>();

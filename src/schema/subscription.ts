@@ -57,7 +57,7 @@ const TeamRunChangeRef = builder.objectRef<TeamRunChange>('TeamRunChange').imple
       description:
         'The run as the poll read it. Its nested fields (tasks, toolCalls, team) are loaded for this event, so they show the database as of this event.',
       ...needs.self(),
-      resolve: (change, _args, _context, info) => plannedOr(change, info, () => change.run),
+      resolve: plannedOr((change) => change.run),
     }),
     previousState: t.field({
       type: TeamRunStateRef,
@@ -105,7 +105,7 @@ const WaitingRunRef = builder.objectRef<WaitingRun>('WaitingRun').implement({
       type: TeamRunRef,
       description: 'The whole run, with its tasks and tool calls as of this event.',
       ...needs.self(),
-      resolve: (waiting, _args, _context, info) => plannedOr(waiting, info, () => waiting.run),
+      resolve: plannedOr((waiting) => waiting.run),
     }),
     waitingFor: t.field({
       type: HumanWaitRef,

@@ -44,8 +44,7 @@ TaskRunRef.implement({
       description:
         'The team run this task belongs to; null when its team-history row is not visible to the caller.',
       ...needs.relation(RELATIONS.taskTeamRun),
-      resolve: (task, _args, context, info) =>
-        plannedOr(task, info, () => context.loaders.runById.load(task.teamExecId)),
+      resolve: plannedOr((task, context) => context.loaders.runById.load(task.teamExecId)),
     }),
     taskOrder: t.exposeInt('taskOrder', {
       description: HISTORY.taskOrder,
@@ -66,13 +65,12 @@ TaskRunRef.implement({
       nullable: true,
       description:
         'The stored Agent Spec (DBMS_AI_AGENT) of the same name; null when there is none (Select AI agents are usually not Agent Specs). Unless its DESCRIBE_AGENT fields are selected (description, inputs, outputs, callContract), shared across requests: an agent created or dropped shows within TEAM_TOOLS_CACHE_TTL_MS (60 s by default).',
-      resolve: (task, _args, context, info) =>
-        plannedOr(task, info, () =>
-          (selectsAny(info, unplannedFields(info.schema, 'Agent'))
-            ? context.loaders.agentByName
-            : context.loaders.agentByNameWithoutDetails
-          ).load(task.agentName),
-        ),
+      resolve: plannedOr((task, context, info) =>
+        (selectsAny(info, unplannedFields(info.schema, 'Agent'))
+          ? context.loaders.agentByName
+          : context.loaders.agentByNameWithoutDetails
+        ).load(task.agentName),
+      ),
     }),
     state: t.expose('state', {
       type: TeamRunStateRef,
@@ -129,8 +127,7 @@ builder.objectFields(TeamRunRef, (t) => ({
     type: [TaskRunRef],
     description: 'The run’s tasks in TASK_ORDER.',
     ...needs.relation(RELATIONS.runTasks),
-    resolve: (run, _args, context, info) =>
-      plannedOr(run, info, () => context.loaders.tasksOfRun.load(run.execId)),
+    resolve: plannedOr((run, context) => context.loaders.tasksOfRun.load(run.execId)),
   }),
 }));
 

@@ -56,10 +56,9 @@ TeamRunRef.implement({
       nullable: true,
       description:
         'The team of that name in the catalog; null once the team is dropped or when the caller may not see it. Shared across requests: a team created or dropped shows within TEAM_TOOLS_CACHE_TTL_MS (60 s by default).',
-      resolve: (run, _args, context, info) =>
-        plannedOr(run, info, () =>
-          context.loaders.teamByKey.load(teamKey(run.owner, run.teamName)),
-        ),
+      resolve: plannedOr((run, context) =>
+        context.loaders.teamByKey.load(teamKey(run.owner, run.teamName)),
+      ),
     }),
     owner: t.exposeString('owner', {
       ...needs.run('owner'),

@@ -44,11 +44,10 @@ ToolCallRef.implement({
       description:
         'The task run that made the call (same TEAM_EXEC_ID and TASK_ORDER); null when it is not in the task history or not visible.',
       ...needs.relation(RELATIONS.callTaskRun),
-      resolve: (call, _args, context, info) =>
-        plannedOr(call, info, async () => {
-          const tasks = await context.loaders.tasksOfRun.load(call.teamExecId);
-          return tasks.find((task) => task.taskOrder === call.taskOrder) ?? null;
-        }),
+      resolve: plannedOr(async (call, context) => {
+        const tasks = await context.loaders.tasksOfRun.load(call.teamExecId);
+        return tasks.find((task) => task.taskOrder === call.taskOrder) ?? null;
+      }),
     }),
     toolOwner: t.exposeString('toolOwner', {
       nullable: true,
@@ -114,8 +113,7 @@ builder.objectFields(TeamRunRef, (t) => ({
     type: [ToolCallRef],
     description: 'Every tool call of the run, by task order then start.',
     ...needs.relation(RELATIONS.runToolCalls),
-    resolve: (run, _args, context, info) =>
-      plannedOr(run, info, () => context.loaders.toolCallsOfRun.load(run.execId)),
+    resolve: plannedOr((run, context) => context.loaders.toolCallsOfRun.load(run.execId)),
   }),
 }));
 
@@ -124,12 +122,11 @@ builder.objectFields(TaskRunRef, (t) => ({
     type: [ToolCallRef],
     description: 'The calls made by this task (same TEAM_EXEC_ID and TASK_ORDER).',
     ...needs.relation(RELATIONS.taskToolCalls),
-    resolve: (task, _args, context, info) =>
-      plannedOr(task, info, async () =>
-        (await context.loaders.toolCallsOfRun.load(task.teamExecId)).filter(
-          (call) => call.taskOrder === task.taskOrder,
-        ),
+    resolve: plannedOr(async (task, context) =>
+      (await context.loaders.toolCallsOfRun.load(task.teamExecId)).filter(
+        (call) => call.taskOrder === task.taskOrder,
       ),
+    ),
   }),
 }));
 

@@ -194,19 +194,50 @@ export function keysetParts(
     readonly keys: readonly ColumnKey[];
   },
   window: KeysetWindow,
-): {
+): KeysetOrder & { readonly where: Fragment; readonly filtered: Fragment } {
+  const { from, filter, keys } = parts;
+  const ordered = orderedBy(keys, window.backward);
+  return {
+    ...ordered,
+    where: sql.where(
+      ...filter,
+      window.after ? beyond(keys, window.after, true, 'after') : undefined,
+      window.before ? beyond(keys, window.before, false, 'before') : undefined,
+    ),
+    filtered: sql`${from} ${sql.where(...filter)}`,
+  };
+}
+
+/** What a keyset page's text and rows take from its keys and direction, whatever its window. */
+interface KeysetOrder {
   readonly keyColumns: Fragment;
   readonly keyOutputs: readonly string[];
   /** KEY0, KEY1, …, each with the column it repeats (the seconds repeat none). */
   readonly keyCopies: readonly (readonly [string, Fragment])[];
-  readonly where: Fragment;
   readonly orderBy: Fragment;
   /** The same order on KEY0, KEY1, …: a list of the page's rows in the page's order. */
   readonly keyOrder: readonly OrderedColumn[];
-  readonly filtered: Fragment;
   readonly positioned: <T>(node: T, row: Row) => Positioned<T>;
-} {
-  const { from, filter, keys } = parts;
+}
+
+/**
+ * Made once per keys and direction (the keys of an order are made once: runOrderKeys,
+ * TOOL_CALL_ORDER_KEYS), so a page builds only its filter and its place.
+ */
+const keysetOrders = new WeakMap<
+  readonly ColumnKey[],
+  Partial<Record<'forward' | 'backward', KeysetOrder>>
+>();
+
+function orderedBy(keys: readonly ColumnKey[], backward: boolean): KeysetOrder {
+  let byDirection = keysetOrders.get(keys);
+  if (byDirection === undefined) {
+    byDirection = {};
+    keysetOrders.set(keys, byDirection);
+  }
+  const direction = backward ? 'backward' : 'forward';
+  const known = byDirection[direction];
+  if (known !== undefined) return known;
   const valueItems = keys.map((key, i) => sql`${key.column} AS ${sql.indexed('KEY', i)}`);
   const keyItems = keys.flatMap((key, i) => [
     valueItems[i] as Fragment,
@@ -216,9 +247,9 @@ export function keysetParts(
   const keyOrder = keys.map(({ direction }, i): OrderedColumn => {
     const output = outputName(valueItems[i] as Fragment);
     const reversed = direction === 'ASC' ? 'DESC' : 'ASC';
-    const ordered = { output, direction: window.backward ? reversed : direction } as const;
+    const ordered = { output, direction: backward ? reversed : direction } as const;
     if (i === keys.length - 1) return ordered;
-    return { ...ordered, nulls: window.backward ? 'FIRST' : 'LAST' };
+    return { ...ordered, nulls: backward ? 'FIRST' : 'LAST' };
   });
   const orderBy = keys.map(({ column }, i) => {
     const { direction, nulls } = keyOrder[i] as OrderedColumn;
@@ -226,18 +257,12 @@ export function keysetParts(
     return sql`${column} ${sql.raw(direction === 'DESC' ? 'DESC' : 'ASC')}${sql.raw(nullsText)}`;
   });
   const names = keyNames(keys);
-  return {
+  const made: KeysetOrder = {
     keyColumns: sql.join(keyItems, ', '),
     keyOutputs: keyItems.map(outputName),
     keyCopies: keys.map((key, i) => [outputName(valueItems[i] as Fragment), key.column] as const),
-    where: sql.where(
-      ...filter,
-      window.after ? beyond(keys, window.after, true, 'after') : undefined,
-      window.before ? beyond(keys, window.before, false, 'before') : undefined,
-    ),
     orderBy: sql.join(orderBy, ', '),
     keyOrder,
-    filtered: sql`${from} ${sql.where(...filter)}`,
     // The row is the reader's, reused for the next row: its key values are copied out.
     positioned: (node, row) =>
       new PositionedRow(
@@ -246,6 +271,8 @@ export function keysetParts(
         names.map((name) => row[name]),
       ),
   };
+  byDirection[direction] = made;
+  return made;
 }
 
 export async function fetchPage<T>(driver: Driver, paging: PagedQuery<T>): Promise<Page<T>> {

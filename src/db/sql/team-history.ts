@@ -35,16 +35,25 @@ const ORDER_COLUMNS: Record<TeamRunOrderField, Fragment> = {
   STATE: sql`h.STATE`,
 };
 
+/** The keys of each order, made once: a keyset page keeps what it builds from them by them. */
+const RUN_ORDER_KEYS = new Map<string, readonly ColumnKey[]>();
+
 /** The keys of teamRuns in an order: its column, then TEAM_EXEC_ID to tell ties apart. */
-export function runOrderKeys(order: TeamRunOrder): ColumnKey[] {
-  return [
-    {
-      column: ORDER_COLUMNS[order.field],
-      direction: order.direction,
-      date: order.field === 'START_DATE' || order.field === 'END_DATE',
-    },
-    { column: sql`h.TEAM_EXEC_ID`, direction: 'ASC' },
-  ];
+export function runOrderKeys(order: TeamRunOrder): readonly ColumnKey[] {
+  const name = `${order.field} ${order.direction}`;
+  let keys = RUN_ORDER_KEYS.get(name);
+  if (keys === undefined) {
+    keys = [
+      {
+        column: ORDER_COLUMNS[order.field],
+        direction: order.direction,
+        date: order.field === 'START_DATE' || order.field === 'END_DATE',
+      },
+      { column: sql`h.TEAM_EXEC_ID`, direction: 'ASC' },
+    ];
+    RUN_ORDER_KEYS.set(name, keys);
+  }
+  return keys;
 }
 
 /** The keys of root toolCalls: newest first, INVOCATION_ID to tell ties apart. */
