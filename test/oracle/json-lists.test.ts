@@ -16,11 +16,11 @@ import { num, str, strOrNull } from '../../src/db/rows.js';
 import { sql } from '../../src/db/sql/fragment.js';
 import { historyPlanSql } from '../../src/db/sql/history-plan.js';
 import { inList } from '../../src/db/sql/in-lists.js';
-import { jsonArrayQuery, MisalignedList } from '../../src/db/sql/json-lists.js';
+import { jsonArrayQuery, jsonListColumn, MisalignedList } from '../../src/db/sql/json-lists.js';
 import { fetchRows } from '../../src/db/sql/query.js';
 import { teamHistorySql } from '../../src/db/sql/team-history.js';
-import { everyColumn, plannedChild, RELATIONS } from '../../src/model/plan.js';
-import type { TaskRun } from '../../src/model/team.js';
+import { type ChildPlan, everyColumn, plannedChild, RELATIONS } from '../../src/model/plan.js';
+import type { TaskRun, TeamRun, ToolCall } from '../../src/model/team.js';
 import { ANONYMOUS_ADMIN } from '../../src/model/viewer.js';
 
 let database: EmbeddedDatabase;
@@ -149,6 +149,112 @@ describe('a JSON list whose order ties', () => {
     );
     expect(treeTasks.length).toBe(stored.length);
     expect(treeTasks.map(whole).sort()).toEqual(expected.sort());
+  });
+});
+
+describe('lists that name their run by its position in the root list', () => {
+  test('a page of runs read backwards by END_DATE (nulls, ties) gives each run its own tasks and calls', async () => {
+    const plans = historyPlanSql(catalog);
+    const calls: ChildPlan = {
+      kind: 'relation',
+      relation: RELATIONS.taskToolCalls,
+      plan: everyColumn('ToolCall'),
+    };
+    const plan = everyColumn('TeamRun', [
+      [
+        'tasks',
+        {
+          kind: 'relation',
+          relation: RELATIONS.runTasks,
+          plan: everyColumn('TaskRun', [['toolCalls', calls]]),
+        },
+      ],
+      [
+        'toolCalls',
+        { kind: 'relation', relation: RELATIONS.runToolCalls, plan: everyColumn('ToolCall') },
+      ],
+    ]);
+    const [page] = await sortPerAggregate(() =>
+      fetchRows(
+        database.driver,
+        plans.planned(
+          ANONYMOUS_ADMIN,
+          plans.runsPage(
+            ANONYMOUS_ADMIN,
+            {},
+            { field: 'END_DATE', direction: 'DESC' },
+            {
+              backward: true,
+              limit: 200,
+            },
+          ),
+          plan,
+        ),
+      ),
+    );
+    const runs = (page?.rows ?? []).map(({ node }) => node as TeamRun);
+    expect(runs).toHaveLength(200);
+    const { rows: stored } = await database.pg.query<StoredTask>(
+      `SELECT team_exec_id, task_order, state, input, result, start_date FROM dba_ai_agent_task_history
+       WHERE team_exec_id = ANY($1)`,
+      [runs.map((run) => run.execId)],
+    );
+    const { rows: storedCalls } = await database.pg.query<{ team_exec_id: string; n: number }>(
+      `SELECT team_exec_id, count(*)::int AS n FROM dba_ai_agent_tool_history
+       WHERE team_exec_id = ANY($1) GROUP BY team_exec_id`,
+      [runs.map((run) => run.execId)],
+    );
+    for (const run of runs) {
+      const tasks = plannedChild(run, 'tasks') as TaskRun[];
+      const expected = stored
+        .filter((task) => task.team_exec_id === run.execId)
+        .map((task) =>
+          whole({
+            teamExecId: task.team_exec_id,
+            taskOrder: Number(task.task_order),
+            state: task.state,
+            input: task.input,
+            result: task.result,
+            startDate: task.start_date,
+          }),
+        );
+      expect(tasks.map(whole).sort()).toEqual(expected.sort());
+      const runCalls = plannedChild(run, 'toolCalls') as ToolCall[];
+      expect(runCalls).toHaveLength(storedCalls.find((c) => c.team_exec_id === run.execId)?.n ?? 0);
+      for (const call of runCalls) expect(call.teamExecId).toBe(run.execId);
+      for (const task of tasks) {
+        for (const call of plannedChild(task, 'toolCalls') as ToolCall[]) {
+          expect([call.teamExecId, call.taskOrder]).toEqual([task.teamExecId, task.taskOrder]);
+        }
+      }
+    }
+  });
+
+  test('a position that names no parent fails loudly', () => {
+    const { read } = jsonListColumn(
+      'test.tasks',
+      {
+        select: [sql`TASK_NAME`, sql`p.PARENT_POSITION`],
+        from: sql`DBA_AI_AGENT_TASK_HISTORY t JOIN p ON p.PARENT_KEY = TEAM_EXEC_ID`,
+        orderBy: ['TASK_NAME'],
+        totalOrder: true,
+        parentPosition: { member: 'PARENT_POSITION', property: 'teamExecId' },
+      },
+      1,
+    );
+    const tasks = (positions: unknown[]) =>
+      read(
+        [positions.length, positions.map(() => 'T'), positions],
+        (row) => [row.teamExecId, row.taskName],
+        ['E1', 'E2'],
+      );
+    expect(tasks([1, 0, 1])).toEqual([
+      ['E2', 'T'],
+      ['E1', 'T'],
+      ['E2', 'T'],
+    ]);
+    expect(() => tasks([2])).toThrow(/test\.tasks: row 0 names no parent of 2/);
+    expect(() => tasks([null])).toThrow(MisalignedList);
   });
 });
 

@@ -27,6 +27,8 @@ import {
   type JsonList,
   jsonListColumn,
   type ListOrder,
+  type ListReader,
+  listPosition,
   orderOutput,
 } from './json-lists.js';
 import { keysetParts, type PageWindow } from './pages.js';
@@ -245,12 +247,19 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     ToolCall: history.readable.calls,
   };
 
-  /** The output columns a list of `table` reads for `plan`: its columns and keys. */
-  const membersOf = (table: AnyTable, plan: ListPlan): string[] =>
+  /**
+   * The output columns a list of `table` reads for `plan`: its columns, and for a root list
+   * its keys too (a node's task is found by its TASK_ORDER). A list below a root reads only
+   * what its plan names, the keys its relations join on included (src/schema/plan.ts): a
+   * task's TASK_ORDER only when its calls or its id are asked for.
+   */
+  const membersOf = (table: AnyTable, plan: ListPlan, keys: boolean): string[] =>
     table.columns
       .filter(
         ([property]) =>
-          plan.columns.has('*') || plan.columns.has(property) || table.keys.includes(property),
+          plan.columns.has('*') ||
+          plan.columns.has(property) ||
+          (keys && table.keys.includes(property)),
       )
       .map(([, column]) => column);
 
@@ -311,14 +320,24 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
         }
       : undefined;
     const decode = (row: Row): PlanResult<R> => {
-      const decoded = lists.map((list, i) =>
-        list.read(row[list.key], i === rootIndex && decodeRow ? decodeRow : list.decode),
-      );
+      // The root list comes first: the lists below name its runs by position (runIds).
+      const decoded: unknown[][] = [];
+      let runIds: readonly unknown[] = [];
+      for (let i = 0; i < lists.length; i++) {
+        const list = lists[i] as Shape['lists'][number];
+        if (i !== rootIndex || !decodeRow) {
+          decoded.push(list.read(row[list.key], list.decode, list.positioned ? runIds : undefined));
+          continue;
+        }
+        const rootRows = list.read(row[list.key], decodeRow);
+        runIds = rootRows.map(({ object }) => (object as TeamRun).execId);
+        decoded.push(rootRows);
+      }
       const roots = (rootIndex >= 0 ? decoded[rootIndex] : []) as { object: object; result: R }[];
       const objects = rows ? roots.map((r) => r.object) : [...given];
       if (rootIndex >= 0) decoded[rootIndex] = objects;
       const catalogEdges: CatalogEdge[] = [];
-      attach(objects, children, decoded, catalogEdges);
+      attach(objects, children, decoded as object[][], catalogEdges);
       return {
         rows: roots.map((r) => r.result),
         total: root.total ? num(row.totalCount) : null,
@@ -342,9 +361,11 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     readonly noRows: boolean;
     readonly lists: readonly {
       readonly key: string;
-      readonly read: <T>(json: unknown, decode: (row: Row) => T) => T[];
+      readonly read: ListReader;
       /** The rows' decoder; the root's is each request's own. */
       readonly decode: (row: Row) => object;
+      /** Its rows name their run by its position in the root list (`p`). */
+      readonly positioned: boolean;
     }[];
     readonly rootIndex: number;
     /** The root's extras copied from its members (PlanRoot's `copies`), as row keys. */
@@ -365,7 +386,12 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     const selects: Fragment[] = [];
     const add = (list: JsonList<object>) => {
       const column = jsonListColumn(root.name, list.parts, lists.length);
-      lists.push({ key: column.key, read: column.read, decode: list.decode });
+      lists.push({
+        key: column.key,
+        read: column.read,
+        decode: list.decode,
+        positioned: list.parts.parentPosition !== undefined,
+      });
       selects.push(column.select);
       return lists.length - 1;
     };
@@ -373,13 +399,16 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     const rootTable = tables[root.type];
 
     let rootIndex = -1;
+    /** The root runs' positions in the root list (listPositions), when the root lists runs. */
+    let positions: Fragment | undefined;
+    let positionsRead = false;
     const copies: (readonly [string, string])[] = [];
     if (root.rows) {
       // The columns the root's order names are read too (a team's page groups by TEAM_NAME).
       const ordering = root.rows.orderBy
         .map(orderOutput)
         .filter((column) => column in rootTable.select);
-      const members = [...new Set([...membersOf(rootTable, plan), ...ordering])];
+      const members = [...new Set([...membersOf(rootTable, plan, true), ...ordering])];
       // An extra of the same text as a member is that member's array again: copied instead.
       const copied = new Map<string, string>();
       for (const [extra, column] of root.rows.copies ?? []) {
@@ -406,6 +435,13 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       };
       // Decoded with each request's own decoder (planned).
       rootIndex = add({ parts, decode: rootTable.decode as (row: Row) => object });
+      // The runs whose children are read, each with its index in the root list: the numbering
+      // is over the root list's rows, the children's scope applied after it.
+      if (root.type === 'TeamRun') {
+        positions = sql`SELECT w.TEAM_EXEC_ID AS PARENT_KEY, w.PARENT_POSITION
+          FROM (SELECT w.*, ${listPosition(root.name, parts)} AS PARENT_POSITION FROM ${parts.from}) w
+          ${sql.where(root.scope)}`;
+      }
     }
     const listOf = (relation: Relation, childPlan: ListPlan, parentTable: AnyTable): ListNode => {
       if (isCatalog(relation)) {
@@ -424,14 +460,29 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
         return { index: add(list), children: [] };
       }
       const table = tables[relation.target as HistoryType];
-      const members = membersOf(table, childPlan);
-      const parts: JsonArrayParts = {
-        select: itemsOf(table, members),
-        members,
-        from: sql`${table.from} WHERE TEAM_EXEC_ID IN (${scope})`,
-        orderBy: table.orderBy,
-        totalOrder: table.totalOrder,
-      };
+      const members = membersOf(table, childPlan, false);
+      // A task or tool call below a list of runs names its run by the run's position there
+      // (a number) instead of its TEAM_EXEC_ID; the reader sets teamExecId from the root's rows.
+      const byPosition = positions !== undefined && relation.target !== 'TeamRun';
+      if (byPosition) positionsRead = true;
+      const ownMembers = byPosition ? members.filter((m) => m !== 'TEAM_EXEC_ID') : members;
+      const parts: JsonArrayParts = byPosition
+        ? {
+            select: [...itemsOf(table, ownMembers), sql`p.PARENT_POSITION`],
+            members: [...ownMembers, 'PARENT_POSITION'],
+            // `p` holds the runs of the scope: it bounds the list as `bounded` would.
+            from: sql`${table.from} JOIN p ON p.PARENT_KEY = TEAM_EXEC_ID`,
+            orderBy: table.orderBy,
+            totalOrder: table.totalOrder,
+            parentPosition: { member: 'PARENT_POSITION', property: 'teamExecId' },
+          }
+        : {
+            select: itemsOf(table, members),
+            members,
+            from: sql`${table.from} WHERE TEAM_EXEC_ID IN (${scope})`,
+            orderBy: table.orderBy,
+            totalOrder: table.totalOrder,
+          };
       const index = add({ parts, decode: table.decode as (row: Row) => object });
       return { index, children: childrenOf(childPlan, table) };
     };
@@ -485,7 +536,8 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
 
     const children = childrenOf(plan, rootTable);
     if (root.total) selects.push(sql`${root.total} AS TOTAL_COUNT`);
-    const body = sql`WITH w AS (${root.with}) SELECT ${sql.join(selects, ', ')} FROM DUAL`;
+    const ranked = positions && positionsRead ? sql`, p AS (${positions})` : sql``;
+    const body = sql`WITH w AS (${root.with})${ranked} SELECT ${sql.join(selects, ', ')} FROM DUAL`;
     return {
       statement: statement(root.name, body),
       binds: body.binds,

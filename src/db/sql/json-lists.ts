@@ -27,6 +27,11 @@ export interface JsonArrayParts {
    * statement gives each row): every aggregate orders by it, and no sequence is numbered.
    */
   readonly totalOrder: boolean;
+  /**
+   * A member holding each row's parent as its index in the parent's list (listPositions),
+   * and the property the reader fills from the parents' values at that index.
+   */
+  readonly parentPosition?: { readonly member: string; readonly property: string };
 }
 
 /**
@@ -88,13 +93,8 @@ function jsonArraySelect(name: string, parts: JsonArrayParts, alias: Fragment): 
     if (selectedName === undefined) throw new Error(`${name}: ${output} is not selected`);
     return sql`${sql.raw(prefix)}.${selectedName}`;
   };
-  const ordered = (prefix: 's' | 'q') => (order: ListOrder) => {
-    const column = named(prefix)(orderOutput(order));
-    if (typeof order === 'string') return column;
-    const nulls =
-      order.nulls === undefined ? '' : order.nulls === 'FIRST' ? ' NULLS FIRST' : ' NULLS LAST';
-    return sql`${column} ${sql.raw(order.direction === 'DESC' ? 'DESC' : 'ASC')}${sql.raw(nulls)}`;
-  };
+  const ordered = (prefix: 's' | 'q') => (order: ListOrder) =>
+    orderedColumn(named(prefix)(orderOutput(order)), order);
   const members = parts.members ?? [...selected.keys()];
   const aggregates = (order: Fragment) =>
     sql.join(
@@ -112,6 +112,36 @@ function jsonArraySelect(name: string, parts: JsonArrayParts, alias: Fragment): 
   return sql`SELECT JSON_ARRAY(COUNT(*), ${aggregates(sql`q.SEQ`)} NULL ON NULL RETURNING CLOB) AS ${alias}
         FROM (SELECT ${sql.join(members.map(named('s')), ', ')}, ROW_NUMBER() OVER (ORDER BY ${order}) AS SEQ
           FROM (SELECT ${sql.join(parts.select, ', ')} FROM ${parts.from}) s) q`;
+}
+
+/**
+ * `ROW_NUMBER() OVER (ORDER BY <the list's order>) - 1`: in a query over the list's `from`,
+ * each row's index in the list jsonArraySelect builds of `parts`. The list's order is total
+ * and the numbering reads the same rows in the same order as the list's aggregates, so the
+ * index is the row's in every column of the list, on Oracle and PostgreSQL alike: a list below
+ * it names its parent by that index (a number) instead of the parent's key (a 32-character run
+ * id per task and tool call, which the database writes as JSON and the serving thread parses
+ * and groups by). The order's columns are read by their output names: a list whose select
+ * items are its source's columns by name (a list over a common table).
+ */
+export function listPosition(name: string, parts: JsonArrayParts): Fragment {
+  if (!parts.totalOrder) throw new Error(`${name}: positions need a list in a total order`);
+  const outputs = outputsOf(parts.select);
+  const selected = new Map(parts.select.map((item, i) => [outputName(item), outputs[i]]));
+  const ordered = (order: ListOrder) => {
+    const column = selected.get(orderOutput(order));
+    if (column === undefined) throw new Error(`${name}: ${orderOutput(order)} is not selected`);
+    return orderedColumn(column, order);
+  };
+  return sql`ROW_NUMBER() OVER (ORDER BY ${sql.join(parts.orderBy.map(ordered), ', ')}) - 1`;
+}
+
+/** A column of an order with its direction and where its nulls go (OrderedColumn). */
+function orderedColumn(column: Fragment, order: ListOrder): Fragment {
+  if (typeof order === 'string') return column;
+  const nulls =
+    order.nulls === undefined ? '' : order.nulls === 'FIRST' ? ' NULLS FIRST' : ' NULLS LAST';
+  return sql`${column} ${sql.raw(order.direction === 'DESC' ? 'DESC' : 'ASC')}${sql.raw(nulls)}`;
 }
 
 /**
@@ -141,13 +171,18 @@ function positionalDecoder<T>(
   return (json) => read(json, decode);
 }
 
-/** positionalDecoder's reading, with the row decoder given at each read. */
-function positionalReader(
-  name: string,
-  parts: JsonArrayParts,
-): <T>(json: unknown, decode: (row: Row) => T) => T[] {
+/**
+ * positionalDecoder's reading, with the row decoder given at each read; a list whose rows name
+ * their parent by its position (`parentPosition`) is given the parents' values of the property
+ * it fills, in the parent list's order.
+ */
+function positionalReader(name: string, parts: JsonArrayParts): ListReader {
   const keys = (parts.members ?? parts.select.map(outputName)).map(camelCase);
-  return <T>(json: unknown, decode: (row: Row) => T) => {
+  const position = parts.parentPosition && {
+    key: camelCase(parts.parentPosition.member),
+    property: parts.parentPosition.property,
+  };
+  return <T>(json: unknown, decode: (row: Row) => T, parents: readonly unknown[] = []) => {
     const list = jsonOrNull(json);
     if (!Array.isArray(list) || list.length !== keys.length + 1) {
       throw new MisalignedList(
@@ -172,6 +207,13 @@ function positionalReader(
     const decoded = new Array<T>(count);
     for (let r = 0; r < count; r++) {
       for (let i = 0; i < keys.length; i++) row[keys[i] as string] = columns[i]?.[r];
+      if (position) {
+        const index = row[position.key];
+        if (typeof index !== 'number' || !(index in parents)) {
+          throw new MisalignedList(`${name}: row ${r} names no parent of ${parents.length}`);
+        }
+        row[position.property] = parents[index];
+      }
       decoded[r] = decode(row);
     }
     return decoded;
@@ -199,6 +241,13 @@ export function jsonArrayQuery<T>(
   };
 }
 
+/** Reads a list's JSON with the rows' decoder and, for `parentPosition`, its parents' values. */
+export type ListReader = <T>(
+  json: unknown,
+  decode: (row: Row) => T,
+  parents?: readonly unknown[],
+) => T[];
+
 /** One list of a planned statement (jsonListColumn): its rows' parts and their decoder. */
 export interface JsonList<T> {
   readonly parts: JsonArrayParts;
@@ -220,7 +269,7 @@ export function jsonListColumn(
 ): {
   readonly select: Fragment;
   readonly key: string;
-  readonly read: <T>(json: unknown, decode: (row: Row) => T) => T[];
+  readonly read: ListReader;
 } {
   const alias = sql`${sql.indexed('L', index)}_JSON`;
   return {
