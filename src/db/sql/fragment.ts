@@ -471,8 +471,12 @@ function argument(overload: Overload, name: string): Fragment {
 /** The tag and its helpers, one import (as pg-sql2's `sql.value()`, `sql.join()`). */
 export const sql = Object.assign(template, {
   /** `:name`, carrying its value: the only way a value enters a statement. */
-  bind: (name: string, value: BindValue): Fragment =>
-    new Fragment(MINT, bindShape(name), { [name]: value }),
+  bind: (name: string, value: BindValue): Fragment => {
+    // Set on an empty object: a computed key in an object literal cost five times as much.
+    const binds: Record<string, BindValue> = {};
+    binds[name] = value;
+    return new Fragment(MINT, bindShape(name), binds);
+  },
   /**
    * `:prefix0, :prefix1, …`, each carrying its value: what sql.bind of each value joined by
    * commas gives, made in one pass (an IN list carries up to 1,000; src/db/sql/in-lists.ts).

