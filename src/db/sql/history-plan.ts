@@ -53,8 +53,8 @@ import { teamSql } from './teams.js';
  * Every list is a JSON array of columns (jsonListColumn, src/db/sql/json-lists.ts), one per
  * planned relation at each field path, with only the columns that path reads. Every
  * history row carries TEAM_EXEC_ID and every history relation keeps it, so each list below the
- * root is bounded by the root's runs (`TEAM_EXEC_ID IN (SELECT w.TEAM_EXEC_ID FROM w …)`),
- * whatever its depth, and visible exactly when its run is (docs/oracle.md): the root applies
+ * root is bounded by the root's runs (`TEAM_EXEC_ID IN (SELECT w.TEAM_EXEC_ID FROM w …)`, or
+ * below a list of runs a join on their positions `p`), whatever its depth, and visible exactly when its run is (docs/oracle.md): the root applies
  * the viewer's rule once. The agents of a list of tasks are those its names name, and the
  * team of a list of runs those its names name: lists of the statement, or, where the catalog
  * is cached across requests (`catalogApart`), left out and served from that cache
@@ -470,9 +470,11 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
         ? {
             select: [...itemsOf(table, ownMembers), sql`p.PARENT_POSITION`],
             members: [...ownMembers, 'PARENT_POSITION'],
-            // `p` holds the runs of the scope: it bounds the list as `bounded` would.
+            // `p` holds the runs of the scope: it bounds the list as TEAM_EXEC_ID IN (…) does
+            // below other roots.
             from: sql`${table.from} JOIN p ON p.PARENT_KEY = TEAM_EXEC_ID`,
-            orderBy: table.orderBy,
+            // Its run's position orders it as its TEAM_EXEC_ID did (one each), a number to sort.
+            orderBy: table.orderBy.map((c) => (c === 'TEAM_EXEC_ID' ? 'PARENT_POSITION' : c)),
             totalOrder: table.totalOrder,
             parentPosition: { member: 'PARENT_POSITION', property: 'teamExecId' },
           }
