@@ -108,16 +108,33 @@ export interface ConnectionResult<T> {
  * gives every literal's own getter (a closure of its own) an accessor of that object, which
  * its young-generation collections keep alive, with the row, the page and all they reach, into
  * the old generation that only a full collection frees (runPage: about 25 kB of every request
- * copied and promoted; docs/operations.md, "Where the CPU of a request goes").
+ * copied and promoted; docs/operations.md, "Where the CPU of a request goes"). Each keeps what
+ * its cursor is written from (here its offset), not a function of its own.
  */
-class Edge<T> {
+class OffsetEdge<T> {
   constructor(
     readonly node: T,
-    private readonly cursorOf: () => string,
+    private readonly offset: number,
   ) {}
 
   get cursor(): string {
-    return this.cursorOf();
+    return offsetToCursor(this.offset);
+  }
+}
+
+/** An edge of a keyset page: its cursor is written from its row's place and its order. */
+class KeysetEdge<T> {
+  readonly node: T;
+
+  constructor(
+    private readonly row: Positioned<T>,
+    private readonly order: KeysetOrder,
+  ) {
+    this.node = row.node;
+  }
+
+  get cursor(): string {
+    return positionToCursor(this.order, this.row.position);
   }
 }
 
@@ -140,7 +157,7 @@ class PageInfo {
 
 function toConnection<T>(window: PageWindow, page: Page<T>): ConnectionResult<T> {
   const items = page.items.slice(0, window.size);
-  const edges = items.map((node, i) => new Edge(node, () => offsetToCursor(window.offset + i)));
+  const edges = items.map((node, i) => new OffsetEdge(node, window.offset + i));
   return {
     totalCount: page.totalCount,
     edges,
@@ -254,7 +271,7 @@ export async function keysetConnection<T>(
   // first and last together: the last `last` of the first `first`.
   const cut = !backward && args.last != null && rows.length > args.last;
   if (cut) rows = rows.slice(rows.length - (args.last ?? 0));
-  const edges = rows.map((row) => new Edge(row.node, () => positionToCursor(order, row.position)));
+  const edges = rows.map((row) => new KeysetEdge(row, order));
   return {
     totalCount: page.totalCount,
     edges,

@@ -36,12 +36,16 @@ const ORDER_COLUMNS: Record<TeamRunOrderField, Fragment> = {
 };
 
 /** The keys of each order, made once: a keyset page keeps what it builds from them by them. */
-const RUN_ORDER_KEYS = new Map<string, readonly ColumnKey[]>();
+const RUN_ORDER_KEYS = new Map<TeamRunOrderField, Map<TeamRunOrder['direction'], ColumnKey[]>>();
 
 /** The keys of teamRuns in an order: its column, then TEAM_EXEC_ID to tell ties apart. */
 export function runOrderKeys(order: TeamRunOrder): readonly ColumnKey[] {
-  const name = `${order.field} ${order.direction}`;
-  let keys = RUN_ORDER_KEYS.get(name);
+  let byDirection = RUN_ORDER_KEYS.get(order.field);
+  if (byDirection === undefined) {
+    byDirection = new Map();
+    RUN_ORDER_KEYS.set(order.field, byDirection);
+  }
+  let keys = byDirection.get(order.direction);
   if (keys === undefined) {
     keys = [
       {
@@ -51,7 +55,7 @@ export function runOrderKeys(order: TeamRunOrder): readonly ColumnKey[] {
       },
       { column: sql`h.TEAM_EXEC_ID`, direction: 'ASC' },
     ];
-    RUN_ORDER_KEYS.set(name, keys);
+    byDirection.set(order.direction, keys);
   }
   return keys;
 }
