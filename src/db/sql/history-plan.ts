@@ -286,14 +286,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     { given = [], catalogApart = false }: PlanOptions = {},
   ): Query<PlanResult<R>> {
     const rootParts = [root.with, root.rows?.where, root.scope, root.total];
-    // One template rather than arrays joined: this key is written for every operation.
-    let rowsKey = 'given';
-    if (root.rows) {
-      rowsKey = '';
-      for (const extra of root.rows.extras) rowsKey += `${outputName(extra)},`;
-      rowsKey += ';';
-      for (const order of root.rows.orderBy) rowsKey += `${orderText(order)},`;
-    }
+    const rowsKey = root.rows ? rowsKeyOf(root.rows.extras, root.rows.orderBy) : 'given';
     let partsKey = '';
     for (const part of rootParts) partsKey += `\u0000${part ? shapeId(part) : ''}`;
     const key = `${root.name}\u0000${root.type}\u0000${visibilityScope(viewer)}\u0000${planId(plan)}\u0000${catalogApart ? 'apart' : 'inline'}\u0000${rowsKey}${partsKey}`;
@@ -569,6 +562,13 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     };
   }
 
+  // A root's extras and order, made once (rowsKeyOf keeps their text by them).
+  const NO_EXTRAS: readonly Fragment[] = [];
+  const windowExtras = [sql`RN`, sql`TOTAL_COUNT`];
+  const windowOrder = [...history.teamOfRun, 'RN'];
+  const byExecId = ['TEAM_EXEC_ID'];
+  const waitingOrder = [...history.teamOfRun, 'START_DATE', 'TEAM_EXEC_ID'];
+
   const runItems = Object.values(tables.TeamRun.select);
   const teamPartition = sql.join(
     history.teamOfRun.map((column) => sql`h.${sql.raw(column)}`),
@@ -601,8 +601,8 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
            ${sql.where(sql`h.TEAM_NAME IN (${teams})`, ...history.runFilter(viewer, filter))}`,
         rows: {
           where: sql`(${inWindow}) OR w.RN = 1`,
-          extras: [sql`RN`, sql`TOTAL_COUNT`],
-          orderBy: [...history.teamOfRun, 'RN'],
+          extras: windowExtras,
+          orderBy: windowOrder,
           // RN numbers each team's runs.
           totalOrder: true,
           decode: (row, run) => ({
@@ -671,8 +671,8 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       with: sql`SELECT ${runSelect} FROM ${tables.TeamRun.from}
         ${sql.where(sql`h.TEAM_EXEC_ID IN (${ids})`, history.viewerRuns(viewer))}`,
       rows: {
-        extras: [],
-        orderBy: ['TEAM_EXEC_ID'],
+        extras: NO_EXTRAS,
+        orderBy: byExecId,
         totalOrder: true,
         decode: (_row, run) => run as TeamRun,
       },
@@ -684,7 +684,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       with: sql`SELECT ${sql.join(Object.values(tables.TaskRun.select), ', ')} FROM ${tables.TaskRun.from}
         ${sql.where(sql`TEAM_EXEC_ID IN (${ids})`, tasksOnRuns(viewer))}`,
       rows: {
-        extras: [],
+        extras: NO_EXTRAS,
         orderBy: tables.TaskRun.orderBy,
         totalOrder: tables.TaskRun.totalOrder,
         decode: (_row, task) => task,
@@ -697,7 +697,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       with: sql`SELECT ${sql.join(Object.values(tables.ToolCall.select), ', ')} FROM ${tables.ToolCall.from}
         ${sql.where(sql`INVOCATION_ID IN (${ids})`, history.runVisible(viewer, sql`tc`))}`,
       rows: {
-        extras: [],
+        extras: NO_EXTRAS,
         orderBy: tables.ToolCall.orderBy,
         totalOrder: tables.ToolCall.totalOrder,
         decode: (_row, call) => call as ToolCall,
@@ -710,8 +710,8 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
       with: sql`SELECT ${runSelect} FROM ${tables.TeamRun.from}
         ${sql.where(sql`h.TEAM_NAME IN (${teams})`, sql`h.STATE = 'WAITING_FOR_HUMAN'`, history.viewerRuns(viewer))}`,
       rows: {
-        extras: [],
-        orderBy: [...history.teamOfRun, 'START_DATE', 'TEAM_EXEC_ID'],
+        extras: NO_EXTRAS,
+        orderBy: waitingOrder,
         totalOrder: true,
         decode: (_row, run) => run as TeamRun,
       },
@@ -733,7 +733,7 @@ export const historyPlanSql = perCatalog((catalog: Catalog) => {
     page: ReturnType<typeof keysetParts>,
     window: KeysetWindow,
   ): PlanRoot<Positioned<T>> {
-    const keyItems = page.keyOutputs.map(keyOutput);
+    const keyItems = keyItemsOf(page.keyOutputs);
     return {
       name,
       type,
@@ -782,6 +782,39 @@ function keyOutput(output: string): Fragment {
     KEY_ITEMS.set(output, item);
   }
   return item;
+}
+
+/** The key items of a page's key outputs (made once per keys and direction: pages.ts). */
+const keyItemLists = new WeakMap<readonly string[], readonly Fragment[]>();
+
+function keyItemsOf(outputs: readonly string[]): readonly Fragment[] {
+  let items = keyItemLists.get(outputs);
+  if (items === undefined) {
+    items = outputs.map(keyOutput);
+    keyItemLists.set(outputs, items);
+  }
+  return items;
+}
+
+/** The key text of a root's extras and order, by the arrays, which its roots make once. */
+const rowsKeys = new WeakMap<readonly Fragment[], WeakMap<readonly ListOrder[], string>>();
+
+/** What a root's extras and order add to its shape's key: their output names and order. */
+function rowsKeyOf(extras: readonly Fragment[], orderBy: readonly ListOrder[]): string {
+  let byOrder = rowsKeys.get(extras);
+  if (byOrder === undefined) {
+    byOrder = new WeakMap();
+    rowsKeys.set(extras, byOrder);
+  }
+  let key = byOrder.get(orderBy);
+  if (key === undefined) {
+    key = '';
+    for (const extra of extras) key += `${outputName(extra)},`;
+    key += ';';
+    for (const order of orderBy) key += `${orderText(order)},`;
+    byOrder.set(orderBy, key);
+  }
+  return key;
 }
 
 /** A list's order as a shape's key spells it. */
