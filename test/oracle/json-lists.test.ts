@@ -71,6 +71,17 @@ const whole = (t: {
     t.startDate?.toISOString() ?? null,
   ]);
 
+/** A task read from the table, as `whole` writes a task of a list. */
+const storedTask = (task: StoredTask) =>
+  whole({
+    teamExecId: task.team_exec_id,
+    taskOrder: Number(task.task_order),
+    state: task.state,
+    input: task.input,
+    result: task.result,
+    startDate: task.start_date,
+  });
+
 describe('a JSON list whose order ties', () => {
   test('the demo holds tasks logged twice under one TASK_ORDER', async () => {
     const { rows } = await database.pg.query<{ ties: number }>(
@@ -93,18 +104,7 @@ describe('a JSON list whose order ties', () => {
         teamHistorySql(catalog).tasksByRuns(ANONYMOUS_ADMIN)(inList('exec', runs)),
       ),
     );
-    const expected = inRuns
-      .map((task) =>
-        whole({
-          teamExecId: task.team_exec_id,
-          taskOrder: Number(task.task_order),
-          state: task.state,
-          input: task.input,
-          result: task.result,
-          startDate: task.start_date,
-        }),
-      )
-      .sort();
+    const expected = inRuns.map((task) => storedTask(task)).sort();
     expect(tasks.map(whole).sort()).toEqual(expected);
     // Grouped by run, in TASK_ORDER: the order the loaders hand on.
     const keys = tasks.map((task: TaskRun) => [task.teamExecId, task.taskOrder] as const);
@@ -137,16 +137,7 @@ describe('a JSON list whose order ties', () => {
     const { rows: stored } = await database.pg.query<StoredTask>(
       `SELECT team_exec_id, task_order, state, input, result, start_date FROM dba_ai_agent_task_history`,
     );
-    const expected = stored.map((task) =>
-      whole({
-        teamExecId: task.team_exec_id,
-        taskOrder: Number(task.task_order),
-        state: task.state,
-        input: task.input,
-        result: task.result,
-        startDate: task.start_date,
-      }),
-    );
+    const expected = stored.map(storedTask);
     expect(treeTasks.length).toBe(stored.length);
     expect(treeTasks.map(whole).sort()).toEqual(expected.sort());
   });
@@ -208,16 +199,7 @@ describe('lists that name their run by its position in the root list', () => {
       const tasks = plannedChild(run, 'tasks') as TaskRun[];
       const expected = stored
         .filter((task) => task.team_exec_id === run.execId)
-        .map((task) =>
-          whole({
-            teamExecId: task.team_exec_id,
-            taskOrder: Number(task.task_order),
-            state: task.state,
-            input: task.input,
-            result: task.result,
-            startDate: task.start_date,
-          }),
-        );
+        .map((task) => storedTask(task));
       expect(tasks.map(whole).sort()).toEqual(expected.sort());
       const runCalls = plannedChild(run, 'toolCalls') as ToolCall[];
       expect(runCalls).toHaveLength(storedCalls.find((c) => c.team_exec_id === run.execId)?.n ?? 0);
