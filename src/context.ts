@@ -34,7 +34,7 @@ export interface Context {
 }
 
 /**
- * What one operation has cost so far, and its signal. Once `stopped` aborts (the operation
+ * What one operation has cost so far, and its stop. Once `stopped` aborts (the operation
  * timed out or its client went away: hardening/request-timeout.ts), the operation sends no
  * further statement.
  */
